@@ -1,0 +1,2 @@
+//! Checking files against schema tables.
+pub mod header;

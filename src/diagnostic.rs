@@ -1,0 +1,80 @@
+//! Findings as plain data. Every output format renders from these; nothing
+//! here knows about terminals or JSON.
+
+use crate::rules::Rule;
+use serde::{Deserialize, Serialize};
+use std::ops::Range;
+use std::sync::Arc;
+
+/// How serious a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The physical lines around a finding, captured while the bytes were in
+/// memory so the human renderer can show them without holding the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snippet {
+    /// Byte offset in the file of `text`'s first byte.
+    pub offset: u64,
+    /// 1-based line number of `text`'s first line.
+    pub line: u64,
+    /// The lines, lossily decoded (invalid bytes become U+FFFD one for one
+    /// byte would shift spans, so they are replaced by `?` instead).
+    pub text: String,
+}
+
+/// Another place a finding refers to (the earlier row of a conflict).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    pub line: u64,
+    pub column: Option<Arc<str>>,
+    pub message: String,
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub rule: &'static Rule,
+    pub severity: Severity,
+    pub message: String,
+    /// How to fix it.
+    pub help: Option<String>,
+    /// 1-based physical line where the offending cell starts.
+    pub line: u64,
+    /// 1-based character column where the offending cell starts.
+    pub col: u64,
+    /// Header name of the column, or `None` for file and row findings.
+    pub column: Option<Arc<str>>,
+    /// Byte span in the file.
+    pub span: Range<u64>,
+    pub related: Vec<Related>,
+    pub snippet: Option<Snippet>,
+}
+
+impl Diagnostic {
+    /// Deterministic order within a file: by position, then rule.
+    pub fn sort_key(&self) -> (u64, u64, u64, &'static str) {
+        (self.line, self.col, self.span.start, self.rule.code)
+    }
+}

@@ -1,0 +1,13 @@
+//! bdxlint: an offline validator and linter for the CSV files (and ZIP
+//! bundles) of the Bulk Data Exchange API.
+//!
+//! The library does the work and never prints; `src/main.rs` is glue. A
+//! format is a schema table in `rules/` ([`schema`]); [`check`] streams a
+//! file's records through the table's compiled checks and yields
+//! [`diagnostic::Diagnostic`]s; [`report`] renders them.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod check;
+pub mod diagnostic;
+pub mod rules;
+pub mod schema;

@@ -1,0 +1,254 @@
+//! The lint-rule registry: every finding bdxlint can report, written once.
+//!
+//! Codes are stable and grouped by family: `F` file and encoding, `Q` CSV
+//! quoting and row structure, `H` header, `C` cell shapes, `K` conditions
+//! between cells of a row. The same text feeds `bdxlint explain`, the README
+//! rule table and machine outputs.
+
+use crate::diagnostic::Severity;
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub code: &'static str,
+    /// Kebab-case, names what is flagged.
+    pub name: &'static str,
+    pub severity: Severity,
+    pub summary: &'static str,
+    /// What it does / Why it matters / Example.
+    pub explanation: &'static str,
+    /// The spec section (or general CSV practice) the rule enforces.
+    pub spec: &'static str,
+}
+
+macro_rules! rules {
+    ($( $ident:ident = $code:literal, $name:literal, $sev:ident, $spec:literal, $summary:literal, $expl:literal; )*) => {
+        $( pub static $ident: Rule = Rule {
+            code: $code,
+            name: $name,
+            severity: Severity::$sev,
+            summary: $summary,
+            explanation: $expl,
+            spec: $spec,
+        }; )*
+        /// Every rule, in code order.
+        pub static ALL: &[&Rule] = &[$(&$ident),*];
+    };
+}
+
+rules! {
+    EMPTY_FILE = "F001", "empty-file", Error, "Resources and their fields",
+        "The file has no header row",
+        "What it does: flags a file that is empty or holds only whitespace.\n\
+         Why it matters: every format starts with a header row naming its columns; the platform rejects a file without one.\n\
+         Example: a 0-byte `employees.csv`. Fix: write the header row (`bdxlint template employees`).";
+    UTF8_BOM = "F002", "utf8-bom", Info, "CSV practice",
+        "The file starts with a UTF-8 byte-order mark",
+        "What it does: notes a UTF-8 BOM (EF BB BF) before the header.\n\
+         Why it matters: bdxlint and most parsers skip it, but a strict reader makes the first column name `\\u{feff}Employee ID`, which then matches no column.\n\
+         Example: a file saved by Excel as \"CSV UTF-8\". Fix: save without BOM if the upload rejects the first column.";
+    INVALID_UTF8 = "F003", "invalid-utf8", Error, "CSV practice",
+        "Bytes that are not valid UTF-8",
+        "What it does: points at the first byte of every cell that is not valid UTF-8.\n\
+         Why it matters: the platform reads UTF-8; Latin-1 or Windows-1252 text turns into replacement characters or a rejected file.\n\
+         Example: `Jos\\xe9` (Latin-1 é). Fix: re-save the file as UTF-8.";
+    UNSUPPORTED_ENCODING = "F004", "unsupported-encoding", Error, "CSV practice",
+        "The file is UTF-16 or UTF-32, not UTF-8",
+        "What it does: detects a UTF-16 or UTF-32 byte-order mark and stops checking the file.\n\
+         Why it matters: the uploads are UTF-8 CSV; a UTF-16 file is unreadable to the platform.\n\
+         Example: a file exported as \"Unicode text\" from Excel. Fix: save as CSV UTF-8.";
+    MIXED_LINE_ENDINGS = "F005", "mixed-line-endings", Warning, "CSV practice",
+        "Rows end with both CRLF and LF",
+        "What it does: reports the first line whose ending differs from the first row's (CRLF vs LF).\n\
+         Why it matters: mixed endings usually mean two files were pasted together; some readers then keep a stray `\\r` in the last cell.\n\
+         Example: rows 1-10 end in CRLF, rows 11-20 in LF. Fix: normalise line endings.";
+    DEPRECATED_FORMAT = "F006", "deprecated-format", Warning, "Versioning",
+        "The format is deprecated",
+        "What it does: warns once per file of a deprecated upload format.\n\
+         Why it matters: the entity relations upload is deprecated in favour of the entities-bulk ZIP (POST /entities-bulk/upload-url) and may go away.\n\
+         Example: uploading `relations.csv` through /entity-relations/upload-url. Fix: send entities and relations together as an entities-bulk ZIP.";
+    UNTERMINATED_QUOTE = "Q001", "unterminated-quote", Error, "CSV practice (RFC 4180)",
+        "A quoted field is never closed",
+        "What it does: points at the opening quote of a field whose closing quote never comes.\n\
+         Why it matters: everything after the quote, to the end of the file, is read as one cell.\n\
+         Example: `\"Ada,ada@example.com` . Fix: close the quote, and double any quote inside the field (`\"\"`).";
+    BARE_QUOTE = "Q002", "bare-quote", Error, "CSV practice (RFC 4180)",
+        "A quote inside an unquoted field",
+        "What it does: flags a `\"` that appears in the middle of a field that does not start with a quote.\n\
+         Why it matters: strict readers (like the platform's) reject the row; lenient ones read the rest of the line, or file, as one cell.\n\
+         Example: `The \"A\" team` unquoted. Fix: quote the field and double the inner quotes: `\"The \"\"A\"\" team\"`.";
+    TEXT_AFTER_QUOTE = "Q003", "text-after-quote", Error, "CSV practice (RFC 4180)",
+        "Characters between a closing quote and the next delimiter",
+        "What it does: flags text right after a field's closing quote.\n\
+         Why it matters: strict readers reject the row; the text usually means an inner quote was not doubled.\n\
+         Example: `\"Ada \"the countess\" Lovelace\"`. Fix: double inner quotes: `\"Ada \"\"the countess\"\" Lovelace\"`.";
+    FIELD_COUNT = "Q004", "field-count", Error, "CSV practice (RFC 4180)",
+        "A row has more or fewer fields than the header",
+        "What it does: compares each row's field count with the header's and names both counts. The row's cells are not checked further, since they may have shifted.\n\
+         Why it matters: the platform rejects ragged rows; an extra field usually means an unquoted comma in a value.\n\
+         Example: `Ada,Lovelace, PhD,ada@example.com` against a 3-column header. Fix: quote values that contain commas.";
+    MISSING_REQUIRED_COLUMN = "H001", "missing-required-column", Error, "Resources and their fields",
+        "The header lacks a required column",
+        "What it does: lists each column marked required (`*`) in the spec that the header does not name.\n\
+         Why it matters: the platform rejects the file.\n\
+         Example: an employees header without `Start Date`. Fix: add the column (`bdxlint template FORMAT` prints a full header).";
+    MISSING_RECOMMENDED_COLUMN = "H002", "missing-recommended-column", Warning, "Resources and their fields",
+        "The header lacks a column the spec asks for",
+        "What it does: lists columns the spec describes as required without marking them so (see rules/README.md).\n\
+         Why it matters: the spec contradicts itself for these columns; a missing one may be rejected.\n\
+         Example: a filters header without `Status`. Fix: add the column; its cells may stay empty.";
+    UNKNOWN_COLUMN = "H003", "unknown-column", Warning, "Resources and their fields",
+        "The header names a column the format does not have",
+        "What it does: flags header names that match no column of the format, including empty names.\n\
+         Why it matters: the platform ignores unknown columns, so their data is silently lost; often the file is of another format.\n\
+         Example: `Nickname` in an employees file. Fix: remove the column, or pick the right `--format`.";
+    DUPLICATE_COLUMN = "H004", "duplicate-column", Error, "Resources and their fields",
+        "The header names a column twice",
+        "What it does: flags the second and later occurrences of a header name (compared after trimming spaces, case and a trailing `*`).\n\
+         Why it matters: only one of the two columns is read; which one is unspecified.\n\
+         Example: `Email,Name,Email`. Fix: remove or rename the duplicate.";
+    COLUMN_NAME_VARIANT = "H005", "column-name-variant", Warning, "Resources and their fields",
+        "A header name differs from the spec's only by case, spaces or a trailing `*`",
+        "What it does: flags header names that match a column once case, surrounding spaces and a trailing `*` (as in published templates, `Name*`) are ignored. The column is checked as the one it matches.\n\
+         Why it matters: header matching on the platform may be exact.\n\
+         Example: `work email` or `Work Email*`. Fix: write the name exactly as the spec does: `Work Email`.";
+    COLUMN_NAME_TYPO = "H006", "column-name-typo", Error, "Resources and their fields",
+        "A header name looks like a misspelt column",
+        "What it does: flags header names within a small edit distance of a column the header lacks, with \"did you mean\". The column is checked as the one it resembles, and is not also reported missing.\n\
+         Why it matters: a misspelt column is an unknown column to the platform, and its data is lost or a required column is missing.\n\
+         Example: `Work Emial`. Fix: correct the spelling.";
+    EMPTY_REQUIRED_CELL = "C001", "empty-required-cell", Error, "Resources and their fields",
+        "A required column has an empty cell",
+        "What it does: flags empty (or whitespace-only) cells in columns marked required.\n\
+         Why it matters: the platform rejects the row.\n\
+         Example: an employees row with no `Work Email`. Fix: fill the cell.";
+    EMPTY_RECOMMENDED_CELL = "C002", "empty-recommended-cell", Warning, "Resources and their fields",
+        "A column the spec describes as required has an empty cell",
+        "What it does: flags empty cells in columns the spec describes as required without marking them (see rules/README.md).\n\
+         Why it matters: the spec is unsure; the row may be rejected.\n\
+         Example: an entity relations row with no `Source System`. Fix: fill the cell.";
+    INVALID_EMAIL = "C003", "invalid-email", Error, "Resources and their fields",
+        "A cell is not an e-mail address",
+        "What it does: checks e-mail columns for one `@`, a non-empty local part, a dotted domain and no spaces.\n\
+         Why it matters: e-mails identify people and reviewers; a malformed one matches nobody.\n\
+         Example: `ada.example.com`. Fix: write the full address, `ada@example.com`.";
+    INVALID_DATE = "C004", "invalid-date", Error, "Resources and their fields",
+        "A date does not have its column's shape or is not a real date",
+        "What it does: checks date and date-time columns for their exact shape (digit counts included) and a real calendar date and time.\n\
+         Why it matters: a date in the wrong shape is misread or rejected; `02/30/2024` does not exist.\n\
+         Example: `3/7/2024` or `2024-03-07` in an employees Start Date. Fix: write `03/07/2024`.";
+    INVALID_BOOLEAN = "C005", "invalid-boolean", Error, "Resources and their fields",
+        "A boolean cell is not true or false",
+        "What it does: checks boolean columns for the format's spelling (`true`/`false`, or `TRUE`/`FALSE` in campaigns).\n\
+         Why it matters: other values (`yes`, `1`) are rejected or misread.\n\
+         Example: `yes` in Privilege Value. Fix: write `true` or `false`.";
+    BOOLEAN_CASE = "C006", "boolean-case", Warning, "Resources and their fields",
+        "A boolean is spelt in a different case than the format uses",
+        "What it does: flags `True`, `TRUE`, `False`... where the format writes `true`/`false` (and the converse in campaigns).\n\
+         Why it matters: lenient parsers accept them, a strict one may not.\n\
+         Example: `TRUE` in Privilege Value. Fix: write `true`.";
+    INVALID_INTEGER = "C007", "invalid-integer", Error, "Limits",
+        "A cell is not an integer in its column's range",
+        "What it does: checks integer columns for digits only and the allowed range.\n\
+         Why it matters: the platform rejects out-of-range values (Reviewer Count is 1 to 3).\n\
+         Example: `4` or `two` in Reviewer Count. Fix: write an integer in range.";
+    INVALID_ENUM = "C008", "invalid-enum", Error, "Resources and their fields",
+        "A cell (or list element) is not one of its column's values",
+        "What it does: checks enumerated columns and list elements against the values the spec allows, case-sensitively, suggesting the closest.\n\
+         Why it matters: an unknown value is rejected or ignored.\n\
+         Example: `approve` in Review Status. Fix: use one of the listed values, e.g. `approved`.";
+    INVALID_LIST = "C009", "invalid-list", Error, "Resources and their fields",
+        "A list cell has an empty or repeated element, or wrong braces",
+        "What it does: checks comma-separated list cells for empty elements (`a,,b`, trailing commas), repeated elements, and `{...}` where the column requires or forbids them.\n\
+         Why it matters: empty elements become empty IDs or roles; Reviewer Precedence must be written `{manager,primaryowner}`.\n\
+         Example: `f1,,f2`. Fix: remove the empty element.";
+    INVALID_INTEGRATION_REF = "C010", "invalid-integration-ref", Error, "Resources and their fields",
+        "An integration reference is not `<app>/<integration_id>`",
+        "What it does: checks integration reference columns for two non-empty parts separated by one `/`, without spaces.\n\
+         Why it matters: the platform resolves the integration from both parts.\n\
+         Example: `okta` or `okta/ 12`. Fix: write `okta/0b6c1e2a`.";
+    INVALID_JSON = "C011", "invalid-json", Error, "Resources and their fields",
+        "A JSON cell does not parse",
+        "What it does: parses JSON cells and points at the first byte where parsing fails, mapped through CSV quote escaping to the file.\n\
+         Why it matters: the platform cannot read the cell.\n\
+         Example: `{'location': 1}` (single quotes). Fix: write JSON with double quotes; in CSV, quote the cell and double each inner quote.";
+    JSON_WRONG_TYPE = "C012", "json-wrong-type", Error, "Resources and their fields",
+        "A JSON cell is not the object or array its column needs",
+        "What it does: checks that a JSON cell's top-level value is an object or an array as the spec says.\n\
+         Why it matters: e.g. Metadata is read as an object, Labels as an array.\n\
+         Example: `[1,2]` in Metadata. Fix: wrap it in the expected type.";
+    INVALID_BRN = "C013", "invalid-brn", Error, "Entities CSV (download)",
+        "A resource name is not colon-separated",
+        "What it does: checks BRN columns for at least three non-empty colon-separated segments without spaces.\n\
+         Why it matters: BRNs address entities; a malformed one matches nothing.\n\
+         Example: `brn::identity`. Fix: keep the BRN exactly as downloaded.";
+    INVALID_URL = "C014", "invalid-url", Error, "Playbook Templates CSV (upload)",
+        "A URL cell is not an http(s) URL",
+        "What it does: checks URL columns for `http://` or `https://` followed by a host, without spaces.\n\
+         Why it matters: the platform calls the URL.\n\
+         Example: `playbooks.example.com/run`. Fix: write `https://playbooks.example.com/run`.";
+    SURROUNDING_WHITESPACE = "C015", "surrounding-whitespace", Warning, "CSV practice",
+        "A value with a fixed shape has leading or trailing spaces",
+        "What it does: flags spaces around values of shaped columns (dates, e-mails, enums...). The trimmed value is checked for its shape.\n\
+         Why it matters: a strict parser reads ` true` or `ada@example.com ` as invalid or as a different value.\n\
+         Example: `reviewer ` in Platform Roles. Fix: remove the spaces.";
+    MISSING_ONE_OF = "K001", "missing-one-of", Error, "Resources and their fields",
+        "None of a group of columns is filled where one is needed",
+        "What it does: checks groups of which at least one cell must be filled, optionally only on some rows (a review without ID needs an identity column).\n\
+         Why it matters: the platform cannot identify the record.\n\
+         Example: an entitlements row with no Email, User ID or Username. Fix: fill one of the named columns.";
+    MISSING_DEPENDENT_VALUE = "K002", "missing-dependent-value", Error, "Resources and their fields",
+        "A cell is empty although another cell of the row requires it",
+        "What it does: checks conditional requirements: pairs (Connection and Connection Type), chains (Connection Provider needs Connection and Connection Type), Metadata needing Metadata Version, a value needing another column (Scope `integration` needs Integration), and review creation rows.\n\
+         Why it matters: the platform rejects the row or misreads it.\n\
+         Example: Connection `admins` with no Connection Type. Fix: fill the named cell, or empty the one that requires it.";
+    MISMATCHED_VALUES = "K003", "mismatched-values", Error, "Reviews CSV (upload)",
+        "Two cells of a row that must be equal differ",
+        "What it does: checks pairs of columns that must hold the same value (reviews: Updated By must equal Reviewer ID).\n\
+         Why it matters: the platform refuses changes by anyone but the assigned reviewer.\n\
+         Example: Reviewer ID `ann@example.com`, Updated By `bob@example.com`. Fix: make the change as the reviewer, or reassign first.";
+    PARTIAL_COLUMN_GROUP = "K004", "partial-column-group", Warning, "Reviews CSV (upload)",
+        "Some but not all of a one-or-all group of columns are filled",
+        "What it does: checks groups where the spec allows exactly one column or all of them (reviews: Identity ID, Identity Email, Identity Username).\n\
+         Why it matters: the spec's identity rule allows one or all three; two is ambiguous.\n\
+         Example: Identity Email and Identity Username set, Identity ID empty. Fix: fill all three or keep one.";
+}
+
+/// Finds a rule by code or name (case-insensitive).
+pub fn lookup(key: &str) -> Option<&'static Rule> {
+    ALL.iter()
+        .copied()
+        .find(|r| r.code.eq_ignore_ascii_case(key) || r.name.eq_ignore_ascii_case(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn codes_and_names_are_unique_and_well_formed() {
+        let mut codes = HashSet::new();
+        let mut names = HashSet::new();
+        for r in ALL {
+            assert!(codes.insert(r.code), "duplicate code {}", r.code);
+            assert!(names.insert(r.name), "duplicate name {}", r.name);
+            assert!(
+                r.name
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{} is not kebab-case",
+                r.name
+            );
+            assert!(r.explanation.contains("What it does"), "{}", r.code);
+            assert!(r.explanation.contains("Why it matters"), "{}", r.code);
+            assert!(r.explanation.contains("Example"), "{}", r.code);
+        }
+    }
+
+    #[test]
+    fn lookup_by_code_or_name() {
+        assert_eq!(lookup("c004").map(|r| r.name), Some("invalid-date"));
+        assert_eq!(lookup("invalid-date").map(|r| r.code), Some("C004"));
+        assert!(lookup("nope").is_none());
+    }
+}

@@ -1,0 +1,450 @@
+//! Per-format schema tables.
+//!
+//! Every format of the spec is described by one TOML file in `rules/`, compiled
+//! into the binary with `include_str!` and parsed into the typed [`Table`]
+//! here. The raw serde structs reject unknown keys so a typo in a table is a
+//! test failure, not a silently ignored rule. The grammar is documented in
+//! `rules/README.md`; the two must change together.
+
+mod detect;
+mod shape;
+
+pub use detect::{detect_format, Detection};
+pub use shape::{BoolSpelling, Braces, Shape};
+
+use crate::diagnostic::Severity;
+use serde::Deserialize;
+use std::sync::OnceLock;
+
+/// One registry line per format: the name users pass to `--format` and the
+/// table text. Adding a format is a TOML file and a line here.
+const TABLES: &[(&str, &str)] = &[
+    ("employees", include_str!("../../rules/employees.toml")),
+    ("entities", include_str!("../../rules/entities.toml")),
+    (
+        "entities-download",
+        include_str!("../../rules/entities-download.toml"),
+    ),
+    (
+        "entity-relations",
+        include_str!("../../rules/entity-relations.toml"),
+    ),
+    (
+        "entity-relations-download",
+        include_str!("../../rules/entity-relations-download.toml"),
+    ),
+    (
+        "entity-rbac-relations",
+        include_str!("../../rules/entity-rbac-relations.toml"),
+    ),
+    ("entitlements", include_str!("../../rules/entitlements.toml")),
+    ("reviews", include_str!("../../rules/reviews.toml")),
+    ("campaigns", include_str!("../../rules/campaigns.toml")),
+    ("findings", include_str!("../../rules/findings.toml")),
+    ("filters", include_str!("../../rules/filters.toml")),
+    ("rules", include_str!("../../rules/rules.toml")),
+    ("rbac2", include_str!("../../rules/rbac2.toml")),
+    ("integrations", include_str!("../../rules/integrations.toml")),
+    (
+        "playbook-templates",
+        include_str!("../../rules/playbook-templates.toml"),
+    ),
+];
+
+/// Whether a column must be in the header and filled on every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Requirement {
+    /// Missing from the header or empty in a row: error.
+    Required,
+    /// The spec is unsure: missing or empty is a warning.
+    Recommended,
+    Optional,
+}
+
+/// Which way a file travels: it decides nothing in the checker, but `formats`
+/// and the docs show it, and detection prefers nothing by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    Upload,
+    Download,
+    /// A CSV that only travels inside a ZIP upload.
+    ZipMember,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTable {
+    name: String,
+    title: String,
+    spec_section: String,
+    direction: Direction,
+    #[serde(default)]
+    file_hints: Vec<String>,
+    #[serde(default)]
+    deprecated: Option<String>,
+    #[serde(default)]
+    notes: Vec<String>,
+    columns: Vec<RawColumn>,
+    #[serde(default)]
+    requires: Vec<RawRequires>,
+    #[serde(default)]
+    equal: Vec<RawEqual>,
+    #[serde(default)]
+    one_or_all: Vec<RawOneOrAll>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawColumn {
+    name: String,
+    #[serde(default = "optional")]
+    requirement: Requirement,
+    #[serde(default)]
+    header: Option<Requirement>,
+    #[serde(default)]
+    shape: Option<String>,
+    #[serde(default)]
+    severity: Option<Severity>,
+    #[serde(default)]
+    values: Option<Vec<String>>,
+    #[serde(default)]
+    min: Option<i64>,
+    #[serde(default)]
+    max: Option<i64>,
+    #[serde(default)]
+    braces: Option<Braces>,
+    #[serde(default)]
+    note: Option<String>,
+    #[serde(default)]
+    example: Option<String>,
+}
+
+fn optional() -> Requirement {
+    Requirement::Optional
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRequires {
+    #[serde(default)]
+    when: Option<RawCondition>,
+    #[serde(default)]
+    all: Vec<String>,
+    #[serde(default)]
+    any: Vec<String>,
+    #[serde(default)]
+    severity: Option<Severity>,
+    reason: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCondition {
+    column: String,
+    #[serde(default)]
+    is: Option<CellState>,
+    #[serde(default, rename = "in")]
+    in_values: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEqual {
+    column: String,
+    to: String,
+    #[serde(default)]
+    ignore_case: bool,
+    #[serde(default)]
+    severity: Option<Severity>,
+    reason: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOneOrAll {
+    columns: Vec<String>,
+    #[serde(default)]
+    severity: Option<Severity>,
+    reason: String,
+}
+
+/// A state of a cell that a condition tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellState {
+    /// The column is in the header and the cell is non-empty.
+    Present,
+    /// The column is absent or the cell is empty.
+    Empty,
+}
+
+/// A compiled format table.
+#[derive(Debug)]
+pub struct Table {
+    pub name: String,
+    pub title: String,
+    pub spec_section: String,
+    pub direction: Direction,
+    pub file_hints: Vec<String>,
+    pub deprecated: Option<String>,
+    pub notes: Vec<String>,
+    pub columns: Vec<Column>,
+    pub requires: Vec<Requires>,
+    pub equal: Vec<Equal>,
+    pub one_or_all: Vec<OneOrAll>,
+}
+
+#[derive(Debug)]
+pub struct Column {
+    pub name: String,
+    /// Whether cells must be filled.
+    pub requirement: Requirement,
+    /// Whether the header must name the column.
+    pub header: Requirement,
+    pub shape: Shape,
+    /// Severity of shape findings on this column; `None` keeps the rule's.
+    pub severity: Option<Severity>,
+    pub note: Option<String>,
+    pub example: Option<String>,
+}
+
+/// Columns are referred to by their index in [`Table::columns`].
+pub type ColumnId = usize;
+
+#[derive(Debug)]
+pub enum Condition {
+    Always,
+    Present(ColumnId),
+    Empty(ColumnId),
+    In(ColumnId, Vec<String>),
+}
+
+#[derive(Debug)]
+pub struct Requires {
+    pub when: Condition,
+    pub all: Vec<ColumnId>,
+    pub any: Vec<ColumnId>,
+    pub severity: Option<Severity>,
+    pub reason: String,
+}
+
+#[derive(Debug)]
+pub struct Equal {
+    pub column: ColumnId,
+    pub to: ColumnId,
+    pub ignore_case: bool,
+    pub severity: Option<Severity>,
+    pub reason: String,
+}
+
+#[derive(Debug)]
+pub struct OneOrAll {
+    pub columns: Vec<ColumnId>,
+    pub severity: Option<Severity>,
+    pub reason: String,
+}
+
+/// A table that does not compile: a bug in `rules/`, caught by tests.
+#[derive(Debug, thiserror::Error)]
+#[error("rules/{format}.toml: {message}")]
+pub struct TableError {
+    pub format: String,
+    pub message: String,
+}
+
+impl Table {
+    /// Parses and validates one table.
+    pub fn parse(format: &str, text: &str) -> Result<Table, TableError> {
+        let err = |message: String| TableError {
+            format: format.to_owned(),
+            message,
+        };
+        let raw: RawTable = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+        if raw.name != format {
+            return Err(err(format!(
+                "name = {:?} does not match the registry name",
+                raw.name
+            )));
+        }
+        let mut columns = Vec::with_capacity(raw.columns.len());
+        for c in raw.columns {
+            if columns.iter().any(|k: &Column| k.name == c.name) {
+                return Err(err(format!("column {:?} is defined twice", c.name)));
+            }
+            let shape = Shape::compile(
+                c.shape.as_deref().unwrap_or("text"),
+                c.values,
+                c.min,
+                c.max,
+                c.braces,
+            )
+            .map_err(|m| err(format!("column {:?}: {m}", c.name)))?;
+            columns.push(Column {
+                header: c.header.unwrap_or(c.requirement),
+                name: c.name,
+                requirement: c.requirement,
+                shape,
+                severity: c.severity,
+                note: c.note,
+                example: c.example,
+            });
+        }
+        let find = |name: &str| -> Result<ColumnId, TableError> {
+            columns
+                .iter()
+                .position(|c| c.name == name)
+                .ok_or_else(|| err(format!("unknown column {name:?} in a condition")))
+        };
+        let mut requires = Vec::new();
+        for r in raw.requires {
+            let when = match r.when {
+                None => Condition::Always,
+                Some(c) => {
+                    let id = find(&c.column)?;
+                    match (c.is, c.in_values) {
+                        (Some(CellState::Present), None) => Condition::Present(id),
+                        (Some(CellState::Empty), None) => Condition::Empty(id),
+                        (None, Some(v)) if !v.is_empty() => Condition::In(id, v),
+                        _ => {
+                            return Err(err(format!(
+                                "condition on {:?} needs exactly one of `is` or a non-empty `in`",
+                                c.column
+                            )))
+                        }
+                    }
+                }
+            };
+            if r.all.is_empty() == r.any.is_empty() {
+                return Err(err(format!(
+                    "requires ({}) needs exactly one of `all` or `any`",
+                    r.reason
+                )));
+            }
+            requires.push(Requires {
+                when,
+                all: r.all.iter().map(|n| find(n)).collect::<Result<_, _>>()?,
+                any: r.any.iter().map(|n| find(n)).collect::<Result<_, _>>()?,
+                severity: r.severity,
+                reason: r.reason,
+            });
+        }
+        let equal = raw
+            .equal
+            .into_iter()
+            .map(|e| {
+                Ok(Equal {
+                    column: find(&e.column)?,
+                    to: find(&e.to)?,
+                    ignore_case: e.ignore_case,
+                    severity: e.severity,
+                    reason: e.reason,
+                })
+            })
+            .collect::<Result<_, TableError>>()?;
+        let one_or_all = raw
+            .one_or_all
+            .into_iter()
+            .map(|o| {
+                if o.columns.len() < 2 {
+                    return Err(err("one_or_all needs at least two columns".into()));
+                }
+                Ok(OneOrAll {
+                    columns: o.columns.iter().map(|n| find(n)).collect::<Result<_, _>>()?,
+                    severity: o.severity,
+                    reason: o.reason,
+                })
+            })
+            .collect::<Result<_, TableError>>()?;
+        Ok(Table {
+            name: raw.name,
+            title: raw.title,
+            spec_section: raw.spec_section,
+            direction: raw.direction,
+            file_hints: raw.file_hints,
+            deprecated: raw.deprecated,
+            notes: raw.notes,
+            columns,
+            requires,
+            equal,
+            one_or_all,
+        })
+    }
+
+    pub fn column(&self, name: &str) -> Option<ColumnId> {
+        self.columns.iter().position(|c| c.name == name)
+    }
+}
+
+/// Every format, parsed once. A table that fails to parse is a build bug, so
+/// the error is kept and surfaced by [`tables`] callers and by the tests.
+fn registry() -> &'static Result<Vec<Table>, TableError> {
+    static REGISTRY: OnceLock<Result<Vec<Table>, TableError>> = OnceLock::new();
+    REGISTRY.get_or_init(|| {
+        TABLES
+            .iter()
+            .map(|(name, text)| Table::parse(name, text))
+            .collect()
+    })
+}
+
+/// All format tables, in registry order.
+pub fn tables() -> Result<&'static [Table], &'static TableError> {
+    registry().as_ref().map(Vec::as_slice)
+}
+
+/// Names of every format, in registry order (for `--format` and messages).
+pub fn format_names() -> impl Iterator<Item = &'static str> {
+    TABLES.iter().map(|(n, _)| *n)
+}
+
+/// Looks a table up by its `--format` name.
+pub fn table(name: &str) -> Result<Option<&'static Table>, &'static TableError> {
+    Ok(tables()?.iter().find(|t| t.name == name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_parses_and_is_named_like_its_file() {
+        let tables = tables().expect("every table in rules/ parses");
+        assert_eq!(tables.len(), TABLES.len());
+        for t in tables {
+            assert!(!t.columns.is_empty(), "{} has columns", t.name);
+        }
+    }
+
+    #[test]
+    fn every_rules_file_is_registered() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/rules");
+        for entry in std::fs::read_dir(dir).expect("rules/ is readable") {
+            let path = entry.expect("dir entry").path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let stem = path.file_stem().and_then(|s| s.to_str()).expect("utf-8");
+                assert!(
+                    format_names().any(|n| n == stem),
+                    "rules/{stem}.toml is not in the registry"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let text = "name = \"x\"\ntitle = \"x\"\nspec_section = \"x\"\ndirection = \"upload\"\n\
+                    [[columns]]\nname = \"A\"\nrequird = \"required\"\n";
+        let e = Table::parse("x", text).expect_err("typo in key");
+        assert!(e.message.contains("requird"), "{e}");
+    }
+
+    #[test]
+    fn conditions_must_name_known_columns() {
+        let text = "name = \"x\"\ntitle = \"x\"\nspec_section = \"x\"\ndirection = \"upload\"\n\
+                    [[columns]]\nname = \"A\"\n[[requires]]\nall = [\"B\"]\nreason = \"r\"\n";
+        let e = Table::parse("x", text).expect_err("unknown column");
+        assert!(e.message.contains("\"B\""), "{e}");
+    }
+}
