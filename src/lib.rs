@@ -9,5 +9,7 @@
 
 pub mod check;
 pub mod diagnostic;
+pub mod error;
 pub mod rules;
+pub mod scan;
 pub mod schema;

@@ -1,8 +1,16 @@
-//! Header checks: required, unknown, duplicate and near-miss column names.
+//! Header checks: required, unknown, duplicate and near-miss column names,
+//! and the mapping from the file's fields to the table's columns.
+
+use super::shapes::edit_distance;
+use super::Emitter;
+use crate::rules;
+use crate::scan::{unescape, Record};
+use crate::schema::{ColumnId, Requirement, Table};
+use std::sync::Arc;
 
 /// The form in which header names are compared for near misses: trimmed,
 /// without a trailing `*` (published templates mark required columns so),
-/// ASCII-lowercased, inner whitespace runs collapsed to one space.
+/// lowercased, inner whitespace runs collapsed to one space.
 pub fn normalize_name(name: &str) -> String {
     let name = name.trim();
     let name = name.strip_suffix('*').unwrap_or(name).trim_end();
@@ -14,4 +22,254 @@ pub fn normalize_name(name: &str) -> String {
         out.push_str(&word.to_lowercase());
     }
     out
+}
+
+/// The header's names, decoded.
+pub(crate) struct Header {
+    pub names: Vec<String>,
+}
+
+/// Decodes the header record's names (lossily: invalid UTF-8 is reported by
+/// [`map_columns`]).
+pub(crate) fn read_header(data: &[u8], rec: &Record) -> Header {
+    let names = rec
+        .fields
+        .iter()
+        .map(|f| {
+            let (a, b) = f.content();
+            let text = String::from_utf8_lossy(&data[a..b]);
+            unescape(&text, f.escapes).into_owned()
+        })
+        .collect();
+    Header { names }
+}
+
+/// How each field of the header maps to a column.
+pub(crate) struct Mapping {
+    pub field_col: Vec<Option<ColumnId>>,
+    pub col_field: Vec<Option<usize>>,
+    /// The names as written in the file, shared by every diagnostic.
+    pub names: Vec<Arc<str>>,
+}
+
+/// How far a header name may be from a column name to count as a typo.
+fn typo_budget(name: &str) -> usize {
+    match name.chars().count() {
+        0..=3 => 0,
+        4..=7 => 1,
+        _ => 2,
+    }
+}
+
+/// Maps header fields to columns and reports header findings.
+pub(crate) fn map_columns(
+    table: &Table,
+    header: &Header,
+    data: &[u8],
+    rec: &Record,
+    emit: &mut Emitter<'_>,
+) -> Mapping {
+    let n = header.names.len();
+    let mut field_col: Vec<Option<ColumnId>> = vec![None; n];
+    let mut col_field: Vec<Option<usize>> = vec![None; table.columns.len()];
+    let names: Vec<Arc<str>> = header.names.iter().map(|s| Arc::from(s.as_str())).collect();
+    let normalized: Vec<String> = header.names.iter().map(|s| normalize_name(s)).collect();
+    let col_norm: Vec<String> = table.columns.iter().map(|c| normalize_name(&c.name)).collect();
+    let span = |i: usize| rec.fields[i].start..rec.fields[i].end;
+    let cell = |i: usize| (rec.fields[i].line, rec.fields[i].line_start);
+
+    super::row::report_quoting(data, rec, &names, emit);
+    for (i, f) in rec.fields.iter().enumerate() {
+        let (a, b) = f.content();
+        super::row::report_utf8(data, a, b, f, Some(names[i].clone()), emit);
+    }
+
+    // Duplicates, compared in normalized form, whatever the name.
+    let mut duplicate = vec![false; n];
+    for i in 0..n {
+        if normalized[i].is_empty() {
+            continue;
+        }
+        if let Some(first) = (0..i).find(|&j| normalized[j] == normalized[i]) {
+            duplicate[i] = true;
+            let (line, ls) = cell(i);
+            emit.at(
+                &rules::DUPLICATE_COLUMN,
+                None,
+                span(i),
+                line,
+                ls,
+                Some(names[i].clone()),
+                format!(
+                    "column `{}` (field {}) repeats `{}` (field {})",
+                    header.names[i],
+                    i + 1,
+                    header.names[first],
+                    first + 1
+                ),
+                Some("remove or rename one of the two columns".into()),
+            );
+        }
+    }
+    // Exact names first, so a variant never takes a column from an exact match.
+    for i in 0..n {
+        if duplicate[i] {
+            continue;
+        }
+        if let Some(c) = table.column(&header.names[i]) {
+            field_col[i] = Some(c);
+            col_field[c] = Some(i);
+        }
+    }
+    // Variants: same name up to case, spaces and a trailing `*`.
+    for i in 0..n {
+        if duplicate[i] || field_col[i].is_some() {
+            continue;
+        }
+        if let Some(c) = col_norm.iter().position(|k| *k == normalized[i]) {
+            if col_field[c].is_some() {
+                continue;
+            }
+            field_col[i] = Some(c);
+            col_field[c] = Some(i);
+            let (line, ls) = cell(i);
+            emit.at(
+                &rules::COLUMN_NAME_VARIANT,
+                None,
+                span(i),
+                line,
+                ls,
+                Some(names[i].clone()),
+                format!(
+                    "column `{}` is written `{}` in the spec",
+                    header.names[i], table.columns[c].name
+                ),
+                Some(format!("rename it to `{}`", table.columns[c].name)),
+            );
+        }
+    }
+    // Typos and unknown names.
+    for i in 0..n {
+        if duplicate[i] || field_col[i].is_some() {
+            continue;
+        }
+        let (line, ls) = cell(i);
+        if normalized[i].is_empty() {
+            emit.at(
+                &rules::UNKNOWN_COLUMN,
+                None,
+                span(i),
+                line,
+                ls,
+                None,
+                format!("header field {} has no name", i + 1),
+                Some(
+                    "remove the empty column (a trailing comma in the header makes one)".into(),
+                ),
+            );
+            continue;
+        }
+        let budget = typo_budget(&normalized[i]);
+        let mut best: Option<(usize, ColumnId)> = None;
+        let mut tie = false;
+        for (c, k) in col_norm.iter().enumerate() {
+            if col_field[c].is_some() {
+                continue;
+            }
+            let d = edit_distance(&normalized[i], k);
+            if d > budget {
+                continue;
+            }
+            match best {
+                Some((bd, _)) if d > bd => {}
+                Some((bd, _)) if d == bd => tie = true,
+                _ => {
+                    best = Some((d, c));
+                    tie = false;
+                }
+            }
+        }
+        match best {
+            Some((_, c)) if !tie => {
+                field_col[i] = Some(c);
+                col_field[c] = Some(i);
+                emit.at(
+                    &rules::COLUMN_NAME_TYPO,
+                    None,
+                    span(i),
+                    line,
+                    ls,
+                    Some(names[i].clone()),
+                    format!(
+                        "unknown column `{}`; did you mean `{}`?",
+                        header.names[i], table.columns[c].name
+                    ),
+                    Some(format!(
+                        "rename it to `{}`; until then the platform does not read it",
+                        table.columns[c].name
+                    )),
+                );
+            }
+            _ => emit.at(
+                &rules::UNKNOWN_COLUMN,
+                None,
+                span(i),
+                line,
+                ls,
+                Some(names[i].clone()),
+                format!(
+                    "`{}` is not a column of the {} format",
+                    header.names[i], table.name
+                ),
+                Some(format!(
+                    "remove it, or check the format (`bdxlint formats` lists the columns of {})",
+                    table.name
+                )),
+            ),
+        }
+    }
+    // Missing columns, pointing at the header row.
+    for (c, col) in table.columns.iter().enumerate() {
+        if col_field[c].is_some() {
+            continue;
+        }
+        let rule = match col.header {
+            Requirement::Required => &rules::MISSING_REQUIRED_COLUMN,
+            Requirement::Recommended => &rules::MISSING_RECOMMENDED_COLUMN,
+            Requirement::Optional => continue,
+        };
+        emit.row(
+            rule,
+            None,
+            rec,
+            format!("the header has no `{}` column", col.name),
+            Some(format!(
+                "add a `{}` column; the {} format {} it",
+                col.name,
+                table.name,
+                if col.header == Requirement::Required {
+                    "requires"
+                } else {
+                    "asks for"
+                }
+            )),
+        );
+    }
+    Mapping {
+        field_col,
+        col_field,
+        names,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalization() {
+        assert_eq!(normalize_name("  Work   Email* "), "work email");
+        assert_eq!(normalize_name("Name*"), "name");
+        assert_eq!(normalize_name("*"), "");
+    }
 }

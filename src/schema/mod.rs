@@ -7,7 +7,7 @@
 //! `rules/README.md`; the two must change together.
 
 mod detect;
-mod shape;
+pub mod shape;
 
 pub use detect::{detect_format, Detection};
 pub use shape::{BoolSpelling, Braces, Shape};
@@ -247,7 +247,7 @@ pub struct OneOrAll {
 }
 
 /// A table that does not compile: a bug in `rules/`, caught by tests.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 #[error("rules/{format}.toml: {message}")]
 pub struct TableError {
     pub format: String,

@@ -1,0 +1,688 @@
+//! The per-record checker: quoting, field count, UTF-8, required cells,
+//! shapes and the conditions between cells of a row, compiled once per file
+//! from the table and the header ([`Plan`]).
+
+use super::header::{map_columns, Header, Mapping};
+use super::shapes::{self, DateError};
+use super::Emitter;
+use crate::diagnostic::Severity;
+use crate::rules;
+use crate::scan::{raw_offset, unescape, FieldSpan, QuoteProblemKind, Record};
+use crate::schema::shape::JsonKind;
+use crate::schema::{Braces, ColumnId, Condition, Requirement, Shape, Table};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Everything resolved once per file.
+pub struct Plan {
+    table: &'static Table,
+    width: usize,
+    map: Mapping,
+}
+
+/// Decoded cells of the current record, reused across records.
+#[derive(Default)]
+pub(crate) struct Cells<'a> {
+    /// `None` when the cell is not valid UTF-8.
+    values: Vec<Option<Cow<'a, str>>>,
+    filled: Vec<bool>,
+}
+
+/// Longest value quoted in a message.
+const MAX_QUOTED: usize = 60;
+
+/// A value as quoted in a message: shortened, on one line.
+fn quote(v: &str) -> String {
+    let one_line: String = v
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if one_line.chars().count() > MAX_QUOTED {
+        let cut: String = one_line.chars().take(MAX_QUOTED).collect();
+        format!("`{cut}…`")
+    } else {
+        format!("`{one_line}`")
+    }
+}
+
+impl Plan {
+    pub(crate) fn new(
+        table: &'static Table,
+        header: &Header,
+        data: &[u8],
+        rec: &Record,
+        emit: &mut Emitter<'_>,
+    ) -> Plan {
+        let map = map_columns(table, header, data, rec, emit);
+        Plan {
+            table,
+            width: header.names.len(),
+            map,
+        }
+    }
+
+    pub fn table(&self) -> &'static Table {
+        self.table
+    }
+
+    fn name(&self, field: usize) -> Option<Arc<str>> {
+        Some(self.map.names[field].clone())
+    }
+
+    pub(crate) fn check_record<'a>(
+        &self,
+        data: &'a [u8],
+        rec: &Record,
+        cells: &mut Cells<'a>,
+        emit: &mut Emitter<'_>,
+    ) {
+        if !rec.problems.is_empty() {
+            report_quoting(data, rec, &self.map.names, emit);
+            return;
+        }
+        if rec.fields.len() != self.width {
+            let (got, want) = (rec.fields.len(), self.width);
+            emit.row(
+                &rules::FIELD_COUNT,
+                None,
+                rec,
+                format!("this row has {got} fields but the header has {want}"),
+                Some(if got > want {
+                    "quote values that contain commas, or remove the extra fields; the row's cells were not checked".into()
+                } else {
+                    "add the missing fields (empty ones are fine: `a,,c`); the row's cells were not checked".into()
+                }),
+            );
+            return;
+        }
+        cells.values.clear();
+        cells.filled.clear();
+        for (i, f) in rec.fields.iter().enumerate() {
+            let (a, b) = f.content();
+            let bytes = &data[a..b];
+            cells
+                .filled
+                .push(bytes.iter().any(|c| !c.is_ascii_whitespace()));
+            let value = match std::str::from_utf8(bytes) {
+                Ok(s) => Some(unescape(s, f.escapes)),
+                Err(_) => {
+                    report_utf8(data, a, b, f, self.name(i), emit);
+                    None
+                }
+            };
+            cells.values.push(value);
+        }
+        for (i, col) in self.map.field_col.iter().enumerate() {
+            if let Some(c) = *col {
+                self.check_cell(data, &rec.fields[i], i, c, cells, emit);
+            }
+        }
+        self.check_conditions(rec, cells, emit);
+    }
+
+    fn check_cell(
+        &self,
+        data: &[u8],
+        f: &FieldSpan,
+        i: usize,
+        c: ColumnId,
+        cells: &Cells<'_>,
+        emit: &mut Emitter<'_>,
+    ) {
+        let col = &self.table.columns[c];
+        let span = f.start..f.end;
+        let at = |emit: &mut Emitter<'_>,
+                  rule: &'static rules::Rule,
+                  sev: Option<Severity>,
+                  msg: String,
+                  help: String| {
+            emit.in_field(rule, sev, span.clone(), f, self.name(i), msg, Some(help))
+        };
+        if !cells.filled[i] {
+            match col.requirement {
+                Requirement::Required => at(
+                    emit,
+                    &rules::EMPTY_REQUIRED_CELL,
+                    None,
+                    format!("`{}` is required but empty", col.name),
+                    format!("fill in `{}` ({})", col.name, col.shape.describe()),
+                ),
+                Requirement::Recommended => at(
+                    emit,
+                    &rules::EMPTY_RECOMMENDED_CELL,
+                    None,
+                    format!("`{}` is empty; the spec describes it as required", col.name),
+                    format!("fill in `{}`", col.name),
+                ),
+                Requirement::Optional => {}
+            }
+            return;
+        }
+        let Some(value) = cells.values[i].as_deref() else {
+            return;
+        };
+        if col.shape == Shape::Text {
+            return;
+        }
+        let sev = col.severity;
+        let trimmed = value.trim();
+        // Where `trimmed` starts within the unescaped value.
+        let lead = value.len() - value.trim_start().len();
+        if trimmed.len() != value.len() {
+            at(
+                emit,
+                &rules::SURROUNDING_WHITESPACE,
+                None,
+                format!("{} has spaces around it", quote(value)),
+                format!("write {} without the spaces", quote(trimmed)),
+            );
+        }
+        let v = trimmed;
+        match &col.shape {
+            Shape::Text => {}
+            Shape::Email => {
+                if !shapes::is_email(v) {
+                    at(
+                        emit,
+                        &rules::INVALID_EMAIL,
+                        sev,
+                        format!("{} is not an e-mail address", quote(v)),
+                        format!(
+                            "write `{}` as a full address, like name@example.com",
+                            col.name
+                        ),
+                    );
+                }
+            }
+            Shape::Date(d) => match shapes::check_date(*d, v) {
+                Ok(()) => {}
+                Err(DateError::Shape) => at(
+                    emit,
+                    &rules::INVALID_DATE,
+                    sev,
+                    format!("{} is not {}", quote(v), d.describe()),
+                    format!("write `{}` as {}", col.name, d.describe()),
+                ),
+                Err(DateError::NotReal(why)) => at(
+                    emit,
+                    &rules::INVALID_DATE,
+                    sev,
+                    format!("{}: {why}", quote(v)),
+                    format!("write a real date, as {}", d.describe()),
+                ),
+            },
+            Shape::Bool(spelling) => {
+                let (t, fa) = spelling.words();
+                if v == t || v == fa {
+                } else if v.eq_ignore_ascii_case(t) || v.eq_ignore_ascii_case(fa) {
+                    let right = if v.eq_ignore_ascii_case(t) { t } else { fa };
+                    at(
+                        emit,
+                        &rules::BOOLEAN_CASE,
+                        None,
+                        format!("{} is spelt `{right}` in the {} format", quote(v), self.table.name),
+                        format!("write `{right}`"),
+                    );
+                } else {
+                    at(
+                        emit,
+                        &rules::INVALID_BOOLEAN,
+                        sev,
+                        format!("{} is not `{t}` or `{fa}`", quote(v)),
+                        format!("write `{t}` or `{fa}`"),
+                    );
+                }
+            }
+            Shape::Integer { min, max } => match shapes::parse_integer(v) {
+                None => at(
+                    emit,
+                    &rules::INVALID_INTEGER,
+                    sev,
+                    format!("{} is not an integer", quote(v)),
+                    format!("write `{}` as {}", col.name, col.shape.describe()),
+                ),
+                Some(n) if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) => at(
+                    emit,
+                    &rules::INVALID_INTEGER,
+                    sev,
+                    format!("{n} is out of range for `{}`", col.name),
+                    format!("write an {}", col.shape.describe()),
+                ),
+                Some(_) => {}
+            },
+            Shape::Enum(values) => {
+                if !values.iter().any(|x| x == v) {
+                    at(
+                        emit,
+                        &rules::INVALID_ENUM,
+                        sev,
+                        format!("{} is not a value of `{}`", quote(v), col.name),
+                        enum_help(v, values),
+                    );
+                }
+            }
+            Shape::List { values, braces } => {
+                self.check_list(data, f, i, col, v, lead, values.as_deref(), *braces, emit);
+            }
+            Shape::IntegrationRef => {
+                if !shapes::is_integration_ref(v) {
+                    at(
+                        emit,
+                        &rules::INVALID_INTEGRATION_REF,
+                        sev,
+                        format!("{} is not shaped `<app>/<integration_id>`", quote(v)),
+                        "write the app and the integration ID separated by one `/`, e.g. `okta/0b6c1e2a`".into(),
+                    );
+                }
+            }
+            Shape::Brn => {
+                if !shapes::is_brn(v) {
+                    at(
+                        emit,
+                        &rules::INVALID_BRN,
+                        sev,
+                        format!("{} is not a colon-separated resource name", quote(v)),
+                        "keep the BRN exactly as the download wrote it".into(),
+                    );
+                }
+            }
+            Shape::Url => {
+                if !shapes::is_url(v) {
+                    at(
+                        emit,
+                        &rules::INVALID_URL,
+                        sev,
+                        format!("{} is not an http(s) URL", quote(v)),
+                        "write an absolute URL, e.g. `https://playbooks.example.com/run`".into(),
+                    );
+                }
+            }
+            Shape::Json(kind) => self.check_json(data, f, i, value, *kind, sev, emit),
+        }
+    }
+
+    /// File span of bytes `[from, to)` of a cell's unescaped value.
+    fn inner_span(data: &[u8], f: &FieldSpan, from: usize, to: usize) -> std::ops::Range<usize> {
+        let (a, b) = f.content();
+        let raw = &data[a..b];
+        a + raw_offset(raw, f.escapes, from)..a + raw_offset(raw, f.escapes, to)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn check_list(
+        &self,
+        data: &[u8],
+        f: &FieldSpan,
+        i: usize,
+        col: &crate::schema::Column,
+        v: &str,
+        lead: usize,
+        values: Option<&[String]>,
+        braces: Braces,
+        emit: &mut Emitter<'_>,
+    ) {
+        let sev = col.severity;
+        let part = |emit: &mut Emitter<'_>,
+                        rule: &'static rules::Rule,
+                        sev: Option<Severity>,
+                        from: usize,
+                        to: usize,
+                        msg: String,
+                        help: String| {
+            let span = Self::inner_span(data, f, lead + from, lead + to);
+            emit.in_field(rule, sev, span, f, self.name(i), msg, Some(help));
+        };
+        let has_braces = v.starts_with('{') && v.ends_with('}') && v.len() >= 2;
+        let (inner, offset) = if has_braces { (&v[1..v.len() - 1], 1) } else { (v, 0) };
+        match (braces, has_braces) {
+            (Braces::Required, false) => part(
+                emit,
+                &rules::INVALID_LIST,
+                sev,
+                0,
+                v.len(),
+                format!("{} must be written inside braces", quote(v)),
+                format!("write `{{{v}}}`"),
+            ),
+            (Braces::Forbidden, true) => part(
+                emit,
+                &rules::INVALID_LIST,
+                sev,
+                0,
+                v.len(),
+                format!("{} is written inside braces", quote(v)),
+                format!("write `{inner}`"),
+            ),
+            _ => {}
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        let mut pos = offset;
+        for (k, raw_el) in inner.split(',').enumerate() {
+            let el_start = pos + (raw_el.len() - raw_el.trim_start().len());
+            let el = raw_el.trim();
+            let el_end = el_start + el.len();
+            pos += raw_el.len() + 1;
+            if el.is_empty() {
+                part(
+                    emit,
+                    &rules::INVALID_LIST,
+                    sev,
+                    el_start,
+                    el_start,
+                    format!("element {} of `{}` is empty", k + 1, col.name),
+                    "remove the extra comma".into(),
+                );
+                continue;
+            }
+            if seen.contains(&el) {
+                part(
+                    emit,
+                    &rules::INVALID_LIST,
+                    sev,
+                    el_start,
+                    el_end,
+                    format!("{} appears twice in `{}`", quote(el), col.name),
+                    "remove the repeated element".into(),
+                );
+                continue;
+            }
+            seen.push(el);
+            if let Some(values) = values {
+                if !values.iter().any(|x| x == el) {
+                    part(
+                        emit,
+                        &rules::INVALID_ENUM,
+                        sev,
+                        el_start,
+                        el_end,
+                        format!("{} is not a value of `{}`", quote(el), col.name),
+                        enum_help(el, values),
+                    );
+                }
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn check_json(
+        &self,
+        data: &[u8],
+        f: &FieldSpan,
+        i: usize,
+        value: &str,
+        kind: JsonKind,
+        sev: Option<Severity>,
+        emit: &mut Emitter<'_>,
+    ) {
+        let col = &self.table.columns[self.map.field_col[i].expect("mapped")];
+        match serde_json::from_str::<serde::de::IgnoredAny>(value) {
+            Err(e) => {
+                let at = json_error_offset(value, e.line(), e.column());
+                let span = Self::inner_span(data, f, at, (at + 1).min(value.len()));
+                let what = e.to_string();
+                let what = what.split(" at line ").next().unwrap_or(&what).to_owned();
+                emit.in_field(
+                    &rules::INVALID_JSON,
+                    sev,
+                    span,
+                    f,
+                    self.name(i),
+                    format!("`{}` is not valid JSON: {what}", col.name),
+                    Some(
+                        "write JSON with double quotes; in CSV, quote the whole cell and double every quote inside it: \"{\"\"key\"\":\"\"value\"\"}\"".into(),
+                    ),
+                );
+            }
+            Ok(_) => {
+                let first = value.trim_start().as_bytes().first().copied();
+                let (ok, want) = match kind {
+                    JsonKind::Any => (true, ""),
+                    JsonKind::Object => (first == Some(b'{'), "an object"),
+                    JsonKind::Array => (first == Some(b'['), "an array"),
+                };
+                if !ok {
+                    emit.in_field(
+                        &rules::JSON_WRONG_TYPE,
+                        sev,
+                        f.start..f.end,
+                        f,
+                        self.name(i),
+                        format!("`{}` must be a JSON {}", col.name, &want[want.find(' ').map_or(0, |p| p + 1)..]),
+                        Some(format!(
+                            "write {want}: {}",
+                            if kind == JsonKind::Object { "{...}" } else { "[...]" }
+                        )),
+                    );
+                }
+            }
+        }
+    }
+
+    fn filled(&self, cells: &Cells<'_>, c: ColumnId) -> bool {
+        self.map.col_field[c].is_some_and(|i| cells.filled[i])
+    }
+
+    fn value<'c>(&self, cells: &'c Cells<'_>, c: ColumnId) -> Option<&'c str> {
+        let i = self.map.col_field[c]?;
+        cells.values[i].as_deref().map(str::trim)
+    }
+
+    fn check_conditions(&self, rec: &Record, cells: &Cells<'_>, emit: &mut Emitter<'_>) {
+        let t = self.table;
+        let cname = |c: ColumnId| t.columns[c].name.as_str();
+        for r in &t.requires {
+            let because = match &r.when {
+                Condition::Always => None,
+                Condition::Present(c) if self.filled(cells, *c) => {
+                    Some(format!("`{}` is filled", cname(*c)))
+                }
+                Condition::Empty(c) if !self.filled(cells, *c) => {
+                    Some(format!("`{}` is empty", cname(*c)))
+                }
+                Condition::In(c, vals) => match self.value(cells, *c) {
+                    Some(v) if vals.iter().any(|x| x == v) => {
+                        Some(format!("`{}` is `{v}`", cname(*c)))
+                    }
+                    _ => continue,
+                },
+                _ => continue,
+            };
+            let because_text = because
+                .as_ref()
+                .map_or(String::new(), |b| format!(" although {b}"));
+            if !r.any.is_empty() {
+                if !r.any.iter().any(|c| self.filled(cells, *c)) {
+                    let list = r
+                        .any
+                        .iter()
+                        .map(|c| format!("`{}`", cname(*c)))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    emit.row(
+                        &rules::MISSING_ONE_OF,
+                        r.severity,
+                        rec,
+                        format!("none of {list} is filled{because_text}: {}", r.reason),
+                        Some(format!("fill at least one of {list}")),
+                    );
+                }
+                continue;
+            }
+            let mut absent = Vec::new();
+            for &c in &r.all {
+                if self.filled(cells, c) {
+                    continue;
+                }
+                match self.map.col_field[c] {
+                    Some(i) => {
+                        let f = &rec.fields[i];
+                        emit.in_field(
+                            &rules::MISSING_DEPENDENT_VALUE,
+                            r.severity,
+                            f.start..f.end,
+                            f,
+                            self.name(i),
+                            format!("`{}` is empty{because_text}: {}", cname(c), r.reason),
+                            Some(format!("fill in `{}`", cname(c))),
+                        );
+                    }
+                    None => absent.push(format!("`{}`", cname(c))),
+                }
+            }
+            if !absent.is_empty() {
+                let list = absent.join(", ");
+                emit.row(
+                    &rules::MISSING_DEPENDENT_VALUE,
+                    r.severity,
+                    rec,
+                    format!(
+                        "this row needs {list}{because_text}, but the header has no such column: {}",
+                        r.reason
+                    ),
+                    Some(format!("add {list} to the header and fill it on this row")),
+                );
+            }
+        }
+        for e in &t.equal {
+            let (Some(a), Some(b)) = (self.value(cells, e.column), self.value(cells, e.to)) else {
+                continue;
+            };
+            if a.is_empty() || b.is_empty() {
+                continue;
+            }
+            let same = if e.ignore_case {
+                a.to_lowercase() == b.to_lowercase()
+            } else {
+                a == b
+            };
+            if !same {
+                let i = self.map.col_field[e.column].expect("value() found it");
+                let f = &rec.fields[i];
+                emit.in_field(
+                    &rules::MISMATCHED_VALUES,
+                    e.severity,
+                    f.start..f.end,
+                    f,
+                    self.name(i),
+                    format!(
+                        "`{}` is {} but `{}` is {}: {}",
+                        cname(e.column),
+                        quote(a),
+                        cname(e.to),
+                        quote(b),
+                        e.reason
+                    ),
+                    Some(format!(
+                        "make `{}` equal to `{}`",
+                        cname(e.column),
+                        cname(e.to)
+                    )),
+                );
+            }
+        }
+        for g in &t.one_or_all {
+            let n = g.columns.iter().filter(|c| self.filled(cells, **c)).count();
+            if n > 1 && n < g.columns.len() {
+                let list = g
+                    .columns
+                    .iter()
+                    .map(|c| format!("`{}`", cname(*c)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                emit.row(
+                    &rules::PARTIAL_COLUMN_GROUP,
+                    g.severity,
+                    rec,
+                    format!("{n} of {list} are filled: {}", g.reason),
+                    Some(format!("fill exactly one of {list}, or all of them")),
+                );
+            }
+        }
+    }
+}
+
+fn enum_help(v: &str, values: &[String]) -> String {
+    let list = values
+        .iter()
+        .map(|x| format!("`{x}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match shapes::suggest(v, values.iter().map(String::as_str)) {
+        Some(s) => format!("did you mean `{s}`? allowed values: {list}"),
+        None => format!("allowed values: {list}"),
+    }
+}
+
+/// Byte offset in `text` of serde_json's 1-based (line, column) position.
+/// serde_json counts columns in bytes; column 0 means "before the line".
+fn json_error_offset(text: &str, line: usize, column: usize) -> usize {
+    let mut start = 0;
+    for _ in 1..line {
+        match text[start..].find('\n') {
+            Some(p) => start += p + 1,
+            None => break,
+        }
+    }
+    let mut at = (start + column.saturating_sub(1)).min(text.len().saturating_sub(1));
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// Reports a record's quoting problems.
+pub(crate) fn report_quoting(
+    data: &[u8],
+    rec: &Record,
+    names: &[Arc<str>],
+    emit: &mut Emitter<'_>,
+) {
+    for p in &rec.problems {
+        let column = names.get(p.field).cloned();
+        let (rule, msg, help) = match p.kind {
+            QuoteProblemKind::Unterminated => (
+                &rules::UNTERMINATED_QUOTE,
+                "this quote is never closed: the rest of the file is read as one cell",
+                "close the quoted field, and double every quote inside it (`\"\"`)",
+            ),
+            QuoteProblemKind::Bare => (
+                &rules::BARE_QUOTE,
+                "a quote inside an unquoted field",
+                "quote the whole field and double the quotes inside it: `\"say \"\"hi\"\"\"`",
+            ),
+            QuoteProblemKind::AfterQuote => (
+                &rules::TEXT_AFTER_QUOTE,
+                "text after the closing quote of a field",
+                "double the quotes inside the field (`\"\"`), or move the text inside the quotes",
+            ),
+        };
+        let end = (p.at + 1).min(data.len());
+        emit.at(rule, None, p.at..end, p.line, p.line_start, column, msg.into(), Some(help.into()));
+    }
+}
+
+/// Reports the first invalid UTF-8 sequence in `data[a..b]`.
+pub(crate) fn report_utf8(
+    data: &[u8],
+    a: usize,
+    b: usize,
+    f: &FieldSpan,
+    column: Option<Arc<str>>,
+    emit: &mut Emitter<'_>,
+) {
+    let Err(e) = std::str::from_utf8(&data[a..b]) else {
+        return;
+    };
+    let at = a + e.valid_up_to();
+    let len = e.error_len().unwrap_or(b - at).max(1);
+    let bytes: Vec<String> = data[at..at + len].iter().map(|x| format!("0x{x:02X}")).collect();
+    emit.in_field(
+        &rules::INVALID_UTF8,
+        None,
+        at..at + len,
+        f,
+        column,
+        format!("byte {} is not valid UTF-8", bytes.join(" ")),
+        Some("save the file as UTF-8 (it looks like Latin-1 or Windows-1252)".into()),
+    );
+}

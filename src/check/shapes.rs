@@ -1,0 +1,381 @@
+//! Value validators for the cell shapes of `schema::Shape`.
+//!
+//! Byte-level and allocation-free on the valid path: these run once per cell
+//! on millions of rows. Digit counts are checked before the calendar, since
+//! chrono's `%m/%d/%Y` accepts `3/7/2024` and reads `03/07/24` as year 24.
+
+use crate::schema::shape::DateShape;
+use chrono::NaiveDate;
+
+fn digits(b: &[u8], at: usize, n: usize) -> Option<u32> {
+    let s = b.get(at..at + n)?;
+    let mut v = 0u32;
+    for &d in s {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        v = v * 10 + u32::from(d - b'0');
+    }
+    Some(v)
+}
+
+/// Why a date or time is wrong: the shape, or a value that does not exist.
+#[derive(Debug, PartialEq, Eq)]
+pub enum DateError {
+    Shape,
+    /// The shape is right but the date or time does not exist.
+    NotReal(String),
+}
+
+fn real_date(y: u32, m: u32, d: u32) -> Result<(), DateError> {
+    if !(1..=12).contains(&m) {
+        return Err(DateError::NotReal(format!("month {m:02} does not exist")));
+    }
+    let ok = i32::try_from(y)
+        .ok()
+        .and_then(|y| NaiveDate::from_ymd_opt(y, m, d))
+        .is_some();
+    if ok {
+        Ok(())
+    } else {
+        Err(DateError::NotReal(format!(
+            "{y:04}-{m:02}-{d:02} is not a calendar date"
+        )))
+    }
+}
+
+fn ymd(b: &[u8]) -> Result<(), DateError> {
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return Err(DateError::Shape);
+    }
+    let (y, m, d) = (digits(b, 0, 4), digits(b, 5, 2), digits(b, 8, 2));
+    match (y, m, d) {
+        (Some(y), Some(m), Some(d)) => real_date(y, m, d),
+        _ => Err(DateError::Shape),
+    }
+}
+
+/// `HH:MM` with optional `:SS` and (when `fraction_ok`) `.f+`. Returns the
+/// length consumed and whether seconds and a fraction were present.
+fn time(b: &[u8], seconds_required: bool) -> Result<(usize, bool), DateError> {
+    if b.len() < 5 || b[2] != b':' {
+        return Err(DateError::Shape);
+    }
+    let (Some(h), Some(mi)) = (digits(b, 0, 2), digits(b, 3, 2)) else {
+        return Err(DateError::Shape);
+    };
+    let mut n = 5;
+    let mut fraction = false;
+    if b.get(5) == Some(&b':') {
+        let Some(s) = digits(b, 6, 2) else {
+            return Err(DateError::Shape);
+        };
+        if s > 59 {
+            return Err(DateError::NotReal(format!("second {s:02} does not exist")));
+        }
+        n = 8;
+        if b.get(8) == Some(&b'.') {
+            let f = b[9..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if f == 0 {
+                return Err(DateError::Shape);
+            }
+            n = 9 + f;
+            fraction = true;
+        }
+    } else if seconds_required {
+        return Err(DateError::Shape);
+    }
+    if h > 23 {
+        return Err(DateError::NotReal(format!("hour {h:02} does not exist")));
+    }
+    if mi > 59 {
+        return Err(DateError::NotReal(format!("minute {mi:02} does not exist")));
+    }
+    Ok((n, fraction))
+}
+
+/// `Z`, `±HH:MM`, `±HHMM` or `±HH`, filling all of `b`.
+fn offset(b: &[u8]) -> Result<(), DateError> {
+    if b == b"Z" {
+        return Ok(());
+    }
+    if !matches!(b.first(), Some(b'+' | b'-')) {
+        return Err(DateError::Shape);
+    }
+    let (h, m) = match b.len() {
+        3 => (digits(b, 1, 2), Some(0)),
+        5 => (digits(b, 1, 2), digits(b, 3, 2)),
+        6 if b[3] == b':' => (digits(b, 1, 2), digits(b, 4, 2)),
+        _ => return Err(DateError::Shape),
+    };
+    match (h, m) {
+        (Some(h), Some(m)) if h <= 23 && m <= 59 => Ok(()),
+        (Some(_), Some(_)) => Err(DateError::NotReal("offset out of range".into())),
+        _ => Err(DateError::Shape),
+    }
+}
+
+/// Validates a date or date-time against its shape.
+pub fn check_date(shape: DateShape, s: &str) -> Result<(), DateError> {
+    let b = s.as_bytes();
+    match shape {
+        DateShape::Mdy => {
+            if b.len() != 10 || b[2] != b'/' || b[5] != b'/' {
+                return Err(DateError::Shape);
+            }
+            match (digits(b, 0, 2), digits(b, 3, 2), digits(b, 6, 4)) {
+                (Some(m), Some(d), Some(y)) => real_date(y, m, d),
+                _ => Err(DateError::Shape),
+            }
+        }
+        DateShape::Ymd => {
+            if b.len() != 10 {
+                return Err(DateError::Shape);
+            }
+            ymd(b)
+        }
+        DateShape::DateTimeLocal => {
+            if b.len() != 19 || b[10] != b' ' {
+                return Err(DateError::Shape);
+            }
+            ymd(b)?;
+            match time(&b[11..], true)? {
+                (8, false) => Ok(()),
+                _ => Err(DateError::Shape),
+            }
+        }
+        DateShape::TimestampUtc => {
+            let Some(rest) = b.strip_suffix(b" +0000 UTC") else {
+                return Err(DateError::Shape);
+            };
+            if rest.len() < 19 || rest[10] != b' ' {
+                return Err(DateError::Shape);
+            }
+            ymd(rest)?;
+            let (n, _) = time(&rest[11..], true)?;
+            if 11 + n == rest.len() {
+                Ok(())
+            } else {
+                Err(DateError::Shape)
+            }
+        }
+        DateShape::DateTimeOffset | DateShape::DateTimeFraction | DateShape::DateTimeIso => {
+            if b.len() == 10 && shape == DateShape::DateTimeIso {
+                return ymd(b);
+            }
+            if b.len() < 16 || b[10] != b'T' {
+                return Err(DateError::Shape);
+            }
+            ymd(b)?;
+            let (n, fraction) = time(&b[11..], shape == DateShape::DateTimeFraction)?;
+            if shape == DateShape::DateTimeFraction && !fraction {
+                return Err(DateError::Shape);
+            }
+            let rest = &b[11 + n..];
+            if rest.is_empty() {
+                return if shape == DateShape::DateTimeOffset {
+                    Err(DateError::Shape)
+                } else {
+                    Ok(())
+                };
+            }
+            offset(rest)
+        }
+    }
+}
+
+/// E-mail: one `@`, a non-empty local part without spaces or separators, and
+/// a domain of at least two dot-separated labels of letters, digits and `-`.
+/// Deliberately narrower than RFC 5322 (no quoted local parts): the
+/// platform's rule is unknown and real addresses do not use them.
+pub fn is_email(s: &str) -> bool {
+    let Some((local, domain)) = s.split_once('@') else {
+        return false;
+    };
+    let local_ok = !local.is_empty()
+        && !local.starts_with('.')
+        && !local.ends_with('.')
+        && !local.contains("..")
+        && local
+            .bytes()
+            .all(|c| c > b' ' && !matches!(c, b'@' | b',' | b';' | b'<' | b'>' | b'"' | 0x7f));
+    let domain_ok = domain.contains('.')
+        && domain.split('.').all(|label| {
+            !label.is_empty()
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+                && label
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c >= 0x80)
+        });
+    local_ok && domain_ok
+}
+
+/// `<app>/<integration_id>`: two non-empty parts, one `/`, no whitespace.
+pub fn is_integration_ref(s: &str) -> bool {
+    match s.split_once('/') {
+        Some((app, id)) => {
+            !app.is_empty()
+                && !id.is_empty()
+                && !id.contains('/')
+                && !s.bytes().any(|c| c.is_ascii_whitespace())
+        }
+        None => false,
+    }
+}
+
+/// A BRN: at least three non-empty colon-separated segments, no whitespace.
+pub fn is_brn(s: &str) -> bool {
+    s.split(':').count() >= 3
+        && s.split(':').all(|seg| !seg.is_empty())
+        && !s.bytes().any(|c| c.is_ascii_whitespace())
+}
+
+/// An absolute http(s) URL with a host.
+pub fn is_url(s: &str) -> bool {
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"));
+    match rest {
+        Some(rest) => {
+            let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+            let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+            let name = host.split(':').next().unwrap_or("");
+            !name.is_empty()
+                && !s.chars().any(char::is_whitespace)
+                && name
+                    .bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'[' | b']'))
+        }
+        None => false,
+    }
+}
+
+/// Parses an optionally negative decimal integer (digits only).
+pub fn parse_integer(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// Levenshtein distance, for "did you mean" suggestions. Short strings only.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// The closest of `candidates` to `value`: a case-insensitive match, or
+/// one within a small edit distance, if exactly one is best.
+pub fn suggest<'c>(value: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
+    let lower = value.to_lowercase();
+    let max = if lower.chars().count() < 5 { 1 } else { 2 };
+    let mut best: Option<(usize, &str)> = None;
+    let mut tie = false;
+    for c in candidates {
+        let d = edit_distance(&lower, &c.to_lowercase());
+        if d > max {
+            continue;
+        }
+        match best {
+            Some((bd, _)) if d > bd => {}
+            Some((bd, _)) if d == bd => tie = true,
+            _ => {
+                best = Some((d, c));
+                tie = false;
+            }
+        }
+    }
+    match best {
+        Some((_, c)) if !tie => Some(c),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use DateShape::*;
+
+    #[test]
+    fn mdy_is_exact_and_real() {
+        assert_eq!(check_date(Mdy, "03/07/2024"), Ok(()));
+        assert_eq!(check_date(Mdy, "02/29/2024"), Ok(()));
+        assert_eq!(check_date(Mdy, "3/7/2024"), Err(DateError::Shape));
+        assert_eq!(check_date(Mdy, "03/07/24"), Err(DateError::Shape));
+        assert_eq!(check_date(Mdy, "2024-03-07"), Err(DateError::Shape));
+        assert!(matches!(check_date(Mdy, "02/30/2024"), Err(DateError::NotReal(_))));
+        assert!(matches!(check_date(Mdy, "13/01/2024"), Err(DateError::NotReal(_))));
+        assert!(matches!(check_date(Mdy, "02/29/2023"), Err(DateError::NotReal(_))));
+    }
+
+    #[test]
+    fn iso_shapes() {
+        assert_eq!(check_date(Ymd, "2024-03-07"), Ok(()));
+        assert_eq!(check_date(Ymd, "2024-3-07"), Err(DateError::Shape));
+        assert_eq!(check_date(DateTimeOffset, "2024-03-07T09:30:00+01:00"), Ok(()));
+        assert_eq!(check_date(DateTimeOffset, "2024-03-07T09:30:00.123Z"), Ok(()));
+        assert_eq!(check_date(DateTimeOffset, "2024-03-07T09:30-0500"), Ok(()));
+        assert_eq!(check_date(DateTimeOffset, "2024-03-07T09:30:00"), Err(DateError::Shape));
+        assert_eq!(check_date(DateTimeOffset, "2024-03-07 09:30:00Z"), Err(DateError::Shape));
+        assert!(matches!(
+            check_date(DateTimeOffset, "2024-03-07T24:00:00Z"),
+            Err(DateError::NotReal(_))
+        ));
+        assert_eq!(check_date(DateTimeFraction, "2024-03-07T09:30:00.5Z"), Ok(()));
+        assert_eq!(check_date(DateTimeFraction, "2024-03-07T09:30:00.123456"), Ok(()));
+        assert_eq!(check_date(DateTimeFraction, "2024-03-07T09:30:00Z"), Err(DateError::Shape));
+        assert_eq!(check_date(DateTimeIso, "2024-03-07"), Ok(()));
+        assert_eq!(check_date(DateTimeIso, "2024-03-07T09:30"), Ok(()));
+        assert_eq!(check_date(TimestampUtc, "2024-03-07 09:30:00 +0000 UTC"), Ok(()));
+        assert_eq!(check_date(TimestampUtc, "2024-03-07 09:30:00.25 +0000 UTC"), Ok(()));
+        assert_eq!(check_date(TimestampUtc, "2024-03-07 09:30:00 UTC"), Err(DateError::Shape));
+        assert_eq!(check_date(DateTimeLocal, "2024-03-07 09:30:00"), Ok(()));
+        assert_eq!(check_date(DateTimeLocal, "2024-03-07T09:30:00"), Err(DateError::Shape));
+    }
+
+    #[test]
+    fn emails() {
+        assert!(is_email("ada.lovelace+x@example.co.uk"));
+        assert!(!is_email("ada@example"));
+        assert!(!is_email("ada@@example.com"));
+        assert!(!is_email("ada lovelace@example.com"));
+        assert!(!is_email("@example.com"));
+        assert!(!is_email("ada@example..com"));
+    }
+
+    #[test]
+    fn refs_brns_urls_integers() {
+        assert!(is_integration_ref("okta/0b6c1e2a"));
+        assert!(!is_integration_ref("okta"));
+        assert!(!is_integration_ref("okta/a/b"));
+        assert!(!is_integration_ref("okta/ 12"));
+        assert!(is_brn("brn:acme:okta:identity:123"));
+        assert!(!is_brn("brn::identity"));
+        assert!(is_url("https://playbooks.example.com/run?x=1"));
+        assert!(!is_url("playbooks.example.com"));
+        assert!(!is_url("https://"));
+        assert_eq!(parse_integer("-3"), Some(-3));
+        assert_eq!(parse_integer("+3"), None);
+        assert_eq!(parse_integer("1.0"), None);
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(suggest("Approved", ["approved", "rejected"]), Some("approved"));
+        assert_eq!(suggest("aproved", ["approved", "rejected"]), Some("approved"));
+        assert_eq!(suggest("xyz", ["approved", "rejected"]), None);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

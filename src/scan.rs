@@ -1,0 +1,484 @@
+//! A CSV tokenizer that keeps every field's raw byte span.
+//!
+//! Why not `csv::ByteRecord`: its `range()` indexes the *unescaped* data, so
+//! a cell after a quoted field with `""` or an embedded newline cannot be
+//! mapped back to the file, and it silently accepts broken quoting that the
+//! platform rejects. This scanner is RFC 4180 with one deliberate rule: a
+//! `"` *always* toggles quoted mode, wherever it appears. That makes the
+//! quote state at any byte equal to the parity of the quotes before it in
+//! the record, so a parallel reader can cut the file at record boundaries
+//! with a plain quote-parity scan ([`RecordBoundaries`]) and agree exactly
+//! with this tokenizer on every input, well-formed or not. Quotes in odd
+//! places are reported as problems ([`QuoteProblem`]), never guessed around.
+
+use memchr::{memchr2, memchr3};
+
+/// Where a field's bytes are, relative to the scanned buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldSpan {
+    /// First byte of the field (the opening quote for quoted fields).
+    pub start: usize,
+    /// One past the last byte, before the delimiter or line ending.
+    pub end: usize,
+    /// 1-based line of `start`.
+    pub line: u64,
+    /// Offset of the first byte of `line`.
+    pub line_start: usize,
+    /// The field is one well-formed quoted string: `"..."`.
+    pub quoted: bool,
+    /// The quoted content holds `""` escapes.
+    pub escapes: bool,
+}
+
+impl FieldSpan {
+    /// The span of the content: inside the quotes for quoted fields.
+    pub fn content(&self) -> (usize, usize) {
+        if self.quoted {
+            (self.start + 1, self.end - 1)
+        } else {
+            (self.start, self.end)
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuoteProblemKind {
+    /// A quoted field runs to the end of the input.
+    Unterminated,
+    /// A `"` inside a field that did not start with one.
+    Bare,
+    /// Text between a closing `"` and the next delimiter.
+    AfterQuote,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuoteProblem {
+    pub kind: QuoteProblemKind,
+    /// Offset of the offending byte.
+    pub at: usize,
+    /// Index of the field it is in.
+    pub field: usize,
+    pub line: u64,
+    pub line_start: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineEnding {
+    Lf,
+    CrLf,
+    /// The record ends the input without a line ending.
+    Eof,
+}
+
+/// One record, reused across calls to avoid allocation per row.
+#[derive(Debug, Default)]
+pub struct Record {
+    pub start: usize,
+    /// End of the record's content, before its line ending.
+    pub end: usize,
+    pub line: u64,
+    pub fields: Vec<FieldSpan>,
+    pub problems: Vec<QuoteProblem>,
+    pub ending: Option<LineEnding>,
+}
+
+/// Tokenizes a buffer that starts at a record boundary.
+pub struct Scanner<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    line: u64,
+    line_start: usize,
+}
+
+impl<'a> Scanner<'a> {
+    /// `pos` must be at a record boundary; `line` is its 1-based line number,
+    /// and `pos` is assumed to start that line.
+    pub fn new(buf: &'a [u8], pos: usize, line: u64) -> Self {
+        Scanner {
+            buf,
+            pos,
+            line,
+            line_start: pos,
+        }
+    }
+
+    /// Offset of the next unread byte.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// The line number of the next unread byte.
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// Reads the next non-blank record into `rec`. Blank lines (empty, or a
+    /// lone `\r\n`) are skipped, as every common reader does. Returns false
+    /// at the end of the buffer.
+    pub fn next_record(&mut self, rec: &mut Record) -> bool {
+        let buf = self.buf;
+        // Skip blank lines.
+        loop {
+            match buf.get(self.pos) {
+                None => return false,
+                Some(b'\n') => self.newline(self.pos),
+                Some(b'\r') if buf.get(self.pos + 1) == Some(&b'\n') => {
+                    self.newline(self.pos + 1)
+                }
+                _ => break,
+            }
+        }
+        rec.start = self.pos;
+        rec.line = self.line;
+        rec.fields.clear();
+        rec.problems.clear();
+        loop {
+            let (field_end, terminator) = self.scan_field(rec);
+            match terminator {
+                Some(b',') => {
+                    self.pos = field_end + 1;
+                }
+                Some(_) => {
+                    // `field_end` is at `\n`; a preceding `\r` belongs to the ending.
+                    let crlf = field_end > rec.start && buf[field_end - 1] == b'\r';
+                    if crlf {
+                        let last = rec.fields.last_mut().expect("a field was pushed");
+                        if last.end == field_end {
+                            last.end -= 1;
+                        }
+                    }
+                    rec.end = if crlf { field_end - 1 } else { field_end };
+                    rec.ending = Some(if crlf {
+                        LineEnding::CrLf
+                    } else {
+                        LineEnding::Lf
+                    });
+                    self.newline(field_end);
+                    return true;
+                }
+                None => {
+                    rec.end = field_end;
+                    rec.ending = Some(LineEnding::Eof);
+                    self.pos = field_end;
+                    return true;
+                }
+            }
+        }
+    }
+
+    fn newline(&mut self, at: usize) {
+        self.line += 1;
+        self.pos = at + 1;
+        self.line_start = at + 1;
+    }
+
+    /// Scans one field starting at `self.pos`, pushes it (and any quote
+    /// problems) into `rec`, and returns the offset of the byte that ended
+    /// it and that byte (`,` or `\n`), or `None` at the end of input.
+    fn scan_field(&mut self, rec: &mut Record) -> (usize, Option<u8>) {
+        let buf = self.buf;
+        let start = self.pos;
+        let index = rec.fields.len();
+        let (line, line_start) = (self.line, self.line_start);
+        let starts_quoted = buf.get(start) == Some(&b'"');
+        let mut well_formed = starts_quoted;
+        let mut escapes = false;
+        let mut p = start;
+        if starts_quoted {
+            match self.scan_quoted(p + 1, rec, index, start) {
+                Some((close, esc)) => {
+                    escapes = esc;
+                    p = close + 1;
+                }
+                None => {
+                    rec.fields.push(FieldSpan {
+                        start,
+                        end: buf.len(),
+                        line,
+                        line_start,
+                        quoted: false,
+                        escapes: false,
+                    });
+                    return (buf.len(), None);
+                }
+            }
+        }
+        // Unquoted text (or text after a closing quote) up to `,` or `\n`.
+        // A field gets at most one quote problem: the first explains the rest.
+        let mut reported = false;
+        loop {
+            match memchr3(b',', b'\n', b'"', &buf[p..]) {
+                None => {
+                    if p < buf.len() && starts_quoted && !reported {
+                        self.after_quote(rec, index, p);
+                    }
+                    p = buf.len();
+                    break;
+                }
+                Some(i) => {
+                    let at = p + i;
+                    if starts_quoted && well_formed {
+                        // Right after the closing quote only `,`, `\n` or `\r\n` may follow.
+                        let clean = (at == p && buf[at] != b'"')
+                            || (at == p + 1 && buf[p] == b'\r' && buf[at] == b'\n');
+                        if !clean {
+                            self.after_quote(rec, index, p);
+                            reported = true;
+                        }
+                        well_formed = clean;
+                    }
+                    if buf[at] != b'"' {
+                        p = at;
+                        break;
+                    }
+                    if !reported {
+                        rec.problems.push(QuoteProblem {
+                            kind: QuoteProblemKind::Bare,
+                            at,
+                            field: index,
+                            line: self.line,
+                            line_start: self.line_start,
+                        });
+                        reported = true;
+                    }
+                    well_formed = false;
+                    match self.scan_quoted(at + 1, rec, index, at) {
+                        Some((close, _)) => p = close + 1,
+                        None => {
+                            p = buf.len();
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        rec.fields.push(FieldSpan {
+            start,
+            end: p,
+            line,
+            line_start,
+            quoted: starts_quoted && well_formed,
+            escapes: escapes && well_formed,
+        });
+        (p, buf.get(p).copied())
+    }
+
+    fn after_quote(&self, rec: &mut Record, field: usize, at: usize) {
+        rec.problems.push(QuoteProblem {
+            kind: QuoteProblemKind::AfterQuote,
+            at,
+            field,
+            line: self.line,
+            line_start: self.line_start,
+        });
+    }
+
+    /// Scans quoted content from `p` (just after an opening quote at
+    /// `open`). Returns the offset of the closing quote and whether `""`
+    /// escapes occurred, or `None` (after recording the problem) when the
+    /// input ends first.
+    fn scan_quoted(
+        &mut self,
+        mut p: usize,
+        rec: &mut Record,
+        field: usize,
+        open: usize,
+    ) -> Option<(usize, bool)> {
+        let buf = self.buf;
+        let (open_line, open_line_start) = (self.line, self.line_start);
+        let mut escapes = false;
+        loop {
+            match memchr2(b'"', b'\n', &buf[p..]) {
+                None => {
+                    rec.problems.push(QuoteProblem {
+                        kind: QuoteProblemKind::Unterminated,
+                        at: open,
+                        field,
+                        line: open_line,
+                        line_start: open_line_start,
+                    });
+                    // Keep counting lines so later positions stay right.
+                    self.pos = buf.len();
+                    return None;
+                }
+                Some(i) => {
+                    let at = p + i;
+                    if buf[at] == b'\n' {
+                        self.line += 1;
+                        self.line_start = at + 1;
+                        p = at + 1;
+                    } else if buf.get(at + 1) == Some(&b'"') {
+                        escapes = true;
+                        p = at + 2;
+                    } else {
+                        return Some((at, escapes));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Finds record boundaries with a quote-parity scan, in agreement with
+/// [`Scanner`] on every input. Feed it bytes in order; it remembers the
+/// quote state between calls.
+#[derive(Debug, Default, Clone)]
+pub struct RecordBoundaries {
+    in_quotes: bool,
+}
+
+impl RecordBoundaries {
+    /// Scans `buf` (the continuation of everything scanned before) and
+    /// returns the offset just past the last `\n` that ends a record, if any.
+    pub fn last_boundary(&mut self, buf: &[u8]) -> Option<usize> {
+        let mut last = None;
+        let mut p = 0;
+        while p < buf.len() {
+            if self.in_quotes {
+                match memchr::memchr(b'"', &buf[p..]) {
+                    None => break,
+                    Some(i) => {
+                        self.in_quotes = false;
+                        p += i + 1;
+                    }
+                }
+            } else {
+                match memchr2(b'"', b'\n', &buf[p..]) {
+                    None => break,
+                    Some(i) => {
+                        let at = p + i;
+                        if buf[at] == b'"' {
+                            self.in_quotes = true;
+                        } else {
+                            last = Some(at + 1);
+                        }
+                        p = at + 1;
+                    }
+                }
+            }
+        }
+        last
+    }
+}
+
+/// Decodes a well-formed field's content, undoing `""` escapes. Borrowed when
+/// there is nothing to undo.
+pub fn unescape(content: &str, escapes: bool) -> std::borrow::Cow<'_, str> {
+    if escapes {
+        std::borrow::Cow::Owned(content.replace("\"\"", "\""))
+    } else {
+        std::borrow::Cow::Borrowed(content)
+    }
+}
+
+/// Maps an offset in a field's unescaped content back to an offset in its
+/// raw content (each `""` in the raw bytes is one byte unescaped).
+pub fn raw_offset(raw_content: &[u8], escapes: bool, unescaped: usize) -> usize {
+    if !escapes {
+        return unescaped.min(raw_content.len());
+    }
+    let (mut raw, mut un) = (0, 0);
+    while un < unescaped && raw < raw_content.len() {
+        raw += if raw_content[raw] == b'"' { 2 } else { 1 };
+        un += 1;
+    }
+    raw.min(raw_content.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records(input: &[u8]) -> Vec<(u64, Vec<String>, Vec<QuoteProblemKind>)> {
+        let mut s = Scanner::new(input, 0, 1);
+        let mut rec = Record::default();
+        let mut out = Vec::new();
+        while s.next_record(&mut rec) {
+            let fields = rec
+                .fields
+                .iter()
+                .map(|f| String::from_utf8_lossy(&input[f.start..f.end]).into_owned())
+                .collect();
+            out.push((
+                rec.line,
+                fields,
+                rec.problems.iter().map(|p| p.kind).collect(),
+            ));
+        }
+        out
+    }
+
+    #[test]
+    fn plain_crlf_and_blank_lines() {
+        let r = records(b"a,b\r\n\r\n1,2\n\n3,\n");
+        assert_eq!(
+            r,
+            vec![
+                (1, vec!["a".into(), "b".into()], vec![]),
+                (3, vec!["1".into(), "2".into()], vec![]),
+                (5, vec!["3".into(), "".into()], vec![]),
+            ]
+        );
+    }
+
+    #[test]
+    fn quoted_fields_keep_raw_spans_and_lines() {
+        let input = b"a,\"x\"\"y\nz\",c\nd,e,f";
+        let mut s = Scanner::new(input, 0, 1);
+        let mut rec = Record::default();
+        assert!(s.next_record(&mut rec));
+        let f = rec.fields[1];
+        assert_eq!(&input[f.start..f.end], b"\"x\"\"y\nz\"");
+        assert!(f.quoted && f.escapes);
+        let c = rec.fields[2];
+        assert_eq!((c.line, c.start - c.line_start), (2, 3));
+        assert!(s.next_record(&mut rec));
+        assert_eq!(rec.line, 3);
+        assert_eq!(rec.ending, Some(LineEnding::Eof));
+    }
+
+    #[test]
+    fn quote_problems() {
+        assert_eq!(
+            records(b"a\"b\"c,d\n")[0].2,
+            vec![QuoteProblemKind::Bare],
+            "balanced bare quotes"
+        );
+        // A lone bare quote opens a quoted run that never closes.
+        assert_eq!(
+            records(b"a\"b,c\n")[0].2,
+            vec![QuoteProblemKind::Bare, QuoteProblemKind::Unterminated]
+        );
+        assert_eq!(
+            records(b"\"a\"b,c\n")[0].2,
+            vec![QuoteProblemKind::AfterQuote]
+        );
+        assert_eq!(
+            records(b"x,\"abc\n")[0].2,
+            vec![QuoteProblemKind::Unterminated]
+        );
+        assert_eq!(records(b"\"a\"\r\n")[0].2, vec![]);
+        assert_eq!(records(b"\"a\"\rb\n")[0].2, vec![QuoteProblemKind::AfterQuote]);
+    }
+
+    #[test]
+    fn boundaries_agree_with_scanner() {
+        let input = b"a,\"b\nc\"\nd,\"e\"\"\"\nf\"g\n,h\"\ni\n";
+        let mut s = Scanner::new(input, 0, 1);
+        let mut rec = Record::default();
+        let mut ends = Vec::new();
+        while s.next_record(&mut rec) {
+            ends.push(s.position());
+        }
+        let mut b = RecordBoundaries::default();
+        assert_eq!(b.last_boundary(input), ends.last().copied());
+    }
+
+    #[test]
+    fn raw_offsets_through_escapes() {
+        let raw = br#"{""a"":1}"#;
+        // unescaped: {"a":1}  -> offset of `1` is 5 unescaped, 7 raw
+        assert_eq!(raw_offset(raw, true, 5), 7);
+        assert_eq!(raw_offset(raw, false, 5), 5);
+    }
+}
