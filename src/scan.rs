@@ -122,9 +122,7 @@ impl<'a> Scanner<'a> {
             match buf.get(self.pos) {
                 None => return false,
                 Some(b'\n') => self.newline(self.pos),
-                Some(b'\r') if buf.get(self.pos + 1) == Some(&b'\n') => {
-                    self.newline(self.pos + 1)
-                }
+                Some(b'\r') if buf.get(self.pos + 1) == Some(&b'\n') => self.newline(self.pos + 1),
                 _ => break,
             }
         }
@@ -458,7 +456,10 @@ mod tests {
             vec![QuoteProblemKind::Unterminated]
         );
         assert_eq!(records(b"\"a\"\r\n")[0].2, vec![]);
-        assert_eq!(records(b"\"a\"\rb\n")[0].2, vec![QuoteProblemKind::AfterQuote]);
+        assert_eq!(
+            records(b"\"a\"\rb\n")[0].2,
+            vec![QuoteProblemKind::AfterQuote]
+        );
     }
 
     #[test]

@@ -74,7 +74,11 @@ pub(crate) fn map_columns(
     let mut col_field: Vec<Option<usize>> = vec![None; table.columns.len()];
     let names: Vec<Arc<str>> = header.names.iter().map(|s| Arc::from(s.as_str())).collect();
     let normalized: Vec<String> = header.names.iter().map(|s| normalize_name(s)).collect();
-    let col_norm: Vec<String> = table.columns.iter().map(|c| normalize_name(&c.name)).collect();
+    let col_norm: Vec<String> = table
+        .columns
+        .iter()
+        .map(|c| normalize_name(&c.name))
+        .collect();
     let span = |i: usize| rec.fields[i].start..rec.fields[i].end;
     let cell = |i: usize| (rec.fields[i].line, rec.fields[i].line_start);
 
@@ -163,9 +167,7 @@ pub(crate) fn map_columns(
                 ls,
                 None,
                 format!("header field {} has no name", i + 1),
-                Some(
-                    "remove the empty column (a trailing comma in the header makes one)".into(),
-                ),
+                Some("remove the empty column (a trailing comma in the header makes one)".into()),
             );
             continue;
         }

@@ -145,7 +145,9 @@ pub fn check_reader<R: Read>(
         None => {
             let names: Vec<&str> = header.names.iter().map(|n| n.as_str()).collect();
             match schema::detect_format(schema::tables()?, &names, file_name) {
-                Detection::Found(name) => schema::table(name)?.ok_or_else(|| unknown_format(name))?,
+                Detection::Found(name) => {
+                    schema::table(name)?.ok_or_else(|| unknown_format(name))?
+                }
                 Detection::Ambiguous(c) => {
                     return Err(Error::Detect {
                         path: display.into(),
@@ -334,7 +336,8 @@ impl<R: Read> ChunkReader<R> {
         let cut = if self.eof {
             self.buf.len()
         } else {
-            self.last_boundary.expect("loop exits with a boundary unless at eof")
+            self.last_boundary
+                .expect("loop exits with a boundary unless at eof")
         };
         let mut rest = Vec::with_capacity(self.chunk_size.max(self.buf.len() - cut));
         rest.extend_from_slice(&self.buf[cut..]);
@@ -439,7 +442,10 @@ impl Fold {
         report.records += r.records;
         if self.mixed.is_none() {
             let lf = r.endings.first_lf.map(|(l, s)| (abs(l), s, LineEnding::Lf));
-            let crlf = r.endings.first_crlf.map(|(l, s)| (abs(l), s, LineEnding::CrLf));
+            let crlf = r
+                .endings
+                .first_crlf
+                .map(|(l, s)| (abs(l), s, LineEnding::CrLf));
             if self.convention.is_none() {
                 self.convention = [&lf, &crlf]
                     .into_iter()
@@ -475,7 +481,9 @@ impl Fold {
                 snippet: None,
             });
         }
-        report.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        report
+            .diagnostics
+            .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     }
 }
 
@@ -553,7 +561,9 @@ impl<'a> Emitter<'a> {
                 f.start + last + 1,
             ),
         };
-        self.at(rule, severity, span, line, line_start, column, message, help);
+        self.at(
+            rule, severity, span, line, line_start, column, message, help,
+        );
     }
 
     /// A finding about a whole record.
@@ -590,7 +600,9 @@ impl<'a> Emitter<'a> {
         };
         let upto = memchr::memchr(b'\n', &data[span.end.min(data.len())..])
             .map_or(data.len(), |i| span.end + i);
-        let upto = upto.min(span.end.max(from) + MAX_SNIPPET / 2).min(data.len());
+        let upto = upto
+            .min(span.end.max(from) + MAX_SNIPPET / 2)
+            .min(data.len());
         let text = lossy_same_length(&data[from..upto]);
         Snippet {
             offset: from as u64,

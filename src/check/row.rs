@@ -220,7 +220,11 @@ impl Plan {
                         emit,
                         &rules::BOOLEAN_CASE,
                         None,
-                        format!("{} is spelt `{right}` in the {} format", quote(v), self.table.name),
+                        format!(
+                            "{} is spelt `{right}` in the {} format",
+                            quote(v),
+                            self.table.name
+                        ),
                         format!("write `{right}`"),
                     );
                 } else {
@@ -323,17 +327,21 @@ impl Plan {
     ) {
         let sev = col.severity;
         let part = |emit: &mut Emitter<'_>,
-                        rule: &'static rules::Rule,
-                        sev: Option<Severity>,
-                        from: usize,
-                        to: usize,
-                        msg: String,
-                        help: String| {
+                    rule: &'static rules::Rule,
+                    sev: Option<Severity>,
+                    from: usize,
+                    to: usize,
+                    msg: String,
+                    help: String| {
             let span = Self::inner_span(data, f, lead + from, lead + to);
             emit.in_field(rule, sev, span, f, self.name(i), msg, Some(help));
         };
         let has_braces = v.starts_with('{') && v.ends_with('}') && v.len() >= 2;
-        let (inner, offset) = if has_braces { (&v[1..v.len() - 1], 1) } else { (v, 0) };
+        let (inner, offset) = if has_braces {
+            (&v[1..v.len() - 1], 1)
+        } else {
+            (v, 0)
+        };
         match (braces, has_braces) {
             (Braces::Required, false) => part(
                 emit,
@@ -447,10 +455,18 @@ impl Plan {
                         f.start..f.end,
                         f,
                         self.name(i),
-                        format!("`{}` must be a JSON {}", col.name, &want[want.find(' ').map_or(0, |p| p + 1)..]),
+                        format!(
+                            "`{}` must be a JSON {}",
+                            col.name,
+                            &want[want.find(' ').map_or(0, |p| p + 1)..]
+                        ),
                         Some(format!(
                             "write {want}: {}",
-                            if kind == JsonKind::Object { "{...}" } else { "[...]" }
+                            if kind == JsonKind::Object {
+                                "{...}"
+                            } else {
+                                "[...]"
+                            }
                         )),
                     );
                 }
@@ -657,7 +673,16 @@ pub(crate) fn report_quoting(
             ),
         };
         let end = (p.at + 1).min(data.len());
-        emit.at(rule, None, p.at..end, p.line, p.line_start, column, msg.into(), Some(help.into()));
+        emit.at(
+            rule,
+            None,
+            p.at..end,
+            p.line,
+            p.line_start,
+            column,
+            msg.into(),
+            Some(help.into()),
+        );
     }
 }
 
@@ -675,7 +700,10 @@ pub(crate) fn report_utf8(
     };
     let at = a + e.valid_up_to();
     let len = e.error_len().unwrap_or(b - at).max(1);
-    let bytes: Vec<String> = data[at..at + len].iter().map(|x| format!("0x{x:02X}")).collect();
+    let bytes: Vec<String> = data[at..at + len]
+        .iter()
+        .map(|x| format!("0x{x:02X}"))
+        .collect();
     emit.in_field(
         &rules::INVALID_UTF8,
         None,

@@ -315,34 +315,76 @@ mod tests {
         assert_eq!(check_date(Mdy, "3/7/2024"), Err(DateError::Shape));
         assert_eq!(check_date(Mdy, "03/07/24"), Err(DateError::Shape));
         assert_eq!(check_date(Mdy, "2024-03-07"), Err(DateError::Shape));
-        assert!(matches!(check_date(Mdy, "02/30/2024"), Err(DateError::NotReal(_))));
-        assert!(matches!(check_date(Mdy, "13/01/2024"), Err(DateError::NotReal(_))));
-        assert!(matches!(check_date(Mdy, "02/29/2023"), Err(DateError::NotReal(_))));
+        assert!(matches!(
+            check_date(Mdy, "02/30/2024"),
+            Err(DateError::NotReal(_))
+        ));
+        assert!(matches!(
+            check_date(Mdy, "13/01/2024"),
+            Err(DateError::NotReal(_))
+        ));
+        assert!(matches!(
+            check_date(Mdy, "02/29/2023"),
+            Err(DateError::NotReal(_))
+        ));
     }
 
     #[test]
     fn iso_shapes() {
         assert_eq!(check_date(Ymd, "2024-03-07"), Ok(()));
         assert_eq!(check_date(Ymd, "2024-3-07"), Err(DateError::Shape));
-        assert_eq!(check_date(DateTimeOffset, "2024-03-07T09:30:00+01:00"), Ok(()));
-        assert_eq!(check_date(DateTimeOffset, "2024-03-07T09:30:00.123Z"), Ok(()));
+        assert_eq!(
+            check_date(DateTimeOffset, "2024-03-07T09:30:00+01:00"),
+            Ok(())
+        );
+        assert_eq!(
+            check_date(DateTimeOffset, "2024-03-07T09:30:00.123Z"),
+            Ok(())
+        );
         assert_eq!(check_date(DateTimeOffset, "2024-03-07T09:30-0500"), Ok(()));
-        assert_eq!(check_date(DateTimeOffset, "2024-03-07T09:30:00"), Err(DateError::Shape));
-        assert_eq!(check_date(DateTimeOffset, "2024-03-07 09:30:00Z"), Err(DateError::Shape));
+        assert_eq!(
+            check_date(DateTimeOffset, "2024-03-07T09:30:00"),
+            Err(DateError::Shape)
+        );
+        assert_eq!(
+            check_date(DateTimeOffset, "2024-03-07 09:30:00Z"),
+            Err(DateError::Shape)
+        );
         assert!(matches!(
             check_date(DateTimeOffset, "2024-03-07T24:00:00Z"),
             Err(DateError::NotReal(_))
         ));
-        assert_eq!(check_date(DateTimeFraction, "2024-03-07T09:30:00.5Z"), Ok(()));
-        assert_eq!(check_date(DateTimeFraction, "2024-03-07T09:30:00.123456"), Ok(()));
-        assert_eq!(check_date(DateTimeFraction, "2024-03-07T09:30:00Z"), Err(DateError::Shape));
+        assert_eq!(
+            check_date(DateTimeFraction, "2024-03-07T09:30:00.5Z"),
+            Ok(())
+        );
+        assert_eq!(
+            check_date(DateTimeFraction, "2024-03-07T09:30:00.123456"),
+            Ok(())
+        );
+        assert_eq!(
+            check_date(DateTimeFraction, "2024-03-07T09:30:00Z"),
+            Err(DateError::Shape)
+        );
         assert_eq!(check_date(DateTimeIso, "2024-03-07"), Ok(()));
         assert_eq!(check_date(DateTimeIso, "2024-03-07T09:30"), Ok(()));
-        assert_eq!(check_date(TimestampUtc, "2024-03-07 09:30:00 +0000 UTC"), Ok(()));
-        assert_eq!(check_date(TimestampUtc, "2024-03-07 09:30:00.25 +0000 UTC"), Ok(()));
-        assert_eq!(check_date(TimestampUtc, "2024-03-07 09:30:00 UTC"), Err(DateError::Shape));
+        assert_eq!(
+            check_date(TimestampUtc, "2024-03-07 09:30:00 +0000 UTC"),
+            Ok(())
+        );
+        assert_eq!(
+            check_date(TimestampUtc, "2024-03-07 09:30:00.25 +0000 UTC"),
+            Ok(())
+        );
+        assert_eq!(
+            check_date(TimestampUtc, "2024-03-07 09:30:00 UTC"),
+            Err(DateError::Shape)
+        );
         assert_eq!(check_date(DateTimeLocal, "2024-03-07 09:30:00"), Ok(()));
-        assert_eq!(check_date(DateTimeLocal, "2024-03-07T09:30:00"), Err(DateError::Shape));
+        assert_eq!(
+            check_date(DateTimeLocal, "2024-03-07T09:30:00"),
+            Err(DateError::Shape)
+        );
     }
 
     #[test]
@@ -373,8 +415,14 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        assert_eq!(suggest("Approved", ["approved", "rejected"]), Some("approved"));
-        assert_eq!(suggest("aproved", ["approved", "rejected"]), Some("approved"));
+        assert_eq!(
+            suggest("Approved", ["approved", "rejected"]),
+            Some("approved")
+        );
+        assert_eq!(
+            suggest("aproved", ["approved", "rejected"]),
+            Some("approved")
+        );
         assert_eq!(suggest("xyz", ["approved", "rejected"]), None);
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }

@@ -37,14 +37,20 @@ const TABLES: &[(&str, &str)] = &[
         "entity-rbac-relations",
         include_str!("../../rules/entity-rbac-relations.toml"),
     ),
-    ("entitlements", include_str!("../../rules/entitlements.toml")),
+    (
+        "entitlements",
+        include_str!("../../rules/entitlements.toml"),
+    ),
     ("reviews", include_str!("../../rules/reviews.toml")),
     ("campaigns", include_str!("../../rules/campaigns.toml")),
     ("findings", include_str!("../../rules/findings.toml")),
     ("filters", include_str!("../../rules/filters.toml")),
     ("rules", include_str!("../../rules/rules.toml")),
     ("rbac2", include_str!("../../rules/rbac2.toml")),
-    ("integrations", include_str!("../../rules/integrations.toml")),
+    (
+        "integrations",
+        include_str!("../../rules/integrations.toml"),
+    ),
     (
         "playbook-templates",
         include_str!("../../rules/playbook-templates.toml"),
@@ -351,7 +357,11 @@ impl Table {
                     return Err(err("one_or_all needs at least two columns".into()));
                 }
                 Ok(OneOrAll {
-                    columns: o.columns.iter().map(|n| find(n)).collect::<Result<_, _>>()?,
+                    columns: o
+                        .columns
+                        .iter()
+                        .map(|n| find(n))
+                        .collect::<Result<_, _>>()?,
                     severity: o.severity,
                     reason: o.reason,
                 })

@@ -1,0 +1,346 @@
+//! The command line: flags (clap derive) and the glue that runs each
+//! subcommand, prints, and picks the exit code.
+
+use bdxlint::check::{self, FileReport, Options};
+use bdxlint::error::Error;
+use bdxlint::report::{self, Failure, HumanOptions, OutputFormat, Summary};
+use bdxlint::{rules, schema};
+use clap::{Parser, Subcommand, ValueEnum};
+use rayon::prelude::*;
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+/// Exit codes: findings are not failures of the tool.
+pub const EXIT_CLEAN: u8 = 0;
+pub const EXIT_FINDINGS: u8 = 1;
+pub const EXIT_TROUBLE: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "bdxlint",
+    version,
+    about = "Check Bulk Data Exchange CSV files before you upload them",
+    long_about = "Check Bulk Data Exchange API CSV files offline, before you upload them.\n\n\
+        bdxlint reads each file's header, picks its format (employees, entitlements, reviews, ...), \
+        and checks every row against the format's schema table: required columns and cells, \
+        date, e-mail, boolean, enum and JSON shapes, and the conditions between cells of a row.",
+    after_help = "Examples:\n  \
+        bdxlint check exports/                      check every .csv below exports/\n  \
+        bdxlint check --format entitlements -  < f  read standard input\n  \
+        bdxlint check --output-format json a.csv    machine-readable findings\n  \
+        bdxlint explain invalid-date                what a rule checks and how to fix it\n  \
+        bdxlint formats employees                   the columns of a format\n\n\
+        Exit status: 0 no errors, 1 errors found, 2 usage or I/O problem."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check files and directories (every .csv below a directory, sorted).
+    Check(CheckArgs),
+    /// Explain a rule: what it checks, why, and an example.
+    Explain {
+        /// A rule code (C004) or name (invalid-date).
+        rule: String,
+    },
+    /// List every rule.
+    Rules,
+    /// List the formats, or the columns of one format.
+    Formats {
+        /// A format name; omit to list all formats.
+        name: Option<String>,
+    },
+    /// Print a format's header row, to start a file right.
+    Template {
+        /// The format name (see `bdxlint formats`).
+        format: String,
+        /// Add one valid example row.
+        #[arg(long)]
+        example: bool,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Files or directories to check; `-` reads standard input (needs --format).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// Check every file as this format instead of detecting it from the header.
+    #[arg(long, short = 'f', value_name = "NAME", value_parser = format_names())]
+    pub format: Option<String>,
+
+    /// How to print findings.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human, value_name = "FORMAT")]
+    pub output_format: OutputFormat,
+
+    /// When to colour the human output (NO_COLOR and CLICOLOR_FORCE are honoured by `auto`).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
+
+    /// Worker threads (default: one per core).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+fn format_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(schema::format_names())
+}
+
+/// Runs the command and returns the exit code.
+pub fn run(cli: Cli) -> io::Result<u8> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let code = match cli.command {
+        Command::Check(args) => check(&args, &mut out)?,
+        Command::Explain { rule } => match rules::lookup(&rule) {
+            Some(r) => {
+                writeln!(out, "{} {} ({})\n", r.code, r.name, r.severity)?;
+                writeln!(out, "{}\n", r.summary)?;
+                writeln!(out, "{}\n", r.explanation)?;
+                writeln!(out, "Spec: {}", r.spec)?;
+                EXIT_CLEAN
+            }
+            None => {
+                eprintln!("bdxlint: no rule {rule:?}; `bdxlint rules` lists them");
+                EXIT_TROUBLE
+            }
+        },
+        Command::Rules => {
+            for r in rules::ALL {
+                writeln!(
+                    out,
+                    "{:<5} {:<28} {:<8} {}",
+                    r.code, r.name, r.severity, r.summary
+                )?;
+            }
+            EXIT_CLEAN
+        }
+        Command::Formats { name } => formats(name.as_deref(), &mut out)?,
+        Command::Template { format, example } => template(&format, example, &mut out)?,
+    };
+    out.flush()?;
+    Ok(code)
+}
+
+fn tables_or_exit() -> Result<&'static [schema::Table], u8> {
+    schema::tables().map_err(|e| {
+        eprintln!("bdxlint: {e}");
+        EXIT_TROUBLE
+    })
+}
+
+fn formats(name: Option<&str>, out: &mut dyn Write) -> io::Result<u8> {
+    let tables = match tables_or_exit() {
+        Ok(t) => t,
+        Err(code) => return Ok(code),
+    };
+    match name {
+        None => {
+            for t in tables {
+                writeln!(out, "{:<27} {}", t.name, t.title)?;
+            }
+        }
+        Some(name) => {
+            let Some(t) = tables.iter().find(|t| t.name == name) else {
+                eprintln!("bdxlint: no format {name:?}; `bdxlint formats` lists them");
+                return Ok(EXIT_TROUBLE);
+            };
+            writeln!(out, "{} ({})", t.title, t.name)?;
+            if let Some(d) = &t.deprecated {
+                writeln!(out, "Deprecated: {d}")?;
+            }
+            writeln!(out)?;
+            for c in &t.columns {
+                let req = match (c.requirement, c.header) {
+                    (schema::Requirement::Required, _) => "required",
+                    (schema::Requirement::Recommended, _) => "recommended",
+                    (_, schema::Requirement::Required) => "column required",
+                    (_, schema::Requirement::Recommended) => "column recommended",
+                    _ => "optional",
+                };
+                writeln!(out, "  {:<32} {:<18} {}", c.name, req, c.shape.describe())?;
+                if let Some(n) = &c.note {
+                    writeln!(out, "  {:<32} {:<18} {}", "", "", n)?;
+                }
+            }
+            for n in &t.notes {
+                writeln!(out, "\nNote: {n}")?;
+            }
+        }
+    }
+    Ok(EXIT_CLEAN)
+}
+
+fn template(format: &str, example: bool, out: &mut dyn Write) -> io::Result<u8> {
+    let tables = match tables_or_exit() {
+        Ok(t) => t,
+        Err(code) => return Ok(code),
+    };
+    let Some(t) = tables.iter().find(|t| t.name == format) else {
+        eprintln!("bdxlint: no format {format:?}; `bdxlint formats` lists them");
+        return Ok(EXIT_TROUBLE);
+    };
+    let mut w = csv::WriterBuilder::new().from_writer(out);
+    let header: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+    w.write_record(&header).map_err(io::Error::other)?;
+    if example {
+        let row: Vec<&str> = t
+            .columns
+            .iter()
+            .map(|c| c.example.as_deref().unwrap_or(""))
+            .collect();
+        w.write_record(&row).map_err(io::Error::other)?;
+    }
+    w.flush()?;
+    Ok(EXIT_CLEAN)
+}
+
+/// What to check: a file, standard input, or a path that failed.
+enum Input {
+    File(PathBuf),
+    Stdin,
+}
+
+/// Expands directories to every `.csv` below them, sorted, so the order of
+/// the report never depends on the file system.
+fn expand(paths: &[PathBuf], failures: &mut Vec<Failure>) -> Vec<Input> {
+    let mut inputs = Vec::new();
+    for p in paths {
+        if p.as_os_str() == "-" {
+            inputs.push(Input::Stdin);
+        } else if p.is_dir() {
+            let mut found = Vec::new();
+            if let Err(e) = walk(p, &mut found) {
+                failures.push(Failure {
+                    path: p.display().to_string(),
+                    reason: e.to_string(),
+                });
+            }
+            found.sort();
+            inputs.extend(found.into_iter().map(Input::File));
+        } else {
+            inputs.push(Input::File(p.clone()));
+        }
+    }
+    inputs
+}
+
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            walk(&path, found)?;
+        } else if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+        {
+            found.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+            if set("NO_COLOR") {
+                false
+            } else if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0" && !v.is_empty())
+            {
+                true
+            } else if std::env::var_os("CLICOLOR").is_some_and(|v| v == "0")
+                || std::env::var_os("TERM").is_some_and(|v| v == "dumb")
+            {
+                false
+            } else {
+                io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
+fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
+    if let Some(n) = args.threads {
+        if n == 0 {
+            eprintln!("bdxlint: --threads must be at least 1");
+            return Ok(EXIT_TROUBLE);
+        }
+        // Fails only if the pool was already built; then it is in use as is.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    let mut failures = Vec::new();
+    let inputs = expand(&args.paths, &mut failures);
+    let stdin_count = inputs.iter().filter(|i| matches!(i, Input::Stdin)).count();
+    if stdin_count > 0 && args.format.is_none() {
+        eprintln!("bdxlint: reading standard input (`-`) needs --format NAME");
+        return Ok(EXIT_TROUBLE);
+    }
+    if stdin_count > 1 {
+        eprintln!("bdxlint: `-` can be given only once");
+        return Ok(EXIT_TROUBLE);
+    }
+    let opts = Options {
+        format: args.format.clone(),
+        snippets: args.output_format == OutputFormat::Human,
+        ..Options::default()
+    };
+    let results: Vec<Result<FileReport, Error>> = inputs
+        .par_iter()
+        .map(|input| match input {
+            Input::File(p) => check::check_path(p, &opts),
+            Input::Stdin => check::check_reader(io::stdin().lock(), "-", None, &opts),
+        })
+        .collect();
+    let mut reports = Vec::new();
+    for r in results {
+        match r {
+            Ok(rep) => reports.push(rep),
+            Err(e) => {
+                let path = match &e {
+                    Error::Io { path, .. } | Error::Detect { path, .. } => {
+                        path.display().to_string()
+                    }
+                    _ => String::new(),
+                };
+                failures.push(Failure {
+                    path,
+                    reason: e.to_string(),
+                });
+            }
+        }
+    }
+    for f in &failures {
+        eprintln!("bdxlint: {}", f.reason);
+    }
+    let color = use_color(args.color);
+    let human = HumanOptions {
+        color,
+        unicode: color || io::stdout().is_terminal(),
+        width: if io::stdout().is_terminal() { 120 } else { 100 },
+    };
+    report::render(out, args.output_format, &reports, &failures, &human)?;
+    let s = Summary::of(&reports, &failures);
+    Ok(if s.failures > 0 {
+        EXIT_TROUBLE
+    } else if s.errors > 0 {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    })
+}

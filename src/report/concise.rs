@@ -1,0 +1,17 @@
+//! `path:line:col: CODE [severity] message`, one finding per line.
+
+use crate::check::FileReport;
+use std::io::{self, Write};
+
+pub(super) fn render(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {
+    for r in reports {
+        for d in &r.diagnostics {
+            writeln!(
+                out,
+                "{}:{}:{}: {} [{}] {}",
+                r.path, d.line, d.col, d.rule.code, d.severity, d.message
+            )?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,177 @@
+//! The human report: miette's graphical rendering of each finding against the
+//! snippet captured while checking (the file itself is not kept), then a
+//! one-line summary.
+
+use super::{plural, Failure, Summary};
+use crate::check::FileReport;
+use crate::diagnostic::{Diagnostic, Severity, Snippet};
+use miette::{
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
+    SourceCode, SourceSpan, SpanContents,
+};
+use std::fmt;
+use std::io::{self, Write};
+
+/// How the human report looks.
+#[derive(Debug, Clone)]
+pub struct HumanOptions {
+    pub color: bool,
+    /// Box-drawing characters; plain ASCII when false.
+    pub unicode: bool,
+    /// Wrap width.
+    pub width: usize,
+}
+
+impl Default for HumanOptions {
+    fn default() -> Self {
+        HumanOptions {
+            color: false,
+            unicode: false,
+            width: 100,
+        }
+    }
+}
+
+/// A snippet as miette source: offsets relative to the snippet, line numbers
+/// shifted to the file's.
+struct SnippetSource<'a> {
+    name: &'a str,
+    snippet: &'a Snippet,
+}
+
+impl SourceCode for SnippetSource<'_> {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner = self.snippet.text.as_str().read_span(span, before, after)?;
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.to_owned(),
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.snippet.line as usize - 1,
+            inner.column(),
+            inner.line_count(),
+        )))
+    }
+}
+
+/// One finding as a miette diagnostic.
+struct Finding<'a> {
+    d: &'a Diagnostic,
+    source: Option<SnippetSource<'a>>,
+}
+
+impl fmt::Debug for Finding<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.d.message)
+    }
+}
+
+impl fmt::Display for Finding<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.d.message)
+    }
+}
+
+impl std::error::Error for Finding<'_> {}
+
+impl miette::Diagnostic for Finding<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(format!(
+            "{}({}) {}",
+            self.d.severity, self.d.rule.code, self.d.rule.name
+        )))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.d.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        })
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.d
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let s = self.source.as_ref()?.snippet;
+        let len = s.text.len() as u64;
+        let start = self.d.span.start.saturating_sub(s.offset).min(len);
+        let end = self.d.span.end.saturating_sub(s.offset).clamp(start, len);
+        let label = self
+            .d
+            .column
+            .as_deref()
+            .map_or_else(|| "here".to_owned(), |c| c.to_owned());
+        Some(Box::new(std::iter::once(
+            LabeledSpan::new_primary_with_span(
+                Some(label),
+                (start as usize, (end - start) as usize),
+            ),
+        )))
+    }
+}
+
+pub(super) fn render(
+    out: &mut dyn Write,
+    reports: &[FileReport],
+    failures: &[Failure],
+    opts: &HumanOptions,
+) -> io::Result<()> {
+    let theme = match (opts.unicode, opts.color) {
+        (true, true) => GraphicalTheme::unicode(),
+        (true, false) => GraphicalTheme::unicode_nocolor(),
+        (false, true) => GraphicalTheme::ascii(),
+        (false, false) => GraphicalTheme::none(),
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(opts.width)
+        .with_links(false)
+        .with_context_lines(1);
+    for r in reports {
+        for d in &r.diagnostics {
+            let finding = Finding {
+                d,
+                source: d.snippet.as_ref().map(|snippet| SnippetSource {
+                    name: &r.path,
+                    snippet,
+                }),
+            };
+            let mut text = String::new();
+            if finding.source.is_none() {
+                // No source lines to show (file-level findings): say where.
+                text.push_str(&format!("{}:{}:{}\n", r.path, d.line, d.col));
+            }
+            handler
+                .render_report(&mut text, &finding)
+                .map_err(|_| io::Error::other("rendering a finding failed"))?;
+            out.write_all(text.as_bytes())?;
+            writeln!(out)?;
+        }
+    }
+    let s = Summary::of(reports, failures);
+    let checked = s.files - s.failures;
+    let mut line = format!(
+        "{}, {}, {} in {}",
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning"),
+        plural(s.infos, "info"),
+        plural(checked, "file"),
+    );
+    if s.failures > 0 {
+        line.push_str(&format!("; {} not checked", plural(s.failures, "file")));
+    }
+    writeln!(out, "{line}")
+}

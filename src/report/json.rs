@@ -1,0 +1,131 @@
+//! The JSON document: a stable contract, documented in the README.
+//!
+//! `{"version":1,"files":[{"path","format","records","diagnostics":[...]}],
+//! "summary":{"files","errors","warnings","infos"}}`. Fields are only ever
+//! added, never renamed or removed, without bumping `version`.
+
+use super::{Failure, Summary};
+use crate::check::FileReport;
+use crate::diagnostic::Diagnostic;
+use serde::Serialize;
+use std::io::{self, Write};
+
+#[derive(Serialize)]
+struct Doc<'a> {
+    version: u32,
+    files: Vec<File<'a>>,
+    summary: JsonSummary,
+}
+
+#[derive(Serialize)]
+struct File<'a> {
+    path: &'a str,
+    format: Option<&'a str>,
+    records: u64,
+    diagnostics: Vec<Diag<'a>>,
+    /// Why the file could not be checked; absent when it was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Diag<'a> {
+    code: &'a str,
+    name: &'a str,
+    severity: &'a str,
+    message: &'a str,
+    help: Option<&'a str>,
+    line: u64,
+    col: u64,
+    column: Option<&'a str>,
+    span: Span,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    related: Vec<Related<'a>>,
+}
+
+#[derive(Serialize)]
+struct Span {
+    start: u64,
+    end: u64,
+}
+
+#[derive(Serialize)]
+struct Related<'a> {
+    line: u64,
+    column: Option<&'a str>,
+    message: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonSummary {
+    files: usize,
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+    /// Files that could not be checked (I/O or detection failures).
+    unreadable: usize,
+}
+
+fn diag(d: &Diagnostic) -> Diag<'_> {
+    Diag {
+        code: d.rule.code,
+        name: d.rule.name,
+        severity: d.severity.as_str(),
+        message: &d.message,
+        help: d.help.as_deref(),
+        line: d.line,
+        col: d.col,
+        column: d.column.as_deref(),
+        span: Span {
+            start: d.span.start,
+            end: d.span.end,
+        },
+        related: d
+            .related
+            .iter()
+            .map(|r| Related {
+                line: r.line,
+                column: r.column.as_deref(),
+                message: &r.message,
+            })
+            .collect(),
+    }
+}
+
+pub(super) fn render(
+    out: &mut dyn Write,
+    reports: &[FileReport],
+    failures: &[Failure],
+) -> io::Result<()> {
+    let s = Summary::of(reports, failures);
+    let mut files: Vec<File<'_>> = reports
+        .iter()
+        .map(|r| File {
+            path: &r.path,
+            format: r.format,
+            records: r.records,
+            diagnostics: r.diagnostics.iter().map(diag).collect(),
+            error: None,
+        })
+        .collect();
+    files.extend(failures.iter().map(|f| File {
+        path: &f.path,
+        format: None,
+        records: 0,
+        diagnostics: Vec::new(),
+        error: Some(&f.reason),
+    }));
+    let doc = Doc {
+        version: 1,
+        files,
+        summary: JsonSummary {
+            files: s.files,
+            errors: s.errors,
+            warnings: s.warnings,
+            infos: s.infos,
+            unreadable: s.failures,
+        },
+    };
+    serde_json::to_writer(&mut *out, &doc)?;
+    writeln!(out)
+}
