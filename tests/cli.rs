@@ -1,0 +1,348 @@
+//! The binary as a user runs it: exit codes, inputs, output contracts.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::Path;
+
+const CLEAN: &str = "Full Name,Work Email,Start Date\nAda Lovelace,ada@example.com,03/07/2024\n";
+const BAD: &str = "Full Name,Work Email,Start Date\nAda Lovelace,ada@example.com,3/7/2024\n";
+const WARN_ONLY: &str =
+    "Full Name,Work Email,Start Date,Nickname\nAda,ada@example.com,03/07/2024,A\n";
+
+fn bdxlint() -> Command {
+    let mut c = Command::cargo_bin("bdxlint").expect("binary builds");
+    c.env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR");
+    c
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    std::fs::write(&p, text).expect("write fixture");
+    p
+}
+
+fn json(out: &[u8]) -> Value {
+    serde_json::from_slice(out).expect("stdout is one JSON document")
+}
+
+#[test]
+fn exit_0_when_clean_even_with_warnings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let clean = write(dir.path(), "employees.csv", CLEAN);
+    let warn = write(dir.path(), "warn.csv", WARN_ONLY);
+    bdxlint().arg("check").arg(&clean).assert().code(0);
+    bdxlint()
+        .arg("check")
+        .arg(&warn)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("unknown-column"));
+}
+
+#[test]
+fn exit_1_on_errors_with_code_line_and_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = write(dir.path(), "employees.csv", BAD);
+    bdxlint()
+        .args(["check", "--output-format", "concise"])
+        .arg(&bad)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("employees.csv:2:30: C004 [error]"));
+}
+
+#[test]
+fn unreadable_file_exits_2_and_the_others_are_still_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = write(dir.path(), "employees.csv", BAD);
+    let missing = dir.path().join("nope.csv");
+    let out = bdxlint()
+        .args(["check", "--output-format", "json"])
+        .arg(&missing)
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nope.csv"))
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).expect("utf-8");
+    assert_eq!(stderr.lines().count(), 1, "one line per failure: {stderr}");
+    let doc = json(&out.stdout);
+    assert_eq!(doc["summary"]["errors"], 1);
+    assert_eq!(doc["summary"]["unreadable"], 1);
+    let files = doc["files"].as_array().expect("files");
+    assert!(files.iter().any(|f| f["error"].is_string()));
+}
+
+#[test]
+fn stdin_needs_format() {
+    bdxlint()
+        .args(["check", "-"])
+        .write_stdin(CLEAN)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--format"));
+    bdxlint()
+        .args([
+            "check",
+            "--format",
+            "employees",
+            "--output-format",
+            "concise",
+            "-",
+        ])
+        .write_stdin(BAD)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::starts_with("-:2:30: C004"));
+}
+
+#[test]
+fn directories_expand_to_sorted_csv_files() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "b.csv", BAD);
+    write(dir.path(), "a/z.csv", BAD);
+    write(dir.path(), "a/notes.txt", "not csv");
+    write(dir.path(), "C.CSV", BAD);
+    let out = bdxlint()
+        .args(["check", "--output-format", "json", "--format", "employees"])
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    let paths: Vec<String> = doc["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| {
+            Path::new(f["path"].as_str().expect("path"))
+                .strip_prefix(dir.path())
+                .expect("under dir")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(paths, ["C.CSV", "a/z.csv", "b.csv"]);
+}
+
+#[test]
+fn ambiguous_and_unknown_headers_exit_2_naming_candidates() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Only the columns both relation formats share.
+    let both = write(
+        dir.path(),
+        "links.csv",
+        "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type\nr1,role,c1,connection\n",
+    );
+    bdxlint()
+        .arg("check")
+        .arg(&both)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("entity-relations"))
+        .stderr(predicate::str::contains("entity-rbac-relations"))
+        .stderr(predicate::str::contains("--format"));
+    let none = write(dir.path(), "x.csv", "Foo,Bar\n1,2\n");
+    bdxlint()
+        .arg("check")
+        .arg(&none)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("fits no known format"));
+    // A file name hint breaks the tie.
+    let hinted = write(
+        dir.path(),
+        "entity_rbac_relations.csv",
+        "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type\nr1,role,c1,connection\n",
+    );
+    bdxlint()
+        .args(["check", "--output-format", "json"])
+        .arg(&hinted)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "\"format\":\"entity-rbac-relations\"",
+        ));
+}
+
+#[test]
+fn unknown_format_is_a_usage_error() {
+    bdxlint()
+        .args(["check", "--format", "employes", "x.csv"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn color_only_when_asked_or_on_a_terminal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = write(dir.path(), "employees.csv", BAD);
+    let esc = predicate::str::contains("\u{1b}[");
+    bdxlint()
+        .arg("check")
+        .arg(&bad)
+        .assert()
+        .stdout(esc.clone().not());
+    bdxlint()
+        .args(["check", "--color", "always"])
+        .arg(&bad)
+        .assert()
+        .stdout(esc.clone());
+    bdxlint()
+        .arg("check")
+        .arg(&bad)
+        .env("CLICOLOR_FORCE", "1")
+        .assert()
+        .stdout(esc.clone());
+    bdxlint()
+        .arg("check")
+        .arg(&bad)
+        .env("CLICOLOR_FORCE", "1")
+        .env("NO_COLOR", "1")
+        .assert()
+        .stdout(esc.not());
+}
+
+#[test]
+fn human_output_shows_the_line_and_a_caret_under_the_cell() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = write(dir.path(), "employees.csv", BAD);
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "employees.csv"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).expect("utf-8");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn json_document_follows_the_contract() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = write(
+        dir.path(),
+        "employees.csv",
+        "Full Name,Work Email,Start Date\n\"Ada \"\"A\"\"\nLovelace\",ada@example.com,3/7/2024\n",
+    );
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--output-format", "json", "employees.csv"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    let expected = serde_json::json!({
+        "version": 1,
+        "files": [{
+            "path": "employees.csv",
+            "format": "employees",
+            "records": 1,
+            "diagnostics": [{
+                "code": "C004",
+                "name": "invalid-date",
+                "severity": "error",
+                "message": "`3/7/2024` is not MM/DD/YYYY (e.g. 03/07/2024)",
+                "help": "write `Start Date` as MM/DD/YYYY (e.g. 03/07/2024)",
+                "line": 3,
+                "col": 27,
+                "column": "Start Date",
+                "span": {"start": 69, "end": 77}
+            }]
+        }],
+        "summary": {"files": 1, "errors": 1, "warnings": 0, "infos": 0, "unreadable": 0}
+    });
+    assert_eq!(doc, expected);
+    let text = std::fs::read(&bad).expect("read back");
+    assert_eq!(&text[69..77], b"3/7/2024");
+}
+
+#[test]
+fn explain_rules_formats_template() {
+    bdxlint()
+        .args(["explain", "C004"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("invalid-date"))
+        .stdout(predicate::str::contains("Why it matters"));
+    bdxlint()
+        .args(["explain", "invalid-date"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("C004"));
+    bdxlint().args(["explain", "nope"]).assert().code(2);
+    bdxlint()
+        .arg("rules")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("F001"));
+    bdxlint()
+        .args(["formats", "employees"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Work Email"));
+    bdxlint()
+        .args(["template", "campaigns"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::starts_with("Name,Description,Start Date"));
+}
+
+#[test]
+fn every_template_example_row_checks_clean() {
+    for format in bdxlint::schema::format_names() {
+        let out = bdxlint()
+            .args(["template", "--example", format])
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout
+            .clone();
+        let found = bdxlint()
+            .args([
+                "check",
+                "--output-format",
+                "concise",
+                "--format",
+                format,
+                "-",
+            ])
+            .write_stdin(out)
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout
+            .clone();
+        let found = String::from_utf8(found).expect("utf-8");
+        // The only finding allowed is the deprecation notice of the format itself.
+        let unexpected: Vec<&str> = found.lines().filter(|l| !l.contains(" F006 ")).collect();
+        assert!(unexpected.is_empty(), "{format}: {unexpected:?}");
+    }
+}
+
+#[test]
+fn help_teaches() {
+    bdxlint()
+        .arg("--help")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("Exit status"));
+    bdxlint()
+        .args(["check", "--help"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("--output-format"));
+}

@@ -1,0 +1,147 @@
+//! Fixture tests over `testdata/<format>/*.csv`.
+//!
+//! - `valid*.csv` must produce no diagnostic at all, and its format must be
+//!   detected from the header alone.
+//! - Any other fixture is named after the rule it exercises
+//!   (`<rule-name>.csv` or `<rule-name>.<case>.csv`) and must produce at
+//!   least one diagnostic of that rule when checked as its directory's
+//!   format. Every diagnostic it produces (code, line, column, message) is
+//!   snapshot-tested, so a reviewer reads the exact output in the diff.
+//! - Every rule in the registry has at least one fixture.
+
+use bdxlint::check::{check_path, Options};
+use bdxlint::rules;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+}
+
+/// Every fixture as (format dir, file path), sorted.
+fn fixtures() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(testdata()).expect("testdata/ exists") {
+        let dir = dir.expect("entry").path();
+        if !dir.is_dir() {
+            continue;
+        }
+        let format = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("utf-8")
+            .to_owned();
+        if bdxlint::schema::format_names().all(|n| n != format) {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).expect("format dir") {
+            let f = f.expect("entry").path();
+            if f.extension().is_some_and(|e| e == "csv") {
+                out.push((format.clone(), f));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn stem(path: &Path) -> String {
+    let name = path.file_name().and_then(|n| n.to_str()).expect("utf-8");
+    name.trim_end_matches(".csv")
+        .split('.')
+        .next()
+        .expect("non-empty")
+        .to_owned()
+}
+
+fn render(path: &Path, format: Option<&str>) -> (String, Vec<&'static str>) {
+    let opts = Options {
+        format: format.map(str::to_owned),
+        snippets: false,
+        ..Options::default()
+    };
+    let report = check_path(path, &opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut text = String::new();
+    let mut codes = Vec::new();
+    for d in &report.diagnostics {
+        codes.push(d.rule.name);
+        text.push_str(&format!(
+            "{}:{}: {} {} [{}] {} (column: {}, span: {}..{})\n    help: {}\n",
+            d.line,
+            d.col,
+            d.rule.code,
+            d.rule.name,
+            d.severity,
+            d.message,
+            d.column.as_deref().unwrap_or("-"),
+            d.span.start,
+            d.span.end,
+            d.help.as_deref().unwrap_or("-"),
+        ));
+    }
+    (text, codes)
+}
+
+#[test]
+fn every_format_has_a_valid_fixture_that_checks_clean_and_is_detected() {
+    for format in bdxlint::schema::format_names() {
+        let path = testdata().join(format).join("valid.csv");
+        assert!(path.exists(), "{} is missing", path.display());
+        let (text, _) = render(&path, None);
+        assert!(text.is_empty(), "{} is not clean:\n{text}", path.display());
+        let opts = Options {
+            snippets: false,
+            ..Options::default()
+        };
+        let report = check_path(&path, &opts).expect("checks");
+        assert_eq!(report.format, Some(format), "{} detected", path.display());
+        assert!(report.records > 0, "{} has rows", path.display());
+    }
+}
+
+#[test]
+fn failing_fixtures_fire_their_rule_and_match_snapshots() {
+    let mut failures = Vec::new();
+    for (format, path) in fixtures() {
+        let rule = stem(&path);
+        if rule == "valid" {
+            let (text, _) = render(&path, None);
+            assert!(text.is_empty(), "{} is not clean:\n{text}", path.display());
+            continue;
+        }
+        assert!(
+            rules::lookup(&rule).is_some(),
+            "{}: fixture is not named after a rule",
+            path.display()
+        );
+        let (text, codes) = render(&path, Some(&format));
+        if !codes.contains(&rule.as_str()) {
+            failures.push(format!("{}: no {rule} in\n{text}", path.display()));
+        }
+        let name = path
+            .strip_prefix(testdata())
+            .expect("under testdata")
+            .to_string_lossy()
+            .replace(['/', '\\'], "__");
+        insta::with_settings!({
+            snapshot_path => "snapshots/fixtures",
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+            description => path.strip_prefix(env!("CARGO_MANIFEST_DIR")).expect("in repo").display().to_string(),
+        }, {
+            insta::assert_snapshot!(name, text);
+        });
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_rule_has_a_failing_fixture() {
+    let named: BTreeSet<String> = fixtures().iter().map(|(_, p)| stem(p)).collect();
+    let missing: Vec<&str> = rules::ALL
+        .iter()
+        .map(|r| r.name)
+        .filter(|n| !named.contains(*n))
+        .collect();
+    assert!(missing.is_empty(), "rules without a fixture: {missing:?}");
+}
