@@ -220,6 +220,22 @@ pub fn lookup(key: &str) -> Option<&'static Rule> {
         .find(|r| r.code.eq_ignore_ascii_case(key) || r.name.eq_ignore_ascii_case(key))
 }
 
+/// The README's rule table, rendered from the registry (a test keeps the
+/// README in step).
+pub fn markdown_table() -> String {
+    let mut out = String::from("| Code | Name | Default | What it flags |\n|---|---|---|---|\n");
+    for r in ALL {
+        out.push_str(&format!(
+            "| {} | `{}` | {} | {} |\n",
+            r.code,
+            r.name,
+            r.severity,
+            r.summary.replace('|', "\\|")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

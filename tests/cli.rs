@@ -215,7 +215,7 @@ fn color_only_when_asked_or_on_a_terminal() {
 #[test]
 fn human_output_shows_the_line_and_a_caret_under_the_cell() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let bad = write(dir.path(), "employees.csv", BAD);
+    write(dir.path(), "employees.csv", BAD);
     let out = bdxlint()
         .current_dir(dir.path())
         .args(["check", "employees.csv"])
