@@ -98,6 +98,10 @@ pub fn check_reader<R: Read>(
     let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
     let io = |e| Error::io(display, e);
     let Some(first) = chunks.next_chunk().map_err(io)? else {
+        if let Some(span) = chunks.too_long.take() {
+            report.diagnostics.push(runaway_record(span, opts));
+            return Ok(report);
+        }
         report.diagnostics.push(file_diag(
             &rules::EMPTY_FILE,
             0..0,
@@ -212,20 +216,25 @@ pub fn check_reader<R: Read>(
             break;
         }
     }
-    if let Some(err) = chunks.too_long.take() {
-        report.diagnostics.push(file_diag(
-            &rules::UNTERMINATED_QUOTE,
-            err.clone(),
-            format!(
-                "a record starting at byte {} runs past {} MiB; checking stopped",
-                err.start,
-                opts.max_record_bytes >> 20
-            ),
-            "a quote is probably never closed: close it, and double quotes inside quoted fields",
-        ));
+    if let Some(span) = chunks.too_long.take() {
+        report.diagnostics.push(runaway_record(span, opts));
     }
     fold.finish(&mut report);
     Ok(report)
+}
+
+/// A record longer than `max_record_bytes`: reading stopped there.
+fn runaway_record(span: Range<u64>, opts: &Options) -> Diagnostic {
+    file_diag(
+        &rules::UNTERMINATED_QUOTE,
+        span.clone(),
+        format!(
+            "a record starting at byte {} runs past {} MiB; checking stopped there",
+            span.start,
+            opts.max_record_bytes >> 20
+        ),
+        "a quote is probably never closed: close it, and double quotes inside quoted fields",
+    )
 }
 
 fn unknown_format(name: &str) -> Error {
@@ -600,9 +609,12 @@ impl<'a> Emitter<'a> {
         };
         let upto = memchr::memchr(b'\n', &data[span.end.min(data.len())..])
             .map_or(data.len(), |i| span.end + i);
-        let upto = upto
-            .min(span.end.max(from) + MAX_SNIPPET / 2)
-            .min(data.len());
+        // The span itself may be huge (an 8 MB cell): cap the whole snippet,
+        // ending on a character boundary.
+        let upto = upto.min(from + MAX_SNIPPET).min(data.len());
+        let upto = (upto..data.len())
+            .find(|&i| (data[i] & 0xC0) != 0x80)
+            .unwrap_or(data.len());
         let text = lossy_same_length(&data[from..upto]);
         Snippet {
             offset: from as u64,

@@ -1,0 +1,148 @@
+//! Input that is not clean gets diagnostics, never a panic.
+
+use bdxlint::check::{check_reader, FileReport, Options};
+use bdxlint::report::{render, HumanOptions, OutputFormat};
+use proptest::prelude::*;
+
+const HEADER: &str = "Full Name,Work Email,Start Date,Metadata Version,Metadata\n";
+
+fn check(data: &[u8]) -> FileReport {
+    let opts = Options {
+        format: Some("employees".into()),
+        ..Options::default()
+    };
+    check_reader(data, "f.csv", None, &opts).expect("checks")
+}
+
+fn names(r: &FileReport) -> Vec<&'static str> {
+    r.diagnostics.iter().map(|d| d.rule.name).collect()
+}
+
+#[test]
+fn header_only_file_is_valid_with_zero_records() {
+    for data in [
+        HEADER.trim_end().as_bytes(),
+        HEADER.as_bytes(),
+        b"Full Name,Work Email,Start Date\r\n\r\n\n",
+    ] {
+        let r = check(data);
+        assert_eq!(r.records, 0);
+        assert!(r.diagnostics.is_empty(), "{:?}", names(&r));
+    }
+}
+
+#[test]
+fn blank_trailing_lines_and_crlf_are_fine() {
+    let r = check(b"Full Name,Work Email,Start Date\r\nAda,ada@example.com,03/07/2024\r\n\r\n\r\n");
+    assert_eq!(r.records, 1);
+    assert!(r.diagnostics.is_empty(), "{:?}", names(&r));
+    let r = check(b"Full Name,Work Email,Start Date\nAda,ada@example.com,03/07/2024");
+    assert_eq!(r.records, 1, "last row without a line ending");
+    assert!(r.diagnostics.is_empty(), "{:?}", names(&r));
+}
+
+#[test]
+fn huge_cells_are_checked_and_quoted_briefly() {
+    let big = "x".repeat(8 << 20);
+    let data = format!("{HEADER}\"{big}\",{big}@,03/07/2024,,\n");
+    let r = check(data.as_bytes());
+    assert_eq!(names(&r), ["invalid-email"]);
+    assert!(
+        r.diagnostics[0].message.len() < 200,
+        "message quotes a prefix"
+    );
+    let snippet = r.diagnostics[0].snippet.as_ref().expect("snippet");
+    assert!(snippet.text.len() <= 8192, "snippets are capped");
+}
+
+#[test]
+fn deep_json_neither_overflows_nor_misreports() {
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let data = format!("{HEADER}Ada,ada@example.com,03/07/2024,v1,\"{{\"\"a\"\":{deep}}}\"\n");
+    let r = check(data.as_bytes());
+    assert!(r.diagnostics.is_empty(), "deep but valid: {:?}", names(&r));
+    let broken = format!("{}{}", "[".repeat(100_000), "]".repeat(99_999));
+    let data = format!("{HEADER}Ada,ada@example.com,03/07/2024,v1,\"{{\"\"a\"\":{broken}}}\"\n");
+    let r = check(data.as_bytes());
+    assert_eq!(names(&r), ["invalid-json"]);
+}
+
+#[test]
+fn utf16_is_refused_with_one_finding() {
+    let mut data = vec![0xFF, 0xFE];
+    for c in HEADER.encode_utf16() {
+        data.extend(c.to_le_bytes());
+    }
+    let r = check(&data);
+    assert_eq!(names(&r), ["unsupported-encoding"]);
+}
+
+#[test]
+fn a_runaway_first_record_is_not_called_empty() {
+    let mut data = b"\"Full Name,Work Email".to_vec();
+    data.extend(std::iter::repeat_n(b'x', 4096));
+    let opts = Options {
+        format: Some("employees".into()),
+        chunk_size: 256,
+        max_record_bytes: 1024,
+        ..Options::default()
+    };
+    let r = check_reader(&data[..], "f.csv", None, &opts).expect("checks");
+    assert_eq!(names(&r), ["unterminated-quote"]);
+}
+
+fn render_all(r: FileReport) -> String {
+    let mut out = Vec::new();
+    for format in [
+        OutputFormat::Human,
+        OutputFormat::Concise,
+        OutputFormat::Json,
+    ] {
+        render(
+            &mut out,
+            format,
+            std::slice::from_ref(&r),
+            &[],
+            &HumanOptions::default(),
+        )
+        .expect("renders");
+    }
+    String::from_utf8(out).expect("outputs are UTF-8")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Any bytes after a valid header: no panic, in checking or rendering.
+    #[test]
+    fn arbitrary_rows_never_panic(
+        body in prop::collection::vec(
+            prop::sample::select(b"a1@./,\"\n\r\t {}[]:\xe9\xff\xc3".to_vec()),
+            0..200,
+        ),
+        chunk_size in 1usize..64,
+    ) {
+        let mut data = HEADER.as_bytes().to_vec();
+        data.extend(&body);
+        let opts = Options {
+            format: Some("employees".into()),
+            chunk_size,
+            ..Options::default()
+        };
+        let r = check_reader(&data[..], "f.csv", None, &opts).expect("checks");
+        for d in &r.diagnostics {
+            prop_assert!(d.span.start <= d.span.end && d.span.end <= data.len() as u64);
+            prop_assert!(d.line >= 1 && d.col >= 1);
+        }
+        render_all(r);
+    }
+
+    /// Any bytes at all, header included, with detection.
+    #[test]
+    fn arbitrary_files_never_panic(data in prop::collection::vec(any::<u8>(), 0..300)) {
+        match check_reader(&data[..], "f.csv", None, &Options::default()) {
+            Ok(r) => { render_all(r); }
+            Err(e) => prop_assert!(!e.to_string().is_empty()),
+        }
+    }
+}
