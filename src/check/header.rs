@@ -1,7 +1,7 @@
 //! Header checks: required, unknown, duplicate and near-miss column names,
 //! and the mapping from the file's fields to the table's columns.
 
-use super::shapes::edit_distance;
+use super::shapes::closest;
 use super::Emitter;
 use crate::rules;
 use crate::scan::{unescape, Record};
@@ -171,28 +171,16 @@ pub(crate) fn map_columns(
             );
             continue;
         }
-        let budget = typo_budget(&normalized[i]);
-        let mut best: Option<(usize, ColumnId)> = None;
-        let mut tie = false;
-        for (c, k) in col_norm.iter().enumerate() {
-            if col_field[c].is_some() {
-                continue;
-            }
-            let d = edit_distance(&normalized[i], k);
-            if d > budget {
-                continue;
-            }
-            match best {
-                Some((bd, _)) if d > bd => {}
-                Some((bd, _)) if d == bd => tie = true,
-                _ => {
-                    best = Some((d, c));
-                    tie = false;
-                }
-            }
-        }
-        match best {
-            Some((_, c)) if !tie => {
+        let nearest = closest(
+            &normalized[i],
+            typo_budget(&normalized[i]),
+            col_norm
+                .iter()
+                .zip(&col_field)
+                .map(|(k, taken)| taken.is_none().then_some(k.as_str())),
+        );
+        match nearest {
+            Some(c) => {
                 field_col[i] = Some(c);
                 col_field[c] = Some(i);
                 emit.at(

@@ -623,7 +623,7 @@ fn enum_help(v: &str, values: &[String]) -> String {
         .map(|x| format!("`{x}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    match shapes::suggest(v, values.iter().map(String::as_str)) {
+    match shapes::suggest(v, values) {
         Some(s) => format!("did you mean `{s}`? allowed values: {list}"),
         None => format!("allowed values: {list}"),
     }

@@ -276,31 +276,41 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// The closest of `candidates` to `value`: a case-insensitive match, or
-/// one within a small edit distance, if exactly one is best.
-pub fn suggest<'c>(value: &str, candidates: impl IntoIterator<Item = &'c str>) -> Option<&'c str> {
-    let lower = value.to_lowercase();
-    let max = if lower.chars().count() < 5 { 1 } else { 2 };
-    let mut best: Option<(usize, &str)> = None;
+/// The index of the candidate nearest to `value` within `budget` edits, if
+/// exactly one is nearest. `None` candidates are skipped.
+pub fn closest<'c>(
+    value: &str,
+    budget: usize,
+    candidates: impl IntoIterator<Item = Option<&'c str>>,
+) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
     let mut tie = false;
-    for c in candidates {
-        let d = edit_distance(&lower, &c.to_lowercase());
-        if d > max {
+    for (i, c) in candidates.into_iter().enumerate() {
+        let Some(c) = c else { continue };
+        let d = edit_distance(value, c);
+        if d > budget {
             continue;
         }
         match best {
             Some((bd, _)) if d > bd => {}
             Some((bd, _)) if d == bd => tie = true,
             _ => {
-                best = Some((d, c));
+                best = Some((d, i));
                 tie = false;
             }
         }
     }
-    match best {
-        Some((_, c)) if !tie => Some(c),
-        _ => None,
-    }
+    best.filter(|_| !tie).map(|(_, i)| i)
+}
+
+/// The value of `candidates` a user probably meant: a case-insensitive
+/// match, or one within a small edit distance.
+pub fn suggest<'c>(value: &str, candidates: &'c [String]) -> Option<&'c str> {
+    let lower = value.to_lowercase();
+    let budget = if lower.chars().count() < 5 { 1 } else { 2 };
+    let lowered: Vec<String> = candidates.iter().map(|c| c.to_lowercase()).collect();
+    closest(&lower, budget, lowered.iter().map(|c| Some(c.as_str())))
+        .map(|i| candidates[i].as_str())
 }
 
 #[cfg(test)]
@@ -415,15 +425,12 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        assert_eq!(
-            suggest("Approved", ["approved", "rejected"]),
-            Some("approved")
-        );
-        assert_eq!(
-            suggest("aproved", ["approved", "rejected"]),
-            Some("approved")
-        );
-        assert_eq!(suggest("xyz", ["approved", "rejected"]), None);
+        let values = ["approved".to_owned(), "rejected".to_owned()];
+        assert_eq!(suggest("Approved", &values), Some("approved"));
+        assert_eq!(suggest("aproved", &values), Some("approved"));
+        assert_eq!(suggest("xyz", &values), None);
+        let ties = ["ab".to_owned(), "ac".to_owned()];
+        assert_eq!(suggest("aa", &ties), None, "a tie suggests nothing");
         assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 }
