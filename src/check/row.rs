@@ -18,6 +18,9 @@ pub struct Plan {
     table: &'static Table,
     width: usize,
     map: Mapping,
+    /// Requirements the header already fails for every row (reported once
+    /// on the header, skipped on rows).
+    settled: Vec<bool>,
 }
 
 /// Decoded cells of the current record, reused across records.
@@ -54,10 +57,33 @@ impl Plan {
         emit: &mut Emitter<'_>,
     ) -> Plan {
         let map = map_columns(table, header, data, rec, emit);
+        let settled = table
+            .requires
+            .iter()
+            .map(|r| {
+                let hopeless = matches!(r.when, Condition::Always)
+                    && !r.any.is_empty()
+                    && r.any.iter().all(|c| map.col_field[*c].is_none());
+                if hopeless {
+                    let list = column_list(table, &r.any);
+                    emit.row(
+                        &rules::MISSING_ONE_OF,
+                        r.severity,
+                        rec,
+                        format!("the header has none of {list}: {}", r.reason),
+                        Some(format!(
+                            "add at least one of {list} and fill it on every row"
+                        )),
+                    );
+                }
+                hopeless
+            })
+            .collect();
         Plan {
             table,
             width: header.names.len(),
             map,
+            settled,
         }
     }
 
@@ -269,23 +295,23 @@ impl Plan {
                 self.check_list(data, f, i, col, v, lead, values.as_deref(), *braces, emit);
             }
             Shape::IntegrationRef => {
-                if !shapes::is_integration_ref(v) {
+                if let Some(why) = shapes::integration_ref_problem(v) {
                     at(
                         emit,
                         &rules::INVALID_INTEGRATION_REF,
                         sev,
-                        format!("{} is not shaped `<app>/<integration_id>`", quote(v)),
+                        format!("{} is not shaped `<app>/<integration_id>`: {why}", quote(v)),
                         "write the app and the integration ID separated by one `/`, e.g. `okta/0b6c1e2a`".into(),
                     );
                 }
             }
             Shape::Brn => {
-                if !shapes::is_brn(v) {
+                if let Some(why) = shapes::brn_problem(v) {
                     at(
                         emit,
                         &rules::INVALID_BRN,
                         sev,
-                        format!("{} is not a colon-separated resource name", quote(v)),
+                        format!("{} is not a resource name: {why}", quote(v)),
                         "keep the BRN exactly as the download wrote it".into(),
                     );
                 }
@@ -336,7 +362,19 @@ impl Plan {
             let span = Self::inner_span(data, f, lead + from, lead + to);
             emit.in_field(rule, sev, span, f, self.name(i), msg, Some(help));
         };
-        let has_braces = v.starts_with('{') && v.ends_with('}') && v.len() >= 2;
+        if v.starts_with('{') != v.ends_with('}') {
+            part(
+                emit,
+                &rules::INVALID_LIST,
+                sev,
+                0,
+                v.len(),
+                format!("{} has an unbalanced brace", quote(v)),
+                "write the list inside `{...}` or without braces".into(),
+            );
+            return;
+        }
+        let has_braces = v.starts_with('{') && v.len() >= 2;
         let (inner, offset) = if has_braces {
             (&v[1..v.len() - 1], 1)
         } else {
@@ -486,7 +524,10 @@ impl Plan {
     fn check_conditions(&self, rec: &Record, cells: &Cells<'_>, emit: &mut Emitter<'_>) {
         let t = self.table;
         let cname = |c: ColumnId| t.columns[c].name.as_str();
-        for r in &t.requires {
+        for (r, settled) in t.requires.iter().zip(&self.settled) {
+            if *settled {
+                continue;
+            }
             let because = match &r.when {
                 Condition::Always => None,
                 Condition::Present(c) if self.filled(cells, *c) => {
@@ -508,12 +549,7 @@ impl Plan {
                 .map_or(String::new(), |b| format!(" although {b}"));
             if !r.any.is_empty() {
                 if !r.any.iter().any(|c| self.filled(cells, *c)) {
-                    let list = r
-                        .any
-                        .iter()
-                        .map(|c| format!("`{}`", cname(*c)))
-                        .collect::<Vec<_>>()
-                        .join(", ");
+                    let list = column_list(t, &r.any);
                     emit.row(
                         &rules::MISSING_ONE_OF,
                         r.severity,
@@ -599,12 +635,7 @@ impl Plan {
         for g in &t.one_or_all {
             let n = g.columns.iter().filter(|c| self.filled(cells, **c)).count();
             if n > 1 && n < g.columns.len() {
-                let list = g
-                    .columns
-                    .iter()
-                    .map(|c| format!("`{}`", cname(*c)))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let list = column_list(t, &g.columns);
                 emit.row(
                     &rules::PARTIAL_COLUMN_GROUP,
                     g.severity,
@@ -615,6 +646,14 @@ impl Plan {
             }
         }
     }
+}
+
+/// `` `A`, `B`, `C` `` for messages.
+fn column_list(table: &Table, cols: &[ColumnId]) -> String {
+    cols.iter()
+        .map(|c| format!("`{}`", table.columns[*c].name))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn enum_help(v: &str, values: &[String]) -> String {

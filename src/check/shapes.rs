@@ -211,24 +211,32 @@ pub fn is_email(s: &str) -> bool {
     local_ok && domain_ok
 }
 
-/// `<app>/<integration_id>`: two non-empty parts, one `/`, no whitespace.
-pub fn is_integration_ref(s: &str) -> bool {
+/// What is wrong with an `<app>/<integration_id>` reference, if anything.
+pub fn integration_ref_problem(s: &str) -> Option<&'static str> {
+    if s.chars().any(char::is_whitespace) {
+        return Some("it contains spaces");
+    }
     match s.split_once('/') {
-        Some((app, id)) => {
-            !app.is_empty()
-                && !id.is_empty()
-                && !id.contains('/')
-                && !s.bytes().any(|c| c.is_ascii_whitespace())
-        }
-        None => false,
+        None => Some("it has no `/` between the app and the integration ID"),
+        Some(("", _)) => Some("the app before the `/` is empty"),
+        Some((_, "")) => Some("the integration ID after the `/` is empty"),
+        Some((_, id)) if id.contains('/') => Some("it has more than one `/`"),
+        Some(_) => None,
     }
 }
 
-/// A BRN: at least three non-empty colon-separated segments, no whitespace.
-pub fn is_brn(s: &str) -> bool {
-    s.split(':').count() >= 3
-        && s.split(':').all(|seg| !seg.is_empty())
-        && !s.bytes().any(|c| c.is_ascii_whitespace())
+/// What is wrong with a BRN, if anything: it needs at least three non-empty
+/// colon-separated segments and no whitespace.
+pub fn brn_problem(s: &str) -> Option<&'static str> {
+    if s.chars().any(char::is_whitespace) {
+        Some("it contains spaces")
+    } else if s.split(':').count() < 3 {
+        Some("it has fewer than three colon-separated segments")
+    } else if s.split(':').any(str::is_empty) {
+        Some("it has an empty segment (`::` or a colon at an end)")
+    } else {
+        None
+    }
 }
 
 /// An absolute http(s) URL with a host.
@@ -409,12 +417,18 @@ mod tests {
 
     #[test]
     fn refs_brns_urls_integers() {
-        assert!(is_integration_ref("okta/0b6c1e2a"));
-        assert!(!is_integration_ref("okta"));
-        assert!(!is_integration_ref("okta/a/b"));
-        assert!(!is_integration_ref("okta/ 12"));
-        assert!(is_brn("brn:acme:okta:identity:123"));
-        assert!(!is_brn("brn::identity"));
+        assert_eq!(integration_ref_problem("okta/0b6c1e2a"), None);
+        assert!(integration_ref_problem("okta").is_some());
+        assert!(integration_ref_problem("okta/a/b").is_some());
+        assert_eq!(
+            integration_ref_problem("okta/ 12"),
+            Some("it contains spaces")
+        );
+        assert!(integration_ref_problem("/12").is_some());
+        assert_eq!(brn_problem("brn:acme:okta:identity:123"), None);
+        assert!(brn_problem("brn::identity").is_some());
+        assert!(brn_problem("brn:identity").is_some());
+        assert_eq!(brn_problem("brn:a:b c"), Some("it contains spaces"));
         assert!(is_url("https://playbooks.example.com/run?x=1"));
         assert!(!is_url("playbooks.example.com"));
         assert!(!is_url("https://"));
