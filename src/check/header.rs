@@ -234,7 +234,7 @@ pub(crate) fn map_columns(
             rec,
             format!("the header has no `{}` column", col.name),
             Some(format!(
-                "add a `{}` column; the {} format {} it",
+                "add the `{}` column; the {} format {} it",
                 col.name,
                 table.name,
                 if col.header == Requirement::Required {

@@ -126,16 +126,16 @@ impl Plan {
         for (i, f) in rec.fields.iter().enumerate() {
             let (a, b) = f.content();
             let bytes = &data[a..b];
-            cells
-                .filled
-                .push(bytes.iter().any(|c| !c.is_ascii_whitespace()));
-            let value = match std::str::from_utf8(bytes) {
-                Ok(s) => Some(unescape(s, f.escapes)),
+            // "Empty" means what trimming means everywhere else: no
+            // character but (Unicode) whitespace, so an NBSP-only cell is empty.
+            let (value, filled) = match std::str::from_utf8(bytes) {
+                Ok(s) => (Some(unescape(s, f.escapes)), !s.trim().is_empty()),
                 Err(_) => {
                     report_utf8(data, a, b, f, self.name(i), emit);
-                    None
+                    (None, true)
                 }
             };
+            cells.filled.push(filled);
             cells.values.push(value);
         }
         for (i, col) in self.map.field_col.iter().enumerate() {
@@ -171,7 +171,7 @@ impl Plan {
                     &rules::EMPTY_REQUIRED_CELL,
                     None,
                     format!("`{}` is required but empty", col.name),
-                    format!("fill in `{}` ({})", col.name, col.shape.describe()),
+                    fill_help(col),
                 ),
                 Requirement::Recommended => at(
                     emit,
@@ -264,21 +264,28 @@ impl Plan {
                 }
             }
             Shape::Integer { min, max } => match shapes::parse_integer(v) {
-                None => at(
+                Err(shapes::IntError::NotInteger) => at(
                     emit,
                     &rules::INVALID_INTEGER,
                     sev,
                     format!("{} is not an integer", quote(v)),
-                    format!("write `{}` as {}", col.name, col.shape.describe()),
+                    format!("write `{}` as an {}", col.name, col.shape.describe()),
                 ),
-                Some(n) if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) => at(
+                Err(shapes::IntError::TooLarge) => at(
+                    emit,
+                    &rules::INVALID_INTEGER,
+                    sev,
+                    format!("{} is out of range for `{}`", quote(v), col.name),
+                    format!("write an {}", col.shape.describe()),
+                ),
+                Ok(n) if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) => at(
                     emit,
                     &rules::INVALID_INTEGER,
                     sev,
                     format!("{n} is out of range for `{}`", col.name),
                     format!("write an {}", col.shape.describe()),
                 ),
-                Some(_) => {}
+                Ok(_) => {}
             },
             Shape::Enum(values) => {
                 if !values.iter().any(|x| x == v) {
@@ -401,6 +408,18 @@ impl Plan {
             ),
             _ => {}
         }
+        if has_braces && inner.trim().is_empty() {
+            part(
+                emit,
+                &rules::INVALID_LIST,
+                sev,
+                0,
+                v.len(),
+                format!("{} holds no elements", quote(v)),
+                "list at least one element inside the braces, or leave the cell empty".into(),
+            );
+            return;
+        }
         let mut seen: Vec<&str> = Vec::new();
         let mut pos = offset;
         for (k, raw_el) in inner.split(',').enumerate() {
@@ -465,7 +484,17 @@ impl Plan {
             Err(e) => {
                 let at = json_error_offset(value, e.line(), e.column());
                 let span = Self::inner_span(data, f, at, (at + 1).min(value.len()));
-                let what = e.to_string();
+                // Skipping a value (IgnoredAny) reports a trailing comma as
+                // "expected value"; a full parse names it. Only on this error path.
+                let what = match serde_json::from_str::<serde_json::Value>(value) {
+                    Err(full)
+                        if full.classify() == e.classify()
+                            && full.to_string().contains("trailing comma") =>
+                    {
+                        full.to_string()
+                    }
+                    _ => e.to_string(),
+                };
                 let what = what.split(" at line ").next().unwrap_or(&what).to_owned();
                 emit.in_field(
                     &rules::INVALID_JSON,
@@ -591,7 +620,7 @@ impl Plan {
                         "this row needs {list}{because_text}, but the header has no such column: {}",
                         r.reason
                     ),
-                    Some(format!("add {list} to the header and fill it on this row")),
+                    Some(format!("add {list} to the header and fill them on this row")),
                 );
             }
         }
@@ -645,6 +674,14 @@ impl Plan {
                 );
             }
         }
+    }
+}
+
+fn fill_help(col: &crate::schema::Column) -> String {
+    if col.shape == Shape::Text {
+        format!("fill in `{}`", col.name)
+    } else {
+        format!("fill in `{}` with {}", col.name, col.shape.describe())
     }
 }
 

@@ -241,9 +241,12 @@ pub fn brn_problem(s: &str) -> Option<&'static str> {
 
 /// An absolute http(s) URL with a host.
 pub fn is_url(s: &str) -> bool {
-    let rest = s
-        .strip_prefix("https://")
-        .or_else(|| s.strip_prefix("http://"));
+    // Schemes are case-insensitive (RFC 3986).
+    let rest = ["https://", "http://"].iter().find_map(|p| {
+        s.get(..p.len())
+            .filter(|head| head.eq_ignore_ascii_case(p))
+            .map(|_| &s[p.len()..])
+    });
     match rest {
         Some(rest) => {
             let host = rest.split(['/', '?', '#']).next().unwrap_or("");
@@ -259,13 +262,21 @@ pub fn is_url(s: &str) -> bool {
     }
 }
 
+/// Why a cell is not a usable integer.
+#[derive(Debug, PartialEq, Eq)]
+pub enum IntError {
+    NotInteger,
+    /// Digits only, but beyond what any range here allows (i64).
+    TooLarge,
+}
+
 /// Parses an optionally negative decimal integer (digits only).
-pub fn parse_integer(s: &str) -> Option<i64> {
+pub fn parse_integer(s: &str) -> Result<i64, IntError> {
     let digits = s.strip_prefix('-').unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
-        return None;
+        return Err(IntError::NotInteger);
     }
-    s.parse().ok()
+    s.parse().map_err(|_| IntError::TooLarge)
 }
 
 /// Levenshtein distance, for "did you mean" suggestions. Short strings only.
@@ -315,7 +326,13 @@ pub fn closest<'c>(
 /// match, or one within a small edit distance.
 pub fn suggest<'c>(value: &str, candidates: &'c [String]) -> Option<&'c str> {
     let lower = value.to_lowercase();
-    let budget = if lower.chars().count() < 5 { 1 } else { 2 };
+    // One edit turns `12h` into `72h`: for short values only a difference
+    // of case is a plausible slip.
+    let budget = match lower.chars().count() {
+        0..=3 => 0,
+        4 => 1,
+        _ => 2,
+    };
     let lowered: Vec<String> = candidates.iter().map(|c| c.to_lowercase()).collect();
     closest(&lower, budget, lowered.iter().map(|c| Some(c.as_str())))
         .map(|i| candidates[i].as_str())
@@ -432,9 +449,14 @@ mod tests {
         assert!(is_url("https://playbooks.example.com/run?x=1"));
         assert!(!is_url("playbooks.example.com"));
         assert!(!is_url("https://"));
-        assert_eq!(parse_integer("-3"), Some(-3));
-        assert_eq!(parse_integer("+3"), None);
-        assert_eq!(parse_integer("1.0"), None);
+        assert_eq!(parse_integer("-3"), Ok(-3));
+        assert_eq!(parse_integer("+3"), Err(IntError::NotInteger));
+        assert_eq!(parse_integer("1.0"), Err(IntError::NotInteger));
+        assert_eq!(
+            parse_integer("99999999999999999999"),
+            Err(IntError::TooLarge)
+        );
+        assert!(is_url("HTTPS://playbooks.example.com/run"));
     }
 
     #[test]
