@@ -17,7 +17,7 @@ pub use human::HumanOptions;
 pub enum OutputFormat {
     /// Source snippets with a caret under the offending cell (miette).
     Human,
-    /// One line per finding: `path:line:col: CODE message`.
+    /// One line per finding: `path:line:col: CODE [severity] message`.
     Concise,
     /// One JSON document (the stable contract documented in the README).
     Json,
