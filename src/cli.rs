@@ -221,12 +221,7 @@ fn expand(paths: &[PathBuf], failures: &mut Vec<Failure>) -> Vec<Input> {
             inputs.push(Input::Stdin);
         } else if p.is_dir() {
             let mut found = Vec::new();
-            if let Err(e) = walk(p, &mut found) {
-                failures.push(Failure {
-                    path: p.display().to_string(),
-                    reason: e.to_string(),
-                });
-            }
+            walk(p, &mut found, failures);
             found.sort();
             inputs.extend(found.into_iter().map(Input::File));
         } else {
@@ -236,11 +231,35 @@ fn expand(paths: &[PathBuf], failures: &mut Vec<Failure>) -> Vec<Input> {
     inputs
 }
 
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            walk(&path, found)?;
+/// Collects every `.csv` below `dir`. An unreadable directory is a failure
+/// naming it, and the walk goes on. Symbolic links to directories are not
+/// followed (a link back up would loop); links to files are checked.
+fn walk(dir: &Path, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            failures.push(Failure {
+                path: dir.display().to_string(),
+                reason: format!("{}: {e}", dir.display()),
+            });
+            return;
+        }
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                failures.push(Failure {
+                    path: dir.display().to_string(),
+                    reason: format!("{}: {e}", dir.display()),
+                });
+                continue;
+            }
+        };
+        let path = entry.path();
+        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+        if is_dir {
+            walk(&path, found, failures);
         } else if path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
@@ -248,7 +267,6 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> io::Result<()> {
             found.push(path);
         }
     }
-    Ok(())
 }
 
 fn use_color(choice: ColorChoice) -> bool {

@@ -70,6 +70,10 @@ pub struct Diagnostic {
     pub span: Range<u64>,
     pub related: Vec<Related>,
     pub snippet: Option<Snippet>,
+    /// Report the first of identical findings (same rule and message) in a
+    /// file and count the rest, e.g. a column the header lacks that every
+    /// row would need.
+    pub(crate) once_per_file: bool,
 }
 
 impl Diagnostic {

@@ -66,6 +66,11 @@ rules! {
         "What it does: warns once per file of a deprecated upload format.\n\
          Why it matters: the entity relations upload is deprecated in favour of the entities-bulk ZIP (POST /entities-bulk/upload-url) and may go away.\n\
          Example: uploading `relations.csv` through /entity-relations/upload-url. Fix: send entities and relations together as an entities-bulk ZIP.";
+    CR_LINE_ENDINGS = "F007", "cr-line-endings", Error, "CSV practice",
+        "Lines end with a lone CR",
+        "What it does: detects a header row cut by carriage returns (`\\r`) not followed by a line feed, the line ending of classic Mac OS, and stops checking the file.\n\
+         Why it matters: RFC 4180 readers, the platform's included, see the whole file as one line.\n\
+         Example: a file exported by an old spreadsheet on a Mac. Fix: save with LF or CRLF line endings.";
     UNTERMINATED_QUOTE = "Q001", "unterminated-quote", Error, "CSV practice (RFC 4180)",
         "A quoted field is never closed",
         "What it does: points at the opening quote of a field whose closing quote never comes.\n\
@@ -178,9 +183,9 @@ rules! {
          Example: `[1,2]` in Metadata. Fix: wrap it in the expected type.";
     INVALID_BRN = "C013", "invalid-brn", Error, "Entities CSV (download)",
         "A resource name is not colon-separated",
-        "What it does: checks BRN columns for at least three non-empty colon-separated segments without spaces.\n\
+        "What it does: checks BRN columns for at least three colon-separated segments, the first and last non-empty, without spaces (inner segments may be empty, as in an embedded AWS ARN).\n\
          Why it matters: BRNs address entities; a malformed one matches nothing.\n\
-         Example: `brn::identity`. Fix: keep the BRN exactly as downloaded.";
+         Example: `brn:identity` or `brn:acme:`. Fix: keep the BRN exactly as downloaded.";
     INVALID_URL = "C014", "invalid-url", Error, "Playbook Templates CSV (upload)",
         "A URL cell is not an http(s) URL",
         "What it does: checks URL columns for `http://` or `https://` followed by a host, without spaces.\n\

@@ -346,3 +346,36 @@ fn help_teaches() {
         .code(0)
         .stdout(predicate::str::contains("--output-format"));
 }
+
+#[cfg(unix)]
+#[test]
+fn directory_walk_does_not_follow_symlinked_directories() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "sub/a.csv", CLEAN);
+    std::os::unix::fs::symlink(dir.path(), dir.path().join("sub/loop")).expect("symlink");
+    let out = bdxlint()
+        .args(["check", "--output-format", "json"])
+        .arg(dir.path())
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(json(&out)["summary"]["files"], 1);
+}
+
+#[test]
+fn a_malformed_header_is_a_finding_not_a_usage_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = write(
+        dir.path(),
+        "x.csv",
+        "\"Full Name,Work Email,Start Date\nAda,a@example.com,03/07/2024\n",
+    );
+    bdxlint()
+        .args(["check", "--output-format", "concise"])
+        .arg(&f)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(":1:1: Q001"));
+}

@@ -1,28 +1,15 @@
 //! Header checks: required, unknown, duplicate and near-miss column names,
 //! and the mapping from the file's fields to the table's columns.
 
-use super::shapes::closest;
+use super::row::quote;
+use super::shapes::{closest, typo_budget};
 use super::Emitter;
 use crate::rules;
 use crate::scan::{unescape, Record};
+pub use crate::schema::normalize_name;
 use crate::schema::{ColumnId, Requirement, Table};
+use std::collections::HashMap;
 use std::sync::Arc;
-
-/// The form in which header names are compared for near misses: trimmed,
-/// without a trailing `*` (published templates mark required columns so),
-/// lowercased, inner whitespace runs collapsed to one space.
-pub fn normalize_name(name: &str) -> String {
-    let name = name.trim();
-    let name = name.strip_suffix('*').unwrap_or(name).trim_end();
-    let mut out = String::with_capacity(name.len());
-    for word in name.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(&word.to_lowercase());
-    }
-    out
-}
 
 /// The header's names, decoded.
 pub(crate) struct Header {
@@ -52,15 +39,6 @@ pub(crate) struct Mapping {
     pub names: Vec<Arc<str>>,
 }
 
-/// How far a header name may be from a column name to count as a typo.
-fn typo_budget(name: &str) -> usize {
-    match name.chars().count() {
-        0..=3 => 0,
-        4..=7 => 1,
-        _ => 2,
-    }
-}
-
 /// Maps header fields to columns and reports header findings.
 pub(crate) fn map_columns(
     table: &Table,
@@ -74,10 +52,10 @@ pub(crate) fn map_columns(
     let mut col_field: Vec<Option<usize>> = vec![None; table.columns.len()];
     let names: Vec<Arc<str>> = header.names.iter().map(|s| Arc::from(s.as_str())).collect();
     let normalized: Vec<String> = header.names.iter().map(|s| normalize_name(s)).collect();
-    let col_norm: Vec<String> = table
+    let col_norm: Vec<&str> = table
         .columns
         .iter()
-        .map(|c| normalize_name(&c.name))
+        .map(|c| c.normalized.as_str())
         .collect();
     let span = |i: usize| rec.fields[i].start..rec.fields[i].end;
     let cell = |i: usize| (rec.fields[i].line, rec.fields[i].line_start);
@@ -90,11 +68,13 @@ pub(crate) fn map_columns(
 
     // Duplicates, compared in normalized form, whatever the name.
     let mut duplicate = vec![false; n];
+    let mut first_seen: HashMap<&str, usize> = HashMap::with_capacity(n);
     for i in 0..n {
         if normalized[i].is_empty() {
             continue;
         }
-        if let Some(first) = (0..i).find(|&j| normalized[j] == normalized[i]) {
+        let first = *first_seen.entry(normalized[i].as_str()).or_insert(i);
+        if first != i {
             duplicate[i] = true;
             let (line, ls) = cell(i);
             emit.at(
@@ -105,10 +85,10 @@ pub(crate) fn map_columns(
                 ls,
                 Some(names[i].clone()),
                 format!(
-                    "column `{}` (field {}) repeats `{}` (field {})",
-                    header.names[i],
+                    "column {} (field {}) repeats {} (field {})",
+                    quote(&header.names[i]),
                     i + 1,
-                    header.names[first],
+                    quote(&header.names[first]),
                     first + 1
                 ),
                 Some("remove or rename one of the two columns".into()),
@@ -145,8 +125,9 @@ pub(crate) fn map_columns(
                 ls,
                 Some(names[i].clone()),
                 format!(
-                    "column `{}` is written `{}` in the spec",
-                    header.names[i], table.columns[c].name
+                    "column {} is written `{}` in the spec",
+                    quote(&header.names[i]),
+                    table.columns[c].name
                 ),
                 Some(format!("rename it to `{}`", table.columns[c].name)),
             );
@@ -177,7 +158,7 @@ pub(crate) fn map_columns(
             col_norm
                 .iter()
                 .zip(&col_field)
-                .map(|(k, taken)| taken.is_none().then_some(k.as_str())),
+                .map(|(k, taken)| taken.is_none().then_some(*k)),
         );
         match nearest {
             Some(c) => {
@@ -191,8 +172,9 @@ pub(crate) fn map_columns(
                     ls,
                     Some(names[i].clone()),
                     format!(
-                        "unknown column `{}`; did you mean `{}`?",
-                        header.names[i], table.columns[c].name
+                        "unknown column {}; did you mean `{}`?",
+                        quote(&header.names[i]),
+                        table.columns[c].name
                     ),
                     Some(format!(
                         "rename it to `{}`; until then the platform does not read it",
@@ -208,8 +190,9 @@ pub(crate) fn map_columns(
                 ls,
                 Some(names[i].clone()),
                 format!(
-                    "`{}` is not a column of the {} format",
-                    header.names[i], table.name
+                    "{} is not a column of the {} format",
+                    quote(&header.names[i]),
+                    table.name
                 ),
                 Some(format!(
                     "remove it, or check the format (`bdxlint formats` lists the columns of {})",

@@ -15,8 +15,9 @@ use crate::diagnostic::{Diagnostic, Severity, Snippet};
 use crate::error::Error;
 use crate::rules::{self, Rule};
 use crate::scan::{LineEnding, Record, RecordBoundaries, Scanner};
-use crate::schema::{self, Detection, Table};
+use crate::schema::{self, Detection};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::io::Read;
 use std::ops::Range;
 use std::path::Path;
@@ -95,57 +96,104 @@ pub fn check_reader<R: Read>(
         records: 0,
         diagnostics: Vec::new(),
     };
+    let forced = match &opts.format {
+        Some(name) => Some(schema::table(name)?.ok_or_else(|| unknown_format(name))?),
+        None => None,
+    };
+    report.format = forced.map(|t| t.name.as_str());
     let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
     let io = |e| Error::io(display, e);
-    let Some(first) = chunks.next_chunk().map_err(io)? else {
-        if let Some(span) = chunks.too_long.take() {
-            report.diagnostics.push(runaway_record(span, opts));
+    // The first chunk holding a record; leading blank lines may fill whole
+    // chunks, and are counted so line numbers stay right.
+    let mut line = 1;
+    let mut start = 0;
+    let first = loop {
+        let Some(chunk) = chunks.next_chunk().map_err(io)? else {
+            if let Some(span) = chunks.too_long.take() {
+                report.diagnostics.push(runaway_record(span, line, opts));
+            } else {
+                report.diagnostics.push(file_diag(
+                    &rules::EMPTY_FILE,
+                    0..0,
+                    "the file has no header row".into(),
+                    "write the header row first: `bdxlint template FORMAT` prints one",
+                ));
+            }
             return Ok(report);
+        };
+        let data = chunk.data.as_slice();
+        if chunk.base == 0 {
+            if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
+                start = 3;
+                report.diagnostics.push(file_diag(
+                    &rules::UTF8_BOM,
+                    0..3,
+                    "the file starts with a UTF-8 byte-order mark".into(),
+                    "bdxlint skips it; save without BOM if the upload rejects the first column",
+                ));
+            } else if let Some(enc) = wide_encoding(data) {
+                report.diagnostics.push(file_diag(
+                    &rules::UNSUPPORTED_ENCODING,
+                    0..data.len().min(4) as u64,
+                    format!("the file is {enc}, not UTF-8"),
+                    "save the file as CSV UTF-8",
+                ));
+                return Ok(report);
+            }
         }
-        report.diagnostics.push(file_diag(
-            &rules::EMPTY_FILE,
-            0..0,
-            "the file is empty".into(),
-            "write the header row first: `bdxlint template FORMAT` prints one",
-        ));
-        return Ok(report);
+        let rest = &data[start..];
+        if rest.iter().all(u8::is_ascii_whitespace) {
+            if chunks.eof {
+                report.diagnostics.push(file_diag(
+                    &rules::EMPTY_FILE,
+                    0..chunk.base + data.len() as u64,
+                    "the file has no header row, only blank lines".into(),
+                    "write the header row first: `bdxlint template FORMAT` prints one",
+                ));
+                return Ok(report);
+            }
+            if rest.iter().all(|b| matches!(b, b'\n' | b'\r')) {
+                line += memchr::memchr_iter(b'\n', rest).count() as u64;
+                start = 0;
+                continue;
+            }
+        }
+        break chunk;
     };
     let data = first.data.as_slice();
-    let mut start = 0;
-    if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
-        start = 3;
-        report.diagnostics.push(file_diag(
-            &rules::UTF8_BOM,
-            0..3,
-            "the file starts with a UTF-8 byte-order mark".into(),
-            "bdxlint skips it; save without BOM if the upload rejects the first column",
-        ));
-    } else if let Some(enc) = wide_encoding(data) {
-        report.diagnostics.push(file_diag(
-            &rules::UNSUPPORTED_ENCODING,
-            0..2,
-            format!("the file is {enc}, not UTF-8"),
-            "save the file as CSV UTF-8",
-        ));
-        return Ok(report);
-    }
-    if chunks.eof && data[start..].iter().all(u8::is_ascii_whitespace) {
-        report.diagnostics.push(file_diag(
-            &rules::EMPTY_FILE,
-            0..data.len() as u64,
-            "the file has no header row".into(),
-            "write the header row first: `bdxlint template FORMAT` prints one",
-        ));
-        return Ok(report);
-    }
 
-    let mut scanner = Scanner::new(data, start, 1);
+    let mut scanner = Scanner::new(data, start, line);
     let mut rec = Record::default();
-    // A non-blank file has at least one record in its first chunk.
+    // The loop above stopped at a chunk with a non-blank line.
     scanner.next_record(&mut rec);
     let header = header::read_header(data, &rec);
-    let table = match &opts.format {
-        Some(name) => schema::table(name)?.ok_or_else(|| unknown_format(name))?,
+    let mut emit = Emitter::new(data, opts.snippets);
+    if let Some(at) = bare_cr(&data[rec.start..rec.end]) {
+        let at = rec.start + at;
+        emit.at(
+            &rules::CR_LINE_ENDINGS,
+            None,
+            at..at + 1,
+            rec.line,
+            rec.start,
+            None,
+            "lines end with a lone CR (classic Mac OS line endings)".into(),
+            Some("save the file with LF or CRLF line endings".into()),
+        );
+    }
+    if !rec.problems.is_empty() {
+        // A header whose quoting is broken has no trustworthy names.
+        let names: Vec<Arc<str>> = header.names.iter().map(|n| Arc::from(n.as_str())).collect();
+        row::report_quoting(data, &rec, &names, &mut emit);
+    }
+    if !emit.diags.is_empty() {
+        report
+            .diagnostics
+            .extend(emit.diags.into_iter().map(|d| rebase(d, first.base)));
+        return Ok(report);
+    }
+    let table = match forced {
+        Some(t) => t,
         None => {
             let names: Vec<&str> = header.names.iter().map(|n| n.as_str()).collect();
             match schema::detect_format(schema::tables()?, &names, file_name) {
@@ -167,9 +215,8 @@ pub fn check_reader<R: Read>(
             }
         }
     };
-    report.format = Some(leak_name(table));
+    report.format = Some(table.name.as_str());
 
-    let mut emit = Emitter::new(data, opts.snippets);
     let plan = Plan::new(table, &header, data, &rec, &mut emit);
     if let Some(text) = &table.deprecated {
         emit.row(
@@ -182,7 +229,9 @@ pub fn check_reader<R: Read>(
     }
     let header_ending = rec.ending;
     let mut fold = Fold::new(header_ending, scanner.line());
-    report.diagnostics.append(&mut emit.diags);
+    report
+        .diagnostics
+        .extend(emit.diags.into_iter().map(|d| rebase(d, first.base)));
 
     // The rest of the first chunk, then every later chunk, in parallel
     // batches. Each chunk is checked with lines counted from 1 and fixed up
@@ -217,15 +266,19 @@ pub fn check_reader<R: Read>(
         }
     }
     if let Some(span) = chunks.too_long.take() {
-        report.diagnostics.push(runaway_record(span, opts));
+        // The runaway record starts right after the last chunk checked.
+        report
+            .diagnostics
+            .push(runaway_record(span, fold.next_line, opts));
     }
     fold.finish(&mut report);
     Ok(report)
 }
 
-/// A record longer than `max_record_bytes`: reading stopped there.
-fn runaway_record(span: Range<u64>, opts: &Options) -> Diagnostic {
-    file_diag(
+/// A record longer than `max_record_bytes`, starting on `line`: reading
+/// stopped there.
+fn runaway_record(span: Range<u64>, line: u64, opts: &Options) -> Diagnostic {
+    let mut d = file_diag(
         &rules::UNTERMINATED_QUOTE,
         span.clone(),
         format!(
@@ -234,7 +287,24 @@ fn runaway_record(span: Range<u64>, opts: &Options) -> Diagnostic {
             opts.max_record_bytes >> 20
         ),
         "a quote is probably never closed: close it, and double quotes inside quoted fields",
-    )
+    );
+    d.line = line;
+    d
+}
+
+/// Moves a diagnostic from chunk offsets to file offsets.
+fn rebase(mut d: Diagnostic, base: u64) -> Diagnostic {
+    d.span.start += base;
+    d.span.end += base;
+    if let Some(s) = &mut d.snippet {
+        s.offset += base;
+    }
+    d
+}
+
+/// Offset of a `\r` not followed by `\n`, if any.
+fn bare_cr(bytes: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'\r', bytes).find(|&i| bytes.get(i + 1) != Some(&b'\n'))
 }
 
 fn unknown_format(name: &str) -> Error {
@@ -244,19 +314,21 @@ fn unknown_format(name: &str) -> Error {
     }
 }
 
-/// Tables live for the whole program; their names can be `'static`.
-fn leak_name(table: &'static Table) -> &'static str {
-    table.name.as_str()
-}
-
 fn wide_encoding(data: &[u8]) -> Option<&'static str> {
     if data.starts_with(&[0xFF, 0xFE, 0, 0]) || data.starts_with(&[0, 0, 0xFE, 0xFF]) {
-        Some("UTF-32")
-    } else if data.starts_with(&[0xFF, 0xFE]) || data.starts_with(&[0xFE, 0xFF]) {
-        Some("UTF-16")
-    } else {
-        None
+        return Some("UTF-32");
     }
+    if data.starts_with(&[0xFF, 0xFE]) || data.starts_with(&[0xFE, 0xFF]) {
+        return Some("UTF-16");
+    }
+    // Without a byte-order mark, ASCII text in UTF-16 has a NUL in every
+    // other byte; a CSV header has none.
+    let head = &data[..data.len().min(64)];
+    let nuls = head.iter().filter(|b| **b == 0).count();
+    if head.len() >= 8 && nuls * 3 >= head.len() {
+        return Some("UTF-16 (without a byte-order mark)");
+    }
+    None
 }
 
 fn file_diag(rule: &'static Rule, span: Range<u64>, message: String, help: &str) -> Diagnostic {
@@ -271,6 +343,7 @@ fn file_diag(rule: &'static Rule, span: Range<u64>, message: String, help: &str)
         span,
         related: Vec::new(),
         snippet: None,
+        once_per_file: false,
     }
 }
 
@@ -401,16 +474,12 @@ fn check_chunk(plan: &Plan, chunk: &Chunk, snippets: bool) -> ChunkResult {
         }
         plan.check_record(data, &rec, &mut cells, &mut emit);
     }
-    let mut diags = emit.diags;
-    for d in &mut diags {
-        d.span.start += chunk.base;
-        d.span.end += chunk.base;
-        if let Some(s) = &mut d.snippet {
-            s.offset += chunk.base;
-        }
-    }
     ChunkResult {
-        diags,
+        diags: emit
+            .diags
+            .into_iter()
+            .map(|d| rebase(d, chunk.base))
+            .collect(),
         records,
         lines: scanner.line() - 1,
         endings,
@@ -421,6 +490,9 @@ fn check_chunk(plan: &Plan, chunk: &Chunk, snippets: bool) -> ChunkResult {
 struct Fold {
     /// Line number of the next chunk's first line.
     next_line: u64,
+    /// Once-per-file findings seen: (rule, message) -> (index in the
+    /// report, how many more were dropped).
+    once: HashMap<(&'static str, String), (usize, u64)>,
     /// The line ending the file uses, from its first terminated record.
     convention: Option<LineEnding>,
     mixed: Option<(u64, Range<u64>, LineEnding)>,
@@ -430,6 +502,7 @@ impl Fold {
     fn new(header_ending: Option<LineEnding>, next_line: u64) -> Self {
         Fold {
             next_line,
+            once: HashMap::new(),
             convention: header_ending.filter(|e| *e != LineEnding::Eof),
             mixed: None,
         }
@@ -438,7 +511,15 @@ impl Fold {
     fn add(&mut self, r: ChunkResult, report: &mut FileReport) {
         let shift = self.next_line - 1;
         let abs = |line: u64| line + shift;
-        report.diagnostics.extend(r.diags.into_iter().map(|mut d| {
+        for mut d in r.diags {
+            if d.once_per_file {
+                let key = (d.rule.code, d.message.clone());
+                if let Some((_, dropped)) = self.once.get_mut(&key) {
+                    *dropped += 1;
+                    continue;
+                }
+                self.once.insert(key, (report.diagnostics.len(), 0));
+            }
             d.line = abs(d.line);
             if let Some(s) = &mut d.snippet {
                 s.line = abs(s.line);
@@ -446,8 +527,8 @@ impl Fold {
             for rel in &mut d.related {
                 rel.line = abs(rel.line);
             }
-            d
-        }));
+            report.diagnostics.push(d);
+        }
         report.records += r.records;
         if self.mixed.is_none() {
             let lf = r.endings.first_lf.map(|(l, s)| (abs(l), s, LineEnding::Lf));
@@ -472,6 +553,13 @@ impl Fold {
     }
 
     fn finish(self, report: &mut FileReport) {
+        for (index, dropped) in self.once.values() {
+            if *dropped > 0 {
+                let d = &mut report.diagnostics[*index];
+                d.message
+                    .push_str(&format!(" (and {dropped} more rows like this one)"));
+            }
+        }
         if let Some((line, span, kind)) = self.mixed {
             let (found, want) = match kind {
                 LineEnding::CrLf => ("CRLF", "LF"),
@@ -488,6 +576,7 @@ impl Fold {
                 span,
                 related: Vec::new(),
                 snippet: None,
+                once_per_file: false,
             });
         }
         report
@@ -502,6 +591,10 @@ pub(crate) struct Emitter<'a> {
     data: &'a [u8],
     snippets: bool,
     pub(crate) diags: Vec<Diagnostic>,
+    /// The last (line start, offset, column) computed: findings on one line
+    /// come in offset order, so counting resumes there instead of from the
+    /// line start (a cell with 200,000 bad list elements stays linear).
+    col_memo: (usize, usize, u64),
 }
 
 /// Longest snippet kept per diagnostic, so a huge cell does not balloon the
@@ -514,6 +607,7 @@ impl<'a> Emitter<'a> {
             data,
             snippets,
             diags: Vec::new(),
+            col_memo: (usize::MAX, 0, 1),
         }
     }
 
@@ -530,10 +624,18 @@ impl<'a> Emitter<'a> {
         message: String,
         help: Option<String>,
     ) {
-        let col = 1 + self.data[line_start..span.start]
-            .iter()
-            .filter(|b| (**b & 0xC0) != 0x80)
-            .count() as u64;
+        let (memo_line, memo_at, memo_col) = self.col_memo;
+        let (from, col0) = if memo_line == line_start && memo_at <= span.start {
+            (memo_at, memo_col)
+        } else {
+            (line_start, 1)
+        };
+        let col = col0
+            + self.data[from..span.start]
+                .iter()
+                .filter(|b| (**b & 0xC0) != 0x80)
+                .count() as u64;
+        self.col_memo = (line_start, span.start, col);
         let snippet = self.snippets.then(|| self.snippet(line, line_start, &span));
         self.diags.push(Diagnostic {
             rule,
@@ -546,6 +648,7 @@ impl<'a> Emitter<'a> {
             span: span.start as u64..span.end as u64,
             related: Vec::new(),
             snippet,
+            once_per_file: false,
         });
     }
 
@@ -573,6 +676,22 @@ impl<'a> Emitter<'a> {
         self.at(
             rule, severity, span, line, line_start, column, message, help,
         );
+    }
+
+    /// A finding about a whole record that every later row like it would
+    /// repeat: the fold keeps the first and counts the others.
+    pub(crate) fn row_once(
+        &mut self,
+        rule: &'static Rule,
+        severity: Option<Severity>,
+        rec: &Record,
+        message: String,
+        help: Option<String>,
+    ) {
+        self.row(rule, severity, rec, message, help);
+        if let Some(d) = self.diags.last_mut() {
+            d.once_per_file = true;
+        }
     }
 
     /// A finding about a whole record.

@@ -11,6 +11,7 @@ use crate::scan::{raw_offset, unescape, FieldSpan, QuoteProblemKind, Record};
 use crate::schema::shape::JsonKind;
 use crate::schema::{Braces, ColumnId, Condition, Requirement, Shape, Table};
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Everything resolved once per file.
@@ -31,11 +32,14 @@ pub(crate) struct Cells<'a> {
     filled: Vec<bool>,
 }
 
+/// Findings reported per list cell before the rest are only counted.
+const MAX_LIST_FINDINGS: usize = 10;
+
 /// Longest value quoted in a message.
 const MAX_QUOTED: usize = 60;
 
 /// A value as quoted in a message: shortened, on one line.
-fn quote(v: &str) -> String {
+pub(crate) fn quote(v: &str) -> String {
     let one_line: String = v
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -102,6 +106,14 @@ impl Plan {
         cells: &mut Cells<'a>,
         emit: &mut Emitter<'_>,
     ) {
+        let broken = !rec.problems.is_empty() || rec.fields.len() != self.width;
+        if broken {
+            // The cells are not checked, but bad bytes are still bad bytes.
+            for (i, f) in rec.fields.iter().enumerate() {
+                let (a, b) = f.content();
+                report_utf8(data, a, b, f, self.map.names.get(i).cloned(), emit);
+            }
+        }
         if !rec.problems.is_empty() {
             report_quoting(data, rec, &self.map.names, emit);
             return;
@@ -194,7 +206,10 @@ impl Plan {
         let trimmed = value.trim();
         // Where `trimmed` starts within the unescaped value.
         let lead = value.len() - value.trim_start().len();
-        if trimmed.len() != value.len() {
+        // JSON ignores whitespace around values (pretty-printed cells end in
+        // a newline); every other shape is read as the exact text.
+        let json = matches!(col.shape, Shape::Json(_));
+        if trimmed.len() != value.len() && !json {
             at(
                 emit,
                 &rules::SURROUNDING_WHITESPACE,
@@ -420,8 +435,24 @@ impl Plan {
             );
             return;
         }
-        let mut seen: Vec<&str> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
         let mut pos = offset;
+        let mut reported = 0usize;
+        let mut hidden = 0usize;
+        let mut part = |emit: &mut Emitter<'_>,
+                        rule: &'static rules::Rule,
+                        sev: Option<Severity>,
+                        from: usize,
+                        to: usize,
+                        msg: String,
+                        help: String| {
+            if reported < MAX_LIST_FINDINGS {
+                reported += 1;
+                part(emit, rule, sev, from, to, msg, help);
+            } else {
+                hidden += 1;
+            }
+        };
         for (k, raw_el) in inner.split(',').enumerate() {
             let el_start = pos + (raw_el.len() - raw_el.trim_start().len());
             let el = raw_el.trim();
@@ -439,7 +470,7 @@ impl Plan {
                 );
                 continue;
             }
-            if seen.contains(&el) {
+            if !seen.insert(el) {
                 part(
                     emit,
                     &rules::INVALID_LIST,
@@ -451,7 +482,6 @@ impl Plan {
                 );
                 continue;
             }
-            seen.push(el);
             if let Some(values) = values {
                 if !values.iter().any(|x| x == el) {
                     part(
@@ -465,6 +495,17 @@ impl Plan {
                     );
                 }
             }
+        }
+        if hidden > 0 {
+            emit.in_field(
+                &rules::INVALID_LIST,
+                sev,
+                f.start..f.end,
+                f,
+                self.name(i),
+                format!("`{}` has {hidden} more list problems, not shown", col.name),
+                Some("fix the ones above, then check again".into()),
+            );
         }
     }
 
@@ -612,7 +653,7 @@ impl Plan {
             }
             if !absent.is_empty() {
                 let list = absent.join(", ");
-                emit.row(
+                emit.row_once(
                     &rules::MISSING_DEPENDENT_VALUE,
                     r.severity,
                     rec,
@@ -632,7 +673,9 @@ impl Plan {
                 continue;
             }
             let same = if e.ignore_case {
-                a.to_lowercase() == b.to_lowercase()
+                a.chars()
+                    .flat_map(char::to_lowercase)
+                    .eq(b.chars().flat_map(char::to_lowercase))
             } else {
                 a == b
             };

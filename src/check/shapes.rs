@@ -225,15 +225,16 @@ pub fn integration_ref_problem(s: &str) -> Option<&'static str> {
     }
 }
 
-/// What is wrong with a BRN, if anything: it needs at least three non-empty
-/// colon-separated segments and no whitespace.
+/// What is wrong with a BRN, if anything: at least three colon-separated
+/// segments, the first and last non-empty, no whitespace. Inner segments may
+/// be empty: a BRN can embed an AWS ARN (`arn:aws:iam::123:role/x`).
 pub fn brn_problem(s: &str) -> Option<&'static str> {
     if s.chars().any(char::is_whitespace) {
         Some("it contains spaces")
     } else if s.split(':').count() < 3 {
         Some("it has fewer than three colon-separated segments")
-    } else if s.split(':').any(str::is_empty) {
-        Some("it has an empty segment (`::` or a colon at an end)")
+    } else if s.starts_with(':') || s.ends_with(':') {
+        Some("it starts or ends with a colon")
     } else {
         None
     }
@@ -295,6 +296,17 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// How many edits a name or value may be from a known one to count as a
+/// slip of the keyboard. Short ones get none: one edit turns `12h` into
+/// `72h` and `ID` into `OD`, which are different things, not typos.
+pub fn typo_budget(value: &str) -> usize {
+    match value.chars().count() {
+        0..=3 => 0,
+        4..=7 => 1,
+        _ => 2,
+    }
+}
+
 /// The index of the candidate nearest to `value` within `budget` edits, if
 /// exactly one is nearest. `None` candidates are skipped.
 pub fn closest<'c>(
@@ -326,13 +338,7 @@ pub fn closest<'c>(
 /// match, or one within a small edit distance.
 pub fn suggest<'c>(value: &str, candidates: &'c [String]) -> Option<&'c str> {
     let lower = value.to_lowercase();
-    // One edit turns `12h` into `72h`: for short values only a difference
-    // of case is a plausible slip.
-    let budget = match lower.chars().count() {
-        0..=3 => 0,
-        4 => 1,
-        _ => 2,
-    };
+    let budget = typo_budget(&lower);
     let lowered: Vec<String> = candidates.iter().map(|c| c.to_lowercase()).collect();
     closest(&lower, budget, lowered.iter().map(|c| Some(c.as_str())))
         .map(|i| candidates[i].as_str())
@@ -443,7 +449,8 @@ mod tests {
         );
         assert!(integration_ref_problem("/12").is_some());
         assert_eq!(brn_problem("brn:acme:okta:identity:123"), None);
-        assert!(brn_problem("brn::identity").is_some());
+        assert_eq!(brn_problem("brn:aws:iam::123:role/x"), None);
+        assert!(brn_problem("brn:acme:").is_some());
         assert!(brn_problem("brn:identity").is_some());
         assert_eq!(brn_problem("brn:a:b c"), Some("it contains spaces"));
         assert!(is_url("https://playbooks.example.com/run?x=1"));

@@ -1,7 +1,7 @@
 //! Picking a format from a header row (and, to break ties, the file name).
 
-use super::{Requirement, Table};
-use crate::check::header::normalize_name;
+use super::{normalize_name, Requirement, Table};
+use crate::check::shapes::{closest, typo_budget};
 
 /// The outcome of detection.
 #[derive(Debug, PartialEq, Eq)]
@@ -22,9 +22,11 @@ struct Score {
     matched: usize,
 }
 
-/// Scores every table against the header. A table fits when it knows at
-/// least half of the header's names; the best fit wins; equal fits are
-/// resolved by `file_hints` in the file name, else reported as ambiguous.
+/// Scores every table against the header, matching names the way the header
+/// check does (case, spaces, a trailing `*`, small typos). A table fits when
+/// it knows at least half of the header's names, or when the header has all
+/// its required columns; the best fit wins. Equal fits, or no fit at all,
+/// are resolved by `file_hints` in the file name, else reported.
 pub fn detect_format(
     tables: &'static [Table],
     header: &[&str],
@@ -33,44 +35,58 @@ pub fn detect_format(
     let names: Vec<String> = header.iter().map(|h| normalize_name(h)).collect();
     let mut scored: Vec<(&'static Table, Score)> = Vec::new();
     for t in tables {
-        let known: Vec<String> = t.columns.iter().map(|c| normalize_name(&c.name)).collect();
-        let matched = names.iter().filter(|n| known.contains(n)).count();
-        if matched == 0 || matched * 2 < names.len() {
-            continue;
-        }
-        let unknown = names.len() - matched;
+        let known: Vec<&str> = t.columns.iter().map(|c| c.normalized.as_str()).collect();
+        let found: Vec<Option<usize>> = names
+            .iter()
+            .map(|n| {
+                known
+                    .iter()
+                    .position(|k| k == n)
+                    .or_else(|| closest(n, typo_budget(n), known.iter().map(|k| Some(*k))))
+            })
+            .collect();
+        let matched = found.iter().flatten().count();
         let missing = t
             .columns
             .iter()
-            .zip(&known)
-            .filter(|(c, k)| c.header == Requirement::Required && !names.contains(k))
+            .enumerate()
+            .filter(|(i, c)| c.header == Requirement::Required && !found.contains(&Some(*i)))
             .count();
+        if matched == 0 || (matched * 2 < names.len() && missing > 0) {
+            continue;
+        }
         scored.push((
             t,
             Score {
-                misfit: unknown + missing,
+                misfit: names.len() - matched + missing,
                 matched,
             },
         ));
     }
-    let Some(best) = scored
+    let best = scored
         .iter()
         .map(|(_, s)| *s)
-        .min_by(|a, b| a.misfit.cmp(&b.misfit).then(b.matched.cmp(&a.matched)))
-    else {
-        return Detection::NoMatch;
+        .min_by(|a, b| a.misfit.cmp(&b.misfit).then(b.matched.cmp(&a.matched)));
+    let tied: Vec<&'static Table> = match best {
+        Some(best) => scored
+            .iter()
+            .filter(|(_, s)| *s == best)
+            .map(|(t, _)| *t)
+            .collect(),
+        None => Vec::new(),
     };
-    let tied: Vec<&'static Table> = scored
-        .iter()
-        .filter(|(_, s)| *s == best)
-        .map(|(t, _)| *t)
-        .collect();
     if let [only] = tied.as_slice() {
         return Detection::Found(&only.name);
     }
+    // Ties are broken among the tied; with no fit at all, among every table.
+    let pool: Vec<&'static Table> = if tied.is_empty() {
+        tables.iter().collect()
+    } else {
+        tied.clone()
+    };
     if let Some(file) = file_name {
         let file = file.to_ascii_lowercase().replace(['_', ' '], "-");
-        let hinted: Vec<&'static Table> = tied
+        let hinted: Vec<&'static Table> = pool
             .iter()
             .copied()
             .filter(|t| t.file_hints.iter().any(|h| file.contains(h.as_str())))
@@ -79,5 +95,62 @@ pub fn detect_format(
             return Detection::Found(&only.name);
         }
     }
-    Detection::Ambiguous(tied.iter().map(|t| t.name.as_str()).collect())
+    if tied.is_empty() {
+        Detection::NoMatch
+    } else {
+        Detection::Ambiguous(tied.iter().map(|t| t.name.as_str()).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::tables;
+
+    fn detect(header: &str, file: Option<&str>) -> Detection {
+        let names: Vec<&str> = header.split(',').collect();
+        detect_format(tables().expect("tables"), &names, file)
+    }
+
+    #[test]
+    fn exact_variant_and_typo_headers_detect() {
+        assert_eq!(
+            detect("Full Name,Work Email,Start Date", None),
+            Detection::Found("employees")
+        );
+        assert_eq!(
+            detect("full name,Work Email*,Start Date", None),
+            Detection::Found("employees")
+        );
+        assert_eq!(
+            detect("Full Nmae,Work Emial,Start Date", None),
+            Detection::Found("employees")
+        );
+    }
+
+    #[test]
+    fn extra_columns_do_not_hide_a_complete_header() {
+        assert_eq!(
+            detect(
+                "Full Name,Work Email,Start Date,Nickname,Team,Location,Cost Center",
+                None
+            ),
+            Detection::Found("employees")
+        );
+    }
+
+    #[test]
+    fn file_hints_break_ties_and_rescue_no_match() {
+        let shared = "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type";
+        assert!(matches!(detect(shared, None), Detection::Ambiguous(_)));
+        assert_eq!(
+            detect(shared, Some("rbac_relations.csv")),
+            Detection::Found("entity-rbac-relations")
+        );
+        assert_eq!(detect("Foo,Bar", None), Detection::NoMatch);
+        assert_eq!(
+            detect("Foo,Bar", Some("campaigns-2024.csv")),
+            Detection::Found("campaigns")
+        );
+    }
 }

@@ -205,6 +205,8 @@ pub struct Table {
 #[derive(Debug)]
 pub struct Column {
     pub name: String,
+    /// `name` as compared with header names (see [`normalize_name`]).
+    pub normalized: String,
     /// Whether cells must be filled.
     pub requirement: Requirement,
     /// Whether the header must name the column.
@@ -288,6 +290,7 @@ impl Table {
             )
             .map_err(|m| err(format!("column {:?}: {m}", c.name)))?;
             columns.push(Column {
+                normalized: normalize_name(&c.name),
                 header: c.header.unwrap_or(c.requirement),
                 name: c.name,
                 requirement: c.requirement,
@@ -385,6 +388,22 @@ impl Table {
     pub fn column(&self, name: &str) -> Option<ColumnId> {
         self.columns.iter().position(|c| c.name == name)
     }
+}
+
+/// The form in which header names are compared for near misses: trimmed,
+/// without a trailing `*` (published templates mark required columns so),
+/// lowercased, inner whitespace runs collapsed to one space.
+pub fn normalize_name(name: &str) -> String {
+    let name = name.trim();
+    let name = name.strip_suffix('*').unwrap_or(name).trim_end();
+    let mut out = String::with_capacity(name.len());
+    for word in name.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&word.to_lowercase());
+    }
+    out
 }
 
 /// Every format, parsed once. A table that fails to parse is a build bug, so
