@@ -57,8 +57,13 @@ pub(crate) fn map_columns(
         .iter()
         .map(|c| c.normalized.as_str())
         .collect();
-    let span = |i: usize| rec.fields[i].start..rec.fields[i].end;
-    let cell = |i: usize| (rec.fields[i].line, rec.fields[i].line_start);
+    // A finding on header field `i`, named after it unless it has no name.
+    let on_field =
+        |emit: &mut Emitter<'_>, i: usize, rule, message: String, help: Option<String>| {
+            let f = &rec.fields[i];
+            let column = (!normalized[i].is_empty()).then(|| names[i].clone());
+            emit.in_field(rule, None, f.start..f.end, f, column, message, help);
+        };
 
     super::row::report_quoting(data, rec, &names, emit);
     for (i, f) in rec.fields.iter().enumerate() {
@@ -76,14 +81,10 @@ pub(crate) fn map_columns(
         let first = *first_seen.entry(normalized[i].as_str()).or_insert(i);
         if first != i {
             duplicate[i] = true;
-            let (line, ls) = cell(i);
-            emit.at(
+            on_field(
+                emit,
+                i,
                 &rules::DUPLICATE_COLUMN,
-                None,
-                span(i),
-                line,
-                ls,
-                Some(names[i].clone()),
                 format!(
                     "column {} (field {}) repeats {} (field {})",
                     quote(&header.names[i]),
@@ -116,14 +117,10 @@ pub(crate) fn map_columns(
             }
             field_col[i] = Some(c);
             col_field[c] = Some(i);
-            let (line, ls) = cell(i);
-            emit.at(
+            on_field(
+                emit,
+                i,
                 &rules::COLUMN_NAME_VARIANT,
-                None,
-                span(i),
-                line,
-                ls,
-                Some(names[i].clone()),
                 format!(
                     "column {} is written `{}` in the spec",
                     quote(&header.names[i]),
@@ -138,15 +135,11 @@ pub(crate) fn map_columns(
         if duplicate[i] || field_col[i].is_some() {
             continue;
         }
-        let (line, ls) = cell(i);
         if normalized[i].is_empty() {
-            emit.at(
+            on_field(
+                emit,
+                i,
                 &rules::UNKNOWN_COLUMN,
-                None,
-                span(i),
-                line,
-                ls,
-                None,
                 format!("header field {} has no name", i + 1),
                 Some("remove the empty column (a trailing comma in the header makes one)".into()),
             );
@@ -164,13 +157,10 @@ pub(crate) fn map_columns(
             Some(c) => {
                 field_col[i] = Some(c);
                 col_field[c] = Some(i);
-                emit.at(
+                on_field(
+                    emit,
+                    i,
                     &rules::COLUMN_NAME_TYPO,
-                    None,
-                    span(i),
-                    line,
-                    ls,
-                    Some(names[i].clone()),
                     format!(
                         "unknown column {}; did you mean `{}`?",
                         quote(&header.names[i]),
@@ -182,13 +172,10 @@ pub(crate) fn map_columns(
                     )),
                 );
             }
-            _ => emit.at(
+            _ => on_field(
+                emit,
+                i,
                 &rules::UNKNOWN_COLUMN,
-                None,
-                span(i),
-                line,
-                ls,
-                Some(names[i].clone()),
                 format!(
                     "{} is not a column of the {} format",
                     quote(&header.names[i]),

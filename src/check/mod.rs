@@ -565,19 +565,14 @@ impl Fold {
                 LineEnding::CrLf => ("CRLF", "LF"),
                 _ => ("LF", "CRLF"),
             };
-            report.diagnostics.push(Diagnostic {
-                rule: &rules::MIXED_LINE_ENDINGS,
-                severity: rules::MIXED_LINE_ENDINGS.severity,
-                message: format!("line {line} ends with {found}; earlier lines end with {want}"),
-                help: Some(format!("use {want} line endings throughout")),
-                line,
-                col: 1,
-                column: None,
+            let mut d = file_diag(
+                &rules::MIXED_LINE_ENDINGS,
                 span,
-                related: Vec::new(),
-                snippet: None,
-                once_per_file: false,
-            });
+                format!("line {line} ends with {found}; earlier lines end with {want}"),
+                &format!("use {want} line endings throughout"),
+            );
+            d.line = line;
+            report.diagnostics.push(d);
         }
         report
             .diagnostics
