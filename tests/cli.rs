@@ -379,3 +379,39 @@ fn a_malformed_header_is_a_finding_not_a_usage_error() {
         .code(1)
         .stdout(predicate::str::contains(":1:1: Q001"));
 }
+
+#[test]
+fn output_is_byte_identical_at_any_thread_count() {
+    // Over 3 MiB, so the file spans several 1 MiB chunks checked in parallel.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut text = String::from("Full Name,Work Email,Start Date\n");
+    for i in 0..80_000 {
+        let date = if i % 997 == 0 {
+            "3/7/2024"
+        } else {
+            "03/07/2024"
+        };
+        let name = if i % 1009 == 0 {
+            format!("\"Name {i}\nsecond line\"")
+        } else {
+            format!("Name {i}")
+        };
+        text.push_str(&format!("{name},user{i}@example.com,{date}\n"));
+    }
+    assert!(text.len() > 3 << 20);
+    let f = write(dir.path(), "employees.csv", &text);
+    let run = |threads: &str| {
+        bdxlint()
+            .args(["check", "--output-format", "json", "--threads", threads])
+            .arg(&f)
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone()
+    };
+    let one = run("1");
+    assert_eq!(json(&one)["summary"]["errors"], 81);
+    assert_eq!(one, run("2"));
+    assert_eq!(one, run("7"));
+}
