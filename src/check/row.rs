@@ -32,6 +32,19 @@ pub(crate) struct Cells<'a> {
     filled: Vec<bool>,
 }
 
+impl Cells<'_> {
+    /// The decoded (unescaped, untrimmed) text of field `i`; `None` when it
+    /// is not valid UTF-8.
+    pub(crate) fn value(&self, i: usize) -> Option<&str> {
+        self.values.get(i)?.as_deref()
+    }
+
+    /// Whether field `i` holds anything but whitespace.
+    pub(crate) fn is_filled(&self, i: usize) -> bool {
+        self.filled.get(i).copied().unwrap_or(false)
+    }
+}
+
 /// Findings reported per list cell before the rest are only counted.
 const MAX_LIST_FINDINGS: usize = 10;
 
@@ -99,13 +112,16 @@ impl Plan {
         Some(self.map.names[field].clone())
     }
 
+    /// Checks one record. Returns whether its cells were decoded into
+    /// `cells` (false for a row with broken quoting or the wrong field count,
+    /// whose cells mean nothing and which cross-row rules skip).
     pub(crate) fn check_record<'a>(
         &self,
         data: &'a [u8],
         rec: &Record,
         cells: &mut Cells<'a>,
         emit: &mut Emitter<'_>,
-    ) {
+    ) -> bool {
         let broken = !rec.problems.is_empty() || rec.fields.len() != self.width;
         if broken {
             // The cells are not checked, but bad bytes are still bad bytes.
@@ -116,7 +132,7 @@ impl Plan {
         }
         if !rec.problems.is_empty() {
             report_quoting(data, rec, &self.map.names, emit);
-            return;
+            return false;
         }
         if rec.fields.len() != self.width {
             let (got, want) = (rec.fields.len(), self.width);
@@ -131,7 +147,7 @@ impl Plan {
                     "add the missing fields (empty ones are fine: `a,,c`); the row's cells were not checked".into()
                 }),
             );
-            return;
+            return false;
         }
         cells.values.clear();
         cells.filled.clear();
@@ -156,6 +172,17 @@ impl Plan {
             }
         }
         self.check_conditions(rec, cells, emit);
+        true
+    }
+
+    /// The field that holds column `c`, if the header names it.
+    pub(crate) fn field_of(&self, c: ColumnId) -> Option<usize> {
+        self.map.col_field[c]
+    }
+
+    /// Header names by field, as diagnostics name them.
+    pub(crate) fn field_names(&self) -> &[Arc<str>] {
+        &self.map.names
     }
 
     fn check_cell(
