@@ -2,7 +2,7 @@
 //!
 //! Codes are stable and grouped by family: `F` file and encoding, `Q` CSV
 //! quoting and row structure, `H` header, `C` cell shapes, `K` conditions
-//! between cells of a row. The same text feeds `bdxlint explain`, the README
+//! between cells of a row, `J` grammars inside JSON cells. The same text feeds `bdxlint explain`, the README
 //! rule table and machine outputs.
 
 use crate::diagnostic::Severity;
@@ -216,6 +216,56 @@ rules! {
         "What it does: checks groups where the spec allows exactly one column or all of them (reviews: Identity ID, Identity Email, Identity Username).\n\
          Why it matters: the spec's identity rule allows one or all three; two is ambiguous.\n\
          Example: Identity Email and Identity Username set, Identity ID empty. Fix: fill all three or keep one.";
+    DATE_ORDER = "K005", "date-order", Warning, "Campaigns CSV (upload)",
+        "A start date is after the end date of the same row",
+        "What it does: compares pairs of date columns that describe a period (campaigns: Start Date and End Date), instants with their offsets.\n\
+         Why it matters: a campaign that ends before it starts never runs; the spec does not say the platform refuses it, so this is a warning.\n\
+         Example: Start Date `2024-05-01T00:00:00Z`, End Date `2024-04-30T00:00:00Z`. Fix: swap or correct the dates.";
+    JSON_UNKNOWN_KEY = "J001", "json-unknown-key", Warning, "Employees CSV (upload)",
+        "A JSON cell holds a key its grammar does not know",
+        "What it does: checks the keys of JSON cells whose grammar the spec gives (employee Metadata v1, identity and role entity metadata, relation metadata, integration settings, recommendations, labels) and points at each unknown key, suggesting a near one.\n\
+         Why it matters: the platform ignores or rejects keys it does not know; a misspelt key (`manager_id` for `manager id`) loses the value silently.\n\
+         Example: `{\"locaton\":{...}}` in employee Metadata. Fix: use a key the spec lists, or drop it.";
+    JSON_TYPE_MISMATCH = "J002", "json-type-mismatch", Error, "Employees CSV (upload)",
+        "A value inside a JSON cell has the wrong type",
+        "What it does: checks the type of each known key or element in a JSON cell (string, number, boolean, object, array) and points at the value.\n\
+         Why it matters: the platform decodes metadata into typed fields; a wrong type fails the row.\n\
+         Example: `{\"privilegeValue\":\"true\"}` in relation metadata (a string, not a boolean). Fix: write the type the spec gives (`true`).";
+    JSON_MISSING_KEY = "J003", "json-missing-key", Error, "Findings CSV (upload)",
+        "An object inside a JSON cell lacks a required key",
+        "What it does: checks that objects carry the keys their grammar requires (a label needs `key`; an integration setting needs `name`, `key` and `type`) and points at the object.\n\
+         Why it matters: the record cannot be built without them.\n\
+         Example: `[[{\"value\":{\"text\":\"x\"}}]]` in findings Labels. Fix: add `\"key\":\"<label>\"`.";
+    JSON_INVALID_VALUE = "J004", "json-invalid-value", Error, "Reviews CSV (upload)",
+        "A string inside a JSON cell is not one of the allowed values or shapes",
+        "What it does: checks strings that the spec restricts: a recommendation `value` (approve, deny or empty), a setting `type` (public or secret), role metadata `integrations` entries (`<app>/<integration_id>`).\n\
+         Why it matters: the platform rejects or misreads other values.\n\
+         Example: `{\"value\":\"approved\"}` in Recommendation. Fix: write `approve`.";
+    FILTER_STRUCTURE = "J005", "filter-structure", Error, "Filters CSV (upload)",
+        "A filter Value is not shaped field -> operator -> value",
+        "What it does: checks the shape of filter expressions: an object of fields, each mapping operators to values; `_and` takes an array of conditions, `_not` a condition (or an array of them); `employee` and `entitlement` take sub-conditions.\n\
+         Why it matters: the platform cannot evaluate a filter of another shape; at best it matches nothing.\n\
+         Example: `{\"department\":\"Sales\"}` (a value where an operator object belongs). Fix: `{\"department\":{\"_eq\":\"Sales\"}}`.";
+    FILTER_UNKNOWN_OPERATOR = "J006", "filter-unknown-operator", Error, "Filters CSV (upload)",
+        "A filter uses an operator the spec does not define",
+        "What it does: checks operators in filter expressions against the spec's list (`_eq`, `_in`, and the logical `_and`, `_not`), suggesting a near one.\n\
+         Why it matters: an unknown operator fails the filter or is ignored, so the filter matches more than meant.\n\
+         Example: `{\"title\":{\"_equals\":\"CFO\"}}`. Fix: `_eq`.";
+    FILTER_OPERAND_TYPE = "J007", "filter-operand-type", Error, "Filters CSV (upload)",
+        "A filter operator has a value of the wrong type",
+        "What it does: checks operator values: `_eq` takes a string, `_in` an array of strings.\n\
+         Why it matters: the platform compares strings; a number, boolean or nested value fails the filter.\n\
+         Example: `{\"department\":{\"_in\":\"Sales\"}}`. Fix: `{\"_in\":[\"Sales\"]}`.";
+    FILTER_UNKNOWN_FIELD = "J008", "filter-unknown-field", Warning, "Filters CSV (upload)",
+        "A filter names a field its filter Type does not list",
+        "What it does: checks filter fields against the spec's \"Fields by filter type\" table for the row's Type (sub-fields of `employee` against PEOPLE, of `entitlement` against ENTITLEMENTS), suggesting a near one. Types the table does not list get structural checks only.\n\
+         Why it matters: a filter on a field the type does not have matches nothing or fails; the spec's table may be incomplete, so this is a warning.\n\
+         Example: `{\"departmnet\":{\"_eq\":\"Sales\"}}` on a PEOPLE filter. Fix: `department`.";
+    FILTER_MALFORMED_LABELS = "J009", "filter-malformed-labels", Error, "Filters CSV (upload)",
+        "A filter's `labels` field is not an array of {key, val} objects",
+        "What it does: checks the `labels` field of filter expressions: an array of objects, each with a string `key` (the label's ID) and a `val` object mapping an operator to a label name.\n\
+         Why it matters: the platform cannot match labels written another way.\n\
+         Example: `{\"labels\":{\"_eq\":\"sod\"}}`. Fix: `{\"labels\":[{\"key\":\"sod\",\"val\":{\"_eq\":\"conflict\"}}]}`.";
 }
 
 /// Finds a rule by code or name (case-insensitive).

@@ -57,14 +57,29 @@ fn huge_cells_are_checked_and_quoted_briefly() {
 
 #[test]
 fn deep_json_neither_overflows_nor_misreports() {
-    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    // Within Go's encoding/json limit (10,000 levels): parsed, and only the
+    // unknown key is reported (the value under it is not walked).
+    let deep = format!("{}{}", "[".repeat(9_000), "]".repeat(9_000));
     let data = format!("{HEADER}Ada,ada@example.com,03/07/2024,v1,\"{{\"\"a\"\":{deep}}}\"\n");
     let r = check(data.as_bytes());
-    assert!(r.diagnostics.is_empty(), "deep but valid: {:?}", names(&r));
-    let broken = format!("{}{}", "[".repeat(100_000), "]".repeat(99_999));
-    let data = format!("{HEADER}Ada,ada@example.com,03/07/2024,v1,\"{{\"\"a\"\":{broken}}}\"\n");
-    let r = check(data.as_bytes());
-    assert_eq!(names(&r), ["invalid-json"]);
+    assert_eq!(names(&r), ["json-unknown-key"]);
+    // Far past it: one finding at the first byte past the limit, no crash.
+    for close in [100_000, 99_999] {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(close));
+        let data = format!("{HEADER}Ada,ada@example.com,03/07/2024,v1,\"{{\"\"a\"\":{deep}}}\"\n");
+        let r = check(data.as_bytes());
+        assert_eq!(names(&r), ["invalid-json"]);
+        let d = &r.diagnostics[0];
+        assert!(
+            d.message.contains("nested deeper than 10000"),
+            "{}",
+            d.message
+        );
+        let at = d.span.start as usize;
+        assert_eq!(data.as_bytes()[at], b'[');
+        // The object around the arrays is the first of the 10,000 levels.
+        assert_eq!(data[..at].matches('[').count(), 9_999);
+    }
 }
 
 #[test]

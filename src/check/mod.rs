@@ -7,6 +7,8 @@
 //! file order, which makes the output identical at any thread count: chunk
 //! boundaries depend on bytes only, never on the number of threads.
 
+mod filter;
+mod grammar;
 pub mod header;
 mod row;
 pub mod shapes;

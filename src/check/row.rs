@@ -2,15 +2,19 @@
 //! shapes and the conditions between cells of a row, compiled once per file
 //! from the table and the header ([`Plan`]).
 
+use super::filter;
+use super::grammar;
 use super::header::{map_columns, Header, Mapping};
 use super::shapes::{self, DateError};
 use super::Emitter;
 use crate::diagnostic::Severity;
+use crate::json::{self, Doc};
 use crate::rules;
 use crate::scan::{raw_offset, unescape, FieldSpan, QuoteProblemKind, Record};
 use crate::schema::shape::JsonKind;
-use crate::schema::{Braces, ColumnId, Condition, Requirement, Shape, Table};
+use crate::schema::{Braces, ColumnId, Condition, Grammar, Requirement, Shape, Table};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -30,8 +34,17 @@ pub(crate) struct Cells<'a> {
     /// `None` when the cell is not valid UTF-8.
     values: Vec<Option<Cow<'a, str>>>,
     filled: Vec<bool>,
+    /// Buffers reused by every JSON cell of the chunk.
+    scratch: RefCell<JsonScratch>,
 }
 
+#[derive(Default)]
+struct JsonScratch {
+    nodes: Vec<json::Node>,
+    findings: grammar::Findings,
+}
+
+#[allow(dead_code)] // Until the cross-row rules land.
 impl Cells<'_> {
     /// The decoded (unescaped, untrimmed) text of field `i`; `None` when it
     /// is not valid UTF-8.
@@ -172,15 +185,72 @@ impl Plan {
             }
         }
         self.check_conditions(rec, cells, emit);
+        self.check_order(rec, cells, emit);
         true
     }
 
+    /// Date pairs that must not be in reverse order. Cells that are empty
+    /// or not dates are left to their own findings.
+    fn check_order(&self, rec: &Record, cells: &Cells<'_>, emit: &mut Emitter<'_>) {
+        for o in &self.table.order {
+            let (Some(ei), Some(li)) = (self.map.col_field[o.earlier], self.map.col_field[o.later])
+            else {
+                continue;
+            };
+            let Shape::Date(shape) = self.table.columns[o.earlier].shape else {
+                continue;
+            };
+            let (Some(a), Some(b)) = (self.value(cells, o.earlier), self.value(cells, o.later))
+            else {
+                continue;
+            };
+            let ok = |v: &str| shapes::check_date(shape, v).is_ok();
+            if a.is_empty() || b.is_empty() || !ok(a) || !ok(b) {
+                continue;
+            }
+            let (Some(x), Some(y)) = (shapes::instant(shape, a), shapes::instant(shape, b)) else {
+                continue;
+            };
+            if x > y {
+                let (ename, lname) = (
+                    &self.table.columns[o.earlier].name,
+                    &self.table.columns[o.later].name,
+                );
+                let f = &rec.fields[ei];
+                emit.in_field(
+                    &rules::DATE_ORDER,
+                    o.severity,
+                    f.start..f.end,
+                    f,
+                    self.name(ei),
+                    format!(
+                        "`{ename}` {} is after `{lname}` {}: {}",
+                        quote(a),
+                        quote(b),
+                        o.reason
+                    ),
+                    Some(format!("swap the dates, or correct `{ename}` or `{lname}`")),
+                );
+                let lf = &rec.fields[li];
+                if let Some(d) = emit.diags.last_mut() {
+                    d.related.push(crate::diagnostic::Related {
+                        line: lf.line,
+                        column: Some(self.map.names[li].clone()),
+                        message: format!("`{lname}` is {}", quote(b)),
+                    });
+                }
+            }
+        }
+    }
+
     /// The field that holds column `c`, if the header names it.
+    #[allow(dead_code)] // Until the cross-row rules land.
     pub(crate) fn field_of(&self, c: ColumnId) -> Option<usize> {
         self.map.col_field[c]
     }
 
     /// Header names by field, as diagnostics name them.
+    #[allow(dead_code)] // Until the cross-row rules land.
     pub(crate) fn field_names(&self) -> &[Arc<str>] {
         &self.map.names
     }
@@ -376,7 +446,7 @@ impl Plan {
                     );
                 }
             }
-            Shape::Json(kind) => self.check_json(data, f, i, value, *kind, sev, emit),
+            Shape::Json(kind) => self.check_json(data, f, i, value, *kind, sev, cells, emit),
         }
     }
 
@@ -545,67 +615,103 @@ impl Plan {
         value: &str,
         kind: JsonKind,
         sev: Option<Severity>,
+        cells: &Cells<'_>,
         emit: &mut Emitter<'_>,
     ) {
-        let col = &self.table.columns[self.map.field_col[i].expect("mapped")];
-        match serde_json::from_str::<serde::de::IgnoredAny>(value) {
-            Err(e) => {
-                let at = json_error_offset(value, e.line(), e.column());
+        let c = self.map.field_col[i].expect("mapped");
+        let col = &self.table.columns[c];
+        let mut scratch = cells.scratch.borrow_mut();
+        let JsonScratch { nodes, findings } = &mut *scratch;
+        let doc = match Doc::parse(value, std::mem::take(nodes)) {
+            Ok(doc) => doc,
+            Err((e, storage)) => {
+                *nodes = storage;
+                let at = e.offset.min(value.len());
                 let span = Self::inner_span(data, f, at, (at + 1).min(value.len()));
-                // Skipping a value (IgnoredAny) reports a trailing comma as
-                // "expected value"; a full parse names it. Only on this error path.
-                let what = match serde_json::from_str::<serde_json::Value>(value) {
-                    Err(full)
-                        if full.classify() == e.classify()
-                            && full.to_string().contains("trailing comma") =>
-                    {
-                        full.to_string()
-                    }
-                    _ => e.to_string(),
-                };
-                let what = what.split(" at line ").next().unwrap_or(&what).to_owned();
                 emit.in_field(
                     &rules::INVALID_JSON,
                     sev,
                     span,
                     f,
                     self.name(i),
-                    format!("`{}` is not valid JSON: {what}", col.name),
+                    format!("`{}` is not valid JSON: {}", col.name, e.message),
                     Some(
                         "write JSON with double quotes; in CSV, quote the whole cell and double every quote inside it: \"{\"\"key\"\":\"\"value\"\"}\"".into(),
                     ),
                 );
+                return;
             }
-            Ok(_) => {
-                let first = value.trim_start().as_bytes().first().copied();
-                let (ok, want) = match kind {
-                    JsonKind::Any => (true, ""),
-                    JsonKind::Object => (first == Some(b'{'), "an object"),
-                    JsonKind::Array => (first == Some(b'['), "an array"),
-                };
-                if !ok {
-                    emit.in_field(
-                        &rules::JSON_WRONG_TYPE,
-                        sev,
-                        f.start..f.end,
-                        f,
-                        self.name(i),
-                        format!(
-                            "`{}` must be a JSON {}",
-                            col.name,
-                            &want[want.find(' ').map_or(0, |p| p + 1)..]
-                        ),
-                        Some(format!(
-                            "write {want}: {}",
-                            if kind == JsonKind::Object {
-                                "{...}"
-                            } else {
-                                "[...]"
-                            }
-                        )),
-                    );
+        };
+        let root = doc.kind(doc.root());
+        let want = match kind {
+            JsonKind::Any => None,
+            JsonKind::Object => (root != json::Kind::Object).then_some(("an object", "{...}")),
+            JsonKind::Array => (root != json::Kind::Array).then_some(("an array", "[...]")),
+        };
+        if let Some((want, example)) = want {
+            let span = doc.node(doc.root()).span();
+            emit.in_field(
+                &rules::JSON_WRONG_TYPE,
+                sev,
+                Self::inner_span(data, f, span.start, span.end),
+                f,
+                self.name(i),
+                format!(
+                    "`{}` must be a JSON {}, not {}",
+                    col.name,
+                    &want[want.find(' ').map_or(0, |p| p + 1)..],
+                    root.name()
+                ),
+                Some(format!("write {want}: {example}")),
+            );
+        } else {
+            findings.clear();
+            for rule in self.table.json.iter().filter(|r| r.column == c) {
+                if !rule.when.iter().all(|w| self.holds(cells, w)) {
+                    continue;
+                }
+                match &rule.grammar {
+                    Grammar::Schema(spec) => grammar::check(&doc, &col.name, spec, findings),
+                    Grammar::Filter { type_column } => {
+                        if let Ok(g) = crate::schema::json::grammars() {
+                            let ty = self.value(cells, *type_column);
+                            filter::check(&doc, &col.name, ty, &g.filter, findings);
+                        }
+                    }
                 }
             }
+            let last = findings.list.len().saturating_sub(1);
+            for (n, x) in findings.list.drain(..).enumerate() {
+                let mut message = x.message;
+                if n == last && findings.hidden > 0 {
+                    message.push_str(&format!(
+                        " (and {} more problems in this cell, not shown)",
+                        findings.hidden
+                    ));
+                }
+                emit.in_field(
+                    x.rule,
+                    None,
+                    Self::inner_span(data, f, x.span.start, x.span.end),
+                    f,
+                    self.name(i),
+                    message,
+                    x.help,
+                );
+            }
+        }
+        *nodes = doc.into_nodes();
+    }
+
+    /// Whether a row condition holds.
+    fn holds(&self, cells: &Cells<'_>, cond: &Condition) -> bool {
+        match cond {
+            Condition::Always => true,
+            Condition::Present(c) => self.filled(cells, *c),
+            Condition::Empty(c) => !self.filled(cells, *c),
+            Condition::In(c, vals) => self
+                .value(cells, *c)
+                .is_some_and(|v| vals.iter().any(|x| x == v)),
         }
     }
 
@@ -773,23 +879,6 @@ fn enum_help(v: &str, values: &[String]) -> String {
         Some(s) => format!("did you mean `{s}`? allowed values: {list}"),
         None => format!("allowed values: {list}"),
     }
-}
-
-/// Byte offset in `text` of serde_json's 1-based (line, column) position.
-/// serde_json counts columns in bytes; column 0 means "before the line".
-fn json_error_offset(text: &str, line: usize, column: usize) -> usize {
-    let mut start = 0;
-    for _ in 1..line {
-        match text[start..].find('\n') {
-            Some(p) => start += p + 1,
-            None => break,
-        }
-    }
-    let mut at = (start + column.saturating_sub(1)).min(text.len().saturating_sub(1));
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
 }
 
 /// Reports a record's quoting problems.

@@ -115,6 +115,56 @@ fn offset(b: &[u8]) -> Result<(), DateError> {
     }
 }
 
+/// The instant a value that passed [`check_date`] names, as (seconds since
+/// the Unix epoch in UTC, nanoseconds), for comparing two cells. Values
+/// without an offset are read as UTC, so two of them compare as written.
+pub fn instant(shape: DateShape, s: &str) -> Option<(i64, u32)> {
+    let b = s.as_bytes();
+    let num = |at: usize, n: usize| digits(b, at, n);
+    let date = match shape {
+        DateShape::Mdy => NaiveDate::from_ymd_opt(num(6, 4)? as i32, num(0, 2)?, num(3, 2)?)?,
+        _ => NaiveDate::from_ymd_opt(num(0, 4)? as i32, num(5, 2)?, num(8, 2)?)?,
+    };
+    if b.len() <= 10 {
+        return Some((date.and_hms_opt(0, 0, 0)?.and_utc().timestamp(), 0));
+    }
+    let (h, mi) = (num(11, 2)?, num(14, 2)?);
+    let mut at = 16;
+    let mut sec = 0;
+    let mut nanos = 0u32;
+    if b.get(16) == Some(&b':') {
+        sec = num(17, 2)?;
+        at = 19;
+        if b.get(19) == Some(&b'.') {
+            let frac: Vec<u8> = b[20..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .copied()
+                .collect();
+            at = 20 + frac.len();
+            for i in 0..9 {
+                nanos = nanos * 10 + frac.get(i).map_or(0, |d| u32::from(d - b'0'));
+            }
+        }
+    }
+    let rest = &b[at..];
+    let off = match rest {
+        b"" | b"Z" | b" +0000 UTC" => 0,
+        _ => {
+            let sign = if rest[0] == b'-' { -1 } else { 1 };
+            let hh = digits(rest, 1, 2)? as i64;
+            let mm = match rest.len() {
+                3 => 0,
+                5 => digits(rest, 3, 2)? as i64,
+                _ => digits(rest, 4, 2)? as i64,
+            };
+            sign * (hh * 3600 + mm * 60)
+        }
+    };
+    let local = date.and_hms_opt(h, mi, sec)?.and_utc().timestamp();
+    Some((local - off, nanos))
+}
+
 /// Validates a date or date-time against its shape.
 pub fn check_date(shape: DateShape, s: &str) -> Result<(), DateError> {
     let b = s.as_bytes();

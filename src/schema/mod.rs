@@ -7,6 +7,7 @@
 //! `rules/README.md`; the two must change together.
 
 mod detect;
+pub mod json;
 pub mod shape;
 
 pub use detect::{detect_format, Detection};
@@ -99,6 +100,34 @@ struct RawTable {
     equal: Vec<RawEqual>,
     #[serde(default)]
     one_or_all: Vec<RawOneOrAll>,
+    #[serde(default)]
+    json: Vec<RawJson>,
+    #[serde(default)]
+    order: Vec<RawOrder>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawJson {
+    column: String,
+    #[serde(default)]
+    schema: Option<String>,
+    #[serde(default)]
+    grammar: Option<String>,
+    #[serde(default)]
+    type_column: Option<String>,
+    #[serde(default)]
+    when: Vec<RawCondition>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOrder {
+    earlier: String,
+    later: String,
+    #[serde(default)]
+    severity: Option<Severity>,
+    reason: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -200,6 +229,8 @@ pub struct Table {
     pub requires: Vec<Requires>,
     pub equal: Vec<Equal>,
     pub one_or_all: Vec<OneOrAll>,
+    pub json: Vec<JsonRule>,
+    pub order: Vec<Order>,
 }
 
 #[derive(Debug)]
@@ -250,6 +281,34 @@ pub struct Equal {
 #[derive(Debug)]
 pub struct OneOrAll {
     pub columns: Vec<ColumnId>,
+    pub severity: Option<Severity>,
+    pub reason: String,
+}
+
+/// Which grammar a JSON cell follows.
+#[derive(Debug)]
+pub enum Grammar {
+    /// A schema of `rules/json.toml`.
+    Schema(&'static json::Spec),
+    /// The filter-expression grammar; the fields allowed depend on the
+    /// filter type in `type_column`.
+    Filter { type_column: ColumnId },
+}
+
+/// A JSON column bound to a grammar, checked on rows where every `when`
+/// condition holds.
+#[derive(Debug)]
+pub struct JsonRule {
+    pub column: ColumnId,
+    pub grammar: Grammar,
+    pub when: Vec<Condition>,
+}
+
+/// Two date columns whose values must not be in reverse order.
+#[derive(Debug)]
+pub struct Order {
+    pub earlier: ColumnId,
+    pub later: ColumnId,
     pub severity: Option<Severity>,
     pub reason: String,
 }
@@ -306,24 +365,23 @@ impl Table {
                 .position(|c| c.name == name)
                 .ok_or_else(|| err(format!("unknown column {name:?} in a condition")))
         };
+        let condition = |c: RawCondition| -> Result<Condition, TableError> {
+            let id = find(&c.column)?;
+            match (c.is, c.in_values) {
+                (Some(CellState::Present), None) => Ok(Condition::Present(id)),
+                (Some(CellState::Empty), None) => Ok(Condition::Empty(id)),
+                (None, Some(v)) if !v.is_empty() => Ok(Condition::In(id, v)),
+                _ => Err(err(format!(
+                    "condition on {:?} needs exactly one of `is` or a non-empty `in`",
+                    c.column
+                ))),
+            }
+        };
         let mut requires = Vec::new();
         for r in raw.requires {
             let when = match r.when {
                 None => Condition::Always,
-                Some(c) => {
-                    let id = find(&c.column)?;
-                    match (c.is, c.in_values) {
-                        (Some(CellState::Present), None) => Condition::Present(id),
-                        (Some(CellState::Empty), None) => Condition::Empty(id),
-                        (None, Some(v)) if !v.is_empty() => Condition::In(id, v),
-                        _ => {
-                            return Err(err(format!(
-                                "condition on {:?} needs exactly one of `is` or a non-empty `in`",
-                                c.column
-                            )))
-                        }
-                    }
-                }
+                Some(c) => condition(c)?,
             };
             if r.all.is_empty() == r.any.is_empty() {
                 return Err(err(format!(
@@ -370,6 +428,64 @@ impl Table {
                 })
             })
             .collect::<Result<_, TableError>>()?;
+        let mut json = Vec::new();
+        for j in raw.json {
+            let column = find(&j.column)?;
+            if !matches!(columns[column].shape, Shape::Json(_)) {
+                return Err(err(format!(
+                    "[[json]] binds {:?}, whose shape is not JSON",
+                    j.column
+                )));
+            }
+            let grammar = match (j.schema, j.grammar.as_deref(), j.type_column) {
+                (Some(name), None, None) => {
+                    let g = json::grammars().map_err(|m| err(m.to_owned()))?;
+                    let spec = g.schemas.get(&name).ok_or_else(|| {
+                        err(format!("[[json]] on {:?}: no schema {name:?} in rules/json.toml", j.column))
+                    })?;
+                    Grammar::Schema(spec)
+                }
+                (None, Some("filter"), Some(t)) => Grammar::Filter {
+                    type_column: find(&t)?,
+                },
+                _ => {
+                    return Err(err(format!(
+                        "[[json]] on {:?} needs `schema = \"<name>\"` or `grammar = \"filter\"` with `type_column`",
+                        j.column
+                    )))
+                }
+            };
+            let when = j
+                .when
+                .into_iter()
+                .map(condition)
+                .collect::<Result<_, _>>()?;
+            json.push(JsonRule {
+                column,
+                grammar,
+                when,
+            });
+        }
+        let mut order = Vec::new();
+        for o in raw.order {
+            let (earlier, later) = (find(&o.earlier)?, find(&o.later)?);
+            let same = match (&columns[earlier].shape, &columns[later].shape) {
+                (Shape::Date(a), Shape::Date(b)) => a == b,
+                _ => false,
+            };
+            if !same {
+                return Err(err(format!(
+                    "[[order]] needs two columns of the same date shape: {:?}, {:?}",
+                    o.earlier, o.later
+                )));
+            }
+            order.push(Order {
+                earlier,
+                later,
+                severity: o.severity,
+                reason: o.reason,
+            });
+        }
         Ok(Table {
             name: raw.name,
             title: raw.title,
@@ -382,6 +498,8 @@ impl Table {
             requires,
             equal,
             one_or_all,
+            json,
+            order,
         })
     }
 
@@ -453,6 +571,10 @@ mod tests {
             let path = entry.expect("dir entry").path();
             if path.extension().is_some_and(|e| e == "toml") {
                 let stem = path.file_stem().and_then(|s| s.to_str()).expect("utf-8");
+                if stem == "json" {
+                    // The JSON grammars, not a format (see schema::json).
+                    continue;
+                }
                 assert!(
                     format_names().any(|n| n == stem),
                     "rules/{stem}.toml is not in the registry"

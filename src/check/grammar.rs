@@ -1,0 +1,382 @@
+//! Checks a parsed JSON cell against a schema of `rules/json.toml`
+//! (metadata, labels, recommendations, integration settings).
+//!
+//! Findings carry spans in the cell's decoded text; the row checker maps
+//! them back to file bytes through the CSV quote escaping.
+
+use super::shapes;
+use crate::json::{Doc, Kind, NodeId};
+use crate::rules::{self, Rule};
+use crate::schema::json::{JsonType, Spec, StringShape, Unknown};
+use std::fmt::Write;
+use std::ops::Range;
+
+/// Findings reported per cell before the rest are only counted.
+pub(crate) const MAX_CELL_FINDINGS: usize = 10;
+
+/// A finding inside a JSON cell, on decoded-text offsets.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct JsonFinding {
+    pub rule: &'static Rule,
+    pub span: Range<usize>,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+/// The findings of one cell, capped.
+#[derive(Debug, Default)]
+pub(crate) struct Findings {
+    pub list: Vec<JsonFinding>,
+    /// How many more were found but not kept.
+    pub hidden: usize,
+}
+
+impl Findings {
+    pub(crate) fn clear(&mut self) {
+        self.list.clear();
+        self.hidden = 0;
+    }
+
+    pub(crate) fn push(
+        &mut self,
+        rule: &'static Rule,
+        span: Range<usize>,
+        message: String,
+        help: Option<String>,
+    ) {
+        if self.list.len() < MAX_CELL_FINDINGS {
+            self.list.push(JsonFinding {
+                rule,
+                span,
+                message,
+                help,
+            });
+        } else {
+            self.hidden += 1;
+        }
+    }
+}
+
+/// A step from a JSON value to one inside it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Step {
+    /// An object member (the node whose key it is).
+    Key(NodeId),
+    Index(usize),
+}
+
+/// Renders a path like `location.address` or `[0][1].key`.
+pub(crate) fn render_path(doc: &Doc<'_>, path: &[Step]) -> String {
+    // A deep path (a hostile filter nests hundreds of levels) keeps its
+    // first two and last four steps.
+    const HEAD: usize = 2;
+    const TAIL: usize = 4;
+    let mut out = String::new();
+    for (n, step) in path.iter().enumerate() {
+        if path.len() > HEAD + TAIL + 1 && n >= HEAD && n < path.len() - TAIL {
+            if n == HEAD {
+                out.push_str(".…");
+            }
+            continue;
+        }
+        match step {
+            Step::Key(id) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(&doc.key(*id).unwrap_or_default());
+            }
+            Step::Index(i) => {
+                let _ = write!(out, "[{i}]");
+            }
+        }
+    }
+    out
+}
+
+/// How a message names the value at `path` in `column`.
+pub(crate) fn place(doc: &Doc<'_>, column: &str, path: &[Step]) -> String {
+    if path.is_empty() {
+        format!("`{column}`")
+    } else {
+        format!("`{}` in `{column}`", render_path(doc, path))
+    }
+}
+
+fn type_name(t: JsonType) -> &'static str {
+    match t {
+        JsonType::Any => "any value",
+        JsonType::String => "a string",
+        JsonType::Number => "a number",
+        JsonType::Boolean => "a boolean (true or false, unquoted)",
+        JsonType::Object => "an object",
+        JsonType::Array => "an array",
+        JsonType::Null => "null",
+    }
+}
+
+fn fits(t: JsonType, k: Kind) -> bool {
+    matches!(
+        (t, k),
+        (JsonType::Any, _)
+            | (JsonType::String, Kind::String)
+            | (JsonType::Number, Kind::Number)
+            | (JsonType::Boolean, Kind::Bool)
+            | (JsonType::Object, Kind::Object)
+            | (JsonType::Array, Kind::Array)
+            | (JsonType::Null, Kind::Null)
+    )
+}
+
+/// Checks the value `id` of `doc` against `spec`.
+pub(crate) fn check(doc: &Doc<'_>, column: &str, spec: &Spec, out: &mut Findings) {
+    let mut path = Vec::new();
+    walk(doc, doc.root(), spec, column, &mut path, out);
+}
+
+fn walk(
+    doc: &Doc<'_>,
+    id: NodeId,
+    spec: &Spec,
+    column: &str,
+    path: &mut Vec<Step>,
+    out: &mut Findings,
+) {
+    let kind = doc.kind(id);
+    let span = doc.node(id).span();
+    if !fits(spec.ty, kind) {
+        let quoted_bool = spec.ty == JsonType::Boolean
+            && doc.str(id).is_some_and(|s| s == "true" || s == "false");
+        let help = if quoted_bool {
+            "write the boolean without quotes: true or false".to_owned()
+        } else {
+            format!("write {} here", type_name(spec.ty))
+        };
+        out.push(
+            &rules::JSON_TYPE_MISMATCH,
+            span,
+            format!(
+                "{} must be {}, not {}",
+                place(doc, column, path),
+                type_name(spec.ty),
+                kind.name()
+            ),
+            Some(help),
+        );
+        return;
+    }
+    match kind {
+        Kind::Object if spec.ty == JsonType::Object => {
+            for child in doc.children(id) {
+                let key = doc.key(child).unwrap_or_default();
+                match spec.keys.iter().find(|(k, _)| *k == key) {
+                    Some((_, sub)) => {
+                        path.push(Step::Key(child));
+                        walk(doc, child, sub, column, path, out);
+                        path.pop();
+                    }
+                    None if spec.unknown == Unknown::Warn => {
+                        let known: Vec<String> = spec.keys.iter().map(|(k, _)| k.clone()).collect();
+                        let help = match shapes::suggest(&key, &known) {
+                            Some(near) => format!("did you mean `{near}`?"),
+                            None => format!(
+                                "known keys: {}",
+                                known
+                                    .iter()
+                                    .map(|k| format!("`{k}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        };
+                        out.push(
+                            &rules::JSON_UNKNOWN_KEY,
+                            doc.node(child).key_span().unwrap_or(span.clone()),
+                            format!("{} has an unknown key `{key}`", place(doc, column, path)),
+                            Some(help),
+                        );
+                    }
+                    None => {}
+                }
+            }
+            for (k, sub) in &spec.keys {
+                if sub.required && doc.get(id, k).is_none() {
+                    out.push(
+                        &rules::JSON_MISSING_KEY,
+                        span.clone(),
+                        format!("{} has no `{k}`", place(doc, column, path)),
+                        Some(format!("add `\"{k}\": ...` ({})", type_name(sub.ty))),
+                    );
+                }
+            }
+        }
+        Kind::Array => {
+            if let Some(items) = &spec.items {
+                for (i, child) in doc.children(id).enumerate() {
+                    path.push(Step::Index(i));
+                    walk(doc, child, items, column, path, out);
+                    path.pop();
+                }
+            }
+        }
+        Kind::String => {
+            let Some(text) = doc.str(id) else { return };
+            if let Some(values) = &spec.values {
+                if !values.iter().any(|v| *v == text) {
+                    let list = values
+                        .iter()
+                        .map(|v| format!("`\"{v}\"`"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let help = match shapes::suggest(&text, values) {
+                        Some(near) if !near.is_empty() => {
+                            format!("did you mean `\"{near}\"`? allowed: {list}")
+                        }
+                        _ => format!("allowed: {list}"),
+                    };
+                    out.push(
+                        &rules::JSON_INVALID_VALUE,
+                        span,
+                        format!(
+                            "{} is `\"{text}\"`, which is not allowed",
+                            place(doc, column, path)
+                        ),
+                        Some(help),
+                    );
+                    return;
+                }
+            }
+            if spec.shape == Some(StringShape::IntegrationRef) {
+                if let Some(problem) = shapes::integration_ref_problem(&text) {
+                    out.push(
+                        &rules::JSON_INVALID_VALUE,
+                        span,
+                        format!(
+                            "{} must be shaped `<app>/<integration_id>`: {problem}",
+                            place(doc, column, path)
+                        ),
+                        Some("write the application, a slash and the integration ID, e.g. `github/int-0001`".into()),
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::json::grammars;
+
+    fn run(schema: &str, text: &str) -> Vec<(&'static str, String, String)> {
+        let g = grammars().expect("grammars");
+        let doc = Doc::parse(text, Vec::new())
+            .map_err(|(e, _)| e)
+            .expect("valid JSON");
+        let mut out = Findings::default();
+        check(&doc, "Metadata", &g.schemas[schema], &mut out);
+        out.list
+            .into_iter()
+            .map(|f| (f.rule.code, text[f.span].to_owned(), f.message))
+            .collect()
+    }
+
+    #[test]
+    fn employee_metadata() {
+        assert!(run(
+            "employee-metadata-v1",
+            r#"{"location":{"address":"1 Main St"},"role id":"r1","tenant":"t"}"#
+        )
+        .is_empty());
+        let f = run(
+            "employee-metadata-v1",
+            r#"{"locaton":{},"location":{"address":5},"manager id":7}"#,
+        );
+        assert_eq!(
+            f,
+            vec![
+                (
+                    "J001",
+                    "\"locaton\"".into(),
+                    "`Metadata` has an unknown key `locaton`".into()
+                ),
+                (
+                    "J002",
+                    "5".into(),
+                    "`location.address` in `Metadata` must be a string, not a number".into()
+                ),
+                (
+                    "J002",
+                    "7".into(),
+                    "`manager id` in `Metadata` must be a string, not a number".into()
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn labels_need_a_key_and_objects() {
+        assert!(run(
+            "finding-labels",
+            r#"[[{"key":"sod","value":{"text":"x"},"explanation":{"a":1}}],[]]"#
+        )
+        .is_empty());
+        let f = run(
+            "finding-labels",
+            r#"[[{"value":{"text":"x"}}],[{"key":1,"value":"x"}],{}]"#,
+        );
+        let codes: Vec<_> = f.iter().map(|(c, s, _)| (*c, s.as_str())).collect();
+        assert_eq!(
+            codes,
+            vec![
+                ("J003", r#"{"value":{"text":"x"}}"#),
+                ("J002", "1"),
+                ("J002", "\"x\""),
+                ("J002", "{}"),
+            ]
+        );
+        assert_eq!(
+            f[1].2,
+            "`[1][0].key` in `Metadata` must be a string, not a number"
+        );
+    }
+
+    #[test]
+    fn restricted_strings() {
+        assert!(run("recommendation", r#"{"value":"","explanation":"low risk"}"#).is_empty());
+        let f = run("recommendation", r#"{"value":"approved"}"#);
+        assert_eq!(f[0].0, "J004");
+        let f = run(
+            "role-metadata",
+            r#"{"integrations":["github/int-1","nope"]}"#,
+        );
+        assert_eq!(f.len(), 1);
+        assert_eq!(f[0].1, "\"nope\"");
+        let f = run("relation-metadata", r#"{"privilegeValue":"true"}"#);
+        assert_eq!(f[0].0, "J002");
+    }
+
+    #[test]
+    fn findings_are_capped() {
+        let text = format!(
+            "{{{}}}",
+            (0..50)
+                .map(|i| format!("\"k{i}\":1"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let g = grammars().expect("grammars");
+        let doc = Doc::parse(&text, Vec::new())
+            .map_err(|(e, _)| e)
+            .expect("valid");
+        let mut out = Findings::default();
+        check(
+            &doc,
+            "Metadata",
+            &g.schemas["provisioning-options"],
+            &mut out,
+        );
+        assert_eq!(out.list.len(), MAX_CELL_FINDINGS);
+        assert_eq!(out.hidden, 40);
+    }
+}

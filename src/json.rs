@@ -1,0 +1,606 @@
+//! A strict JSON (RFC 8259) parser that keeps byte spans.
+//!
+//! serde_json tells where a syntax error is, but not where a well-formed
+//! value sits, and the grammars of JSON cells (filter values, labels,
+//! metadata) must point at the key or value at fault. This parser builds a
+//! flat tree of [`Node`]s, each with its byte span in the text and, for
+//! object members, the span of its key. It is iterative, so nesting depth
+//! costs heap, never stack; depth is still capped at [`MAX_DEPTH`] (the
+//! limit of Go's `encoding/json`, which the platform most likely uses).
+//!
+//! Offsets are `u32`: a cell is capped far below 4 GiB by the record limit,
+//! and [`parse`] refuses longer text rather than truncating offsets.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// Deepest nesting accepted.
+pub const MAX_DEPTH: usize = 10_000;
+
+const NO_KEY: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl Kind {
+    /// The kind as a message names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Bool => "a boolean",
+            Kind::Number => "a number",
+            Kind::String => "a string",
+            Kind::Array => "an array",
+            Kind::Object => "an object",
+        }
+    }
+}
+
+/// One value. Children of an array or object follow it directly; `next` is
+/// the index just past its subtree, so siblings are found by jumping.
+#[derive(Debug, Clone, Copy)]
+pub struct Node {
+    pub kind: Kind,
+    start: u32,
+    end: u32,
+    key_start: u32,
+    key_end: u32,
+    next: u32,
+}
+
+impl Node {
+    /// The value's bytes (a string's include its quotes).
+    pub fn span(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
+    }
+
+    /// The member key's bytes, quotes included, for an object member.
+    pub fn key_span(&self) -> Option<Range<usize>> {
+        (self.key_start != NO_KEY).then_some(self.key_start as usize..self.key_end as usize)
+    }
+}
+
+/// A syntax error: what, and the byte where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub offset: usize,
+    pub message: String,
+}
+
+/// A parsed JSON text.
+#[derive(Debug)]
+pub struct Doc<'t> {
+    text: &'t str,
+    nodes: Vec<Node>,
+}
+
+/// Node indexes in a [`Doc`].
+pub type NodeId = usize;
+
+impl<'t> Doc<'t> {
+    /// Parses `text`, reusing `nodes` as storage (taken back with
+    /// [`Doc::into_nodes`]) so a checker allocates once per thread, not per
+    /// cell.
+    pub fn parse(text: &'t str, mut nodes: Vec<Node>) -> Result<Doc<'t>, (SyntaxError, Vec<Node>)> {
+        nodes.clear();
+        match parse_into(text, &mut nodes) {
+            Ok(()) => Ok(Doc { text, nodes }),
+            Err(e) => Err((e, nodes)),
+        }
+    }
+
+    pub fn into_nodes(self) -> Vec<Node> {
+        self.nodes
+    }
+
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
+    pub fn root(&self) -> NodeId {
+        0
+    }
+
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id]
+    }
+
+    pub fn kind(&self, id: NodeId) -> Kind {
+        self.nodes[id].kind
+    }
+
+    /// Children of an array or object, in order (empty for scalars).
+    pub fn children(&self, id: NodeId) -> Children<'_> {
+        let n = &self.nodes[id];
+        let (at, end) = match n.kind {
+            Kind::Array | Kind::Object => (id + 1, n.next as usize),
+            _ => (0, 0),
+        };
+        Children {
+            nodes: &self.nodes,
+            at,
+            end,
+        }
+    }
+
+    /// The decoded key of an object member.
+    pub fn key(&self, id: NodeId) -> Option<Cow<'t, str>> {
+        let span = self.nodes[id].key_span()?;
+        Some(decode_string(&self.text[span]))
+    }
+
+    /// The decoded value of a string node.
+    pub fn str(&self, id: NodeId) -> Option<Cow<'t, str>> {
+        let n = &self.nodes[id];
+        (n.kind == Kind::String).then(|| decode_string(&self.text[n.span()]))
+    }
+
+    /// The member of object `id` named `key` (the first, if repeated).
+    pub fn get(&self, id: NodeId, key: &str) -> Option<NodeId> {
+        if self.kind(id) != Kind::Object {
+            return None;
+        }
+        self.children(id)
+            .find(|&c| self.key(c).is_some_and(|k| k == key))
+    }
+
+    /// The number a number node holds, as f64.
+    pub fn number(&self, id: NodeId) -> Option<f64> {
+        let n = &self.nodes[id];
+        (n.kind == Kind::Number)
+            .then(|| self.text[n.span()].parse().ok())
+            .flatten()
+    }
+
+    /// Whether a boolean node is `true`.
+    pub fn is_true(&self, id: NodeId) -> bool {
+        let n = &self.nodes[id];
+        n.kind == Kind::Bool && self.text.as_bytes()[n.start as usize] == b't'
+    }
+}
+
+pub struct Children<'d> {
+    nodes: &'d [Node],
+    at: usize,
+    end: usize,
+}
+
+impl Iterator for Children<'_> {
+    type Item = NodeId;
+    fn next(&mut self) -> Option<NodeId> {
+        if self.at >= self.end {
+            return None;
+        }
+        let id = self.at;
+        self.at = self.nodes[id].next as usize;
+        Some(id)
+    }
+}
+
+/// Decodes a string token (quotes included). Invalid `\u` surrogates become
+/// U+FFFD, as Go's decoder does.
+fn decode_string(token: &str) -> Cow<'_, str> {
+    let inner = token
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .unwrap_or(token);
+    if !inner.contains('\\') {
+        return Cow::Borrowed(inner);
+    }
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('u') => {
+                let hex = |chars: &mut std::str::Chars<'_>| -> Option<u32> {
+                    let s: String = chars.by_ref().take(4).collect();
+                    u32::from_str_radix(&s, 16).ok()
+                };
+                let Some(hi) = hex(&mut chars) else {
+                    out.push('\u{fffd}');
+                    continue;
+                };
+                let code = if (0xD800..0xDC00).contains(&hi) {
+                    let rest = chars.as_str();
+                    match rest
+                        .strip_prefix("\\u")
+                        .and_then(|r| r.get(..4))
+                        .and_then(|h| u32::from_str_radix(h, 16).ok())
+                        .filter(|lo| (0xDC00..0xE000).contains(lo))
+                    {
+                        Some(lo) => {
+                            chars = rest[6..].chars();
+                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                        }
+                        None => 0xFFFD,
+                    }
+                } else {
+                    hi
+                };
+                out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+            }
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn err(offset: usize, message: impl Into<String>) -> SyntaxError {
+    SyntaxError {
+        offset,
+        message: message.into(),
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while let Some(c) = b.get(i) {
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            _ => break,
+        }
+    }
+    i
+}
+
+/// Scans a string starting at the quote at `i`; returns the index past the
+/// closing quote.
+fn scan_string(b: &[u8], i: usize, what: &str) -> Result<usize, SyntaxError> {
+    let mut j = i + 1;
+    loop {
+        let Some(&c) = b.get(j) else {
+            return Err(err(i, format!("{what} is never closed: a `\"` is missing")));
+        };
+        match c {
+            b'"' => return Ok(j + 1),
+            b'\\' => {
+                match b.get(j + 1) {
+                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
+                    Some(b'u') => {
+                        let hex = b.get(j + 2..j + 6);
+                        if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+                            return Err(err(j, "`\\u` must be followed by four hex digits"));
+                        }
+                        j += 6;
+                    }
+                    _ => {
+                        return Err(err(
+                            j,
+                            "invalid escape: JSON knows \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX",
+                        ))
+                    }
+                }
+            }
+            0..=0x1F => {
+                return Err(err(
+                    j,
+                    "control character (such as a raw newline or tab) inside a string: write it as \\n or \\t",
+                ))
+            }
+            _ => j += 1,
+        }
+    }
+}
+
+fn scan_number(b: &[u8], i: usize) -> Result<usize, SyntaxError> {
+    let digits = |mut j: usize| {
+        let from = j;
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        (j, j - from)
+    };
+    let mut j = i;
+    if b.get(j) == Some(&b'-') {
+        j += 1;
+    }
+    match b.get(j) {
+        Some(b'0') => {
+            j += 1;
+            if b.get(j).is_some_and(u8::is_ascii_digit) {
+                return Err(err(i, "invalid number: no leading zeros"));
+            }
+        }
+        Some(b'1'..=b'9') => j = digits(j).0,
+        _ => return Err(err(i, "invalid number")),
+    }
+    if b.get(j) == Some(&b'.') {
+        let (k, n) = digits(j + 1);
+        if n == 0 {
+            return Err(err(
+                j,
+                "invalid number: digits must follow the decimal point",
+            ));
+        }
+        j = k;
+    }
+    if matches!(b.get(j), Some(b'e' | b'E')) {
+        let mut k = j + 1;
+        if matches!(b.get(k), Some(b'+' | b'-')) {
+            k += 1;
+        }
+        let (k, n) = digits(k);
+        if n == 0 {
+            return Err(err(j, "invalid number: digits must follow the exponent"));
+        }
+        j = k;
+    }
+    Ok(j)
+}
+
+fn parse_into(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
+    let b = text.as_bytes();
+    if b.len() >= u32::MAX as usize {
+        return Err(err(0, "JSON text longer than 4 GiB"));
+    }
+    // Open containers, innermost last.
+    let mut stack: Vec<usize> = Vec::new();
+    let mut key = (NO_KEY, NO_KEY);
+    let mut i = 0;
+    'value: loop {
+        i = skip_ws(b, i);
+        let idx = nodes.len();
+        let node = |kind, start: usize, end: usize, key: (u32, u32)| Node {
+            kind,
+            start: start as u32,
+            end: end as u32,
+            key_start: key.0,
+            key_end: key.1,
+            next: idx as u32 + 1,
+        };
+        let this_key = std::mem::replace(&mut key, (NO_KEY, NO_KEY));
+        let Some(&c) = b.get(i) else {
+            return Err(match stack.last() {
+                None if b.iter().all(u8::is_ascii_whitespace) => {
+                    err(0, "empty: expected a JSON value")
+                }
+                _ => err(i, "the text ends where a value was expected"),
+            });
+        };
+        match c {
+            b'{' | b'[' => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(err(i, format!("nested deeper than {MAX_DEPTH} levels")));
+                }
+                let kind = if c == b'{' { Kind::Object } else { Kind::Array };
+                nodes.push(node(kind, i, i + 1, this_key));
+                stack.push(idx);
+                i = skip_ws(b, i + 1);
+                let close = if c == b'{' { b'}' } else { b']' };
+                if b.get(i) == Some(&close) {
+                    close_top(nodes, &mut stack, i);
+                    i += 1;
+                } else if kind == Kind::Object {
+                    key = parse_key(b, &mut i)?;
+                    continue 'value;
+                } else {
+                    continue 'value;
+                }
+            }
+            b'"' => {
+                let end = scan_string(b, i, "a string")?;
+                nodes.push(node(Kind::String, i, end, this_key));
+                i = end;
+            }
+            b't' | b'f' | b'n' => {
+                let (word, kind): (&[u8], Kind) = match c {
+                    b't' => (b"true", Kind::Bool),
+                    b'f' => (b"false", Kind::Bool),
+                    _ => (b"null", Kind::Null),
+                };
+                if !b[i..].starts_with(word) || b.get(i + word.len()).is_some_and(u8::is_ascii_alphanumeric) {
+                    return Err(err(i, "expected a JSON value (true, false and null are lowercase; strings need double quotes)"));
+                }
+                nodes.push(node(kind, i, i + word.len(), this_key));
+                i += word.len();
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = scan_number(b, i)?;
+                nodes.push(node(Kind::Number, i, end, this_key));
+                i = end;
+            }
+            b'\'' => return Err(err(i, "single quotes: JSON strings need double quotes")),
+            _ => {
+                return Err(err(
+                    i,
+                    "expected a JSON value (a string in double quotes, number, true, false, null, [ or {)",
+                ))
+            }
+        }
+        // After a value: close containers or move to the next member.
+        loop {
+            let Some(&top) = stack.last() else {
+                let end = skip_ws(b, i);
+                if end < b.len() {
+                    return Err(err(end, "text after the JSON value"));
+                }
+                return Ok(());
+            };
+            let object = nodes[top].kind == Kind::Object;
+            let close = if object { b'}' } else { b']' };
+            i = skip_ws(b, i);
+            match b.get(i) {
+                Some(b',') => {
+                    let after = skip_ws(b, i + 1);
+                    if b.get(after) == Some(&close) {
+                        return Err(err(i, "trailing comma"));
+                    }
+                    i += 1;
+                    if object {
+                        i = after;
+                        key = parse_key(b, &mut i)?;
+                    }
+                    continue 'value;
+                }
+                Some(&c) if c == close => {
+                    close_top(nodes, &mut stack, i);
+                    i += 1;
+                }
+                Some(_) => {
+                    return Err(err(
+                        i,
+                        if object {
+                            "expected `,` or `}` after an object member"
+                        } else {
+                            "expected `,` or `]` after an array element"
+                        },
+                    ))
+                }
+                None => {
+                    let open = nodes[top].start as usize;
+                    return Err(err(
+                        open,
+                        if object {
+                            "this object is never closed: a `}` is missing"
+                        } else {
+                            "this array is never closed: a `]` is missing"
+                        },
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn close_top(nodes: &mut [Node], stack: &mut Vec<usize>, at: usize) {
+    if let Some(top) = stack.pop() {
+        let next = nodes.len() as u32;
+        let n = &mut nodes[top];
+        n.end = at as u32 + 1;
+        n.next = next;
+    }
+}
+
+/// Parses `"key" :` at `*i`, leaving `*i` after the colon.
+fn parse_key(b: &[u8], i: &mut usize) -> Result<(u32, u32), SyntaxError> {
+    let at = skip_ws(b, *i);
+    match b.get(at) {
+        Some(b'"') => {}
+        Some(b'\'') => return Err(err(at, "single quotes: JSON keys need double quotes")),
+        Some(_) => return Err(err(at, "expected a key (a string in double quotes)")),
+        None => return Err(err(at, "the text ends where a key was expected")),
+    }
+    let end = scan_string(b, at, "a key")?;
+    let colon = skip_ws(b, end);
+    if b.get(colon) != Some(&b':') {
+        return Err(err(colon, "expected `:` after the key"));
+    }
+    *i = colon + 1;
+    Ok((at as u32, end as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Doc<'_>, SyntaxError> {
+        Doc::parse(text, Vec::new()).map_err(|(e, _)| e)
+    }
+
+    #[test]
+    fn spans_and_keys() {
+        let text = r#" {"a": [1, "x\"y", {"b": null}], "c": true} "#;
+        let doc = parse(text).expect("valid");
+        let root = doc.root();
+        assert_eq!(doc.kind(root), Kind::Object);
+        assert_eq!(&text[doc.node(root).span()], text.trim());
+        let kids: Vec<_> = doc.children(root).collect();
+        assert_eq!(kids.len(), 2);
+        assert_eq!(doc.key(kids[0]).as_deref(), Some("a"));
+        assert_eq!(&text[doc.node(kids[0]).key_span().expect("key")], "\"a\"");
+        let arr: Vec<_> = doc.children(kids[0]).collect();
+        assert_eq!(arr.len(), 3);
+        assert_eq!(doc.str(arr[1]).as_deref(), Some("x\"y"));
+        assert_eq!(&text[doc.node(arr[1]).span()], r#""x\"y""#);
+        let inner = doc.get(arr[2], "b").expect("b");
+        assert_eq!(doc.kind(inner), Kind::Null);
+        assert!(doc.is_true(doc.get(root, "c").expect("c")));
+        assert_eq!(doc.number(arr[0]), Some(1.0));
+    }
+
+    #[test]
+    fn agrees_with_serde_json_on_validity() {
+        for text in [
+            "{}",
+            "[]",
+            "0",
+            "-0.5e+3",
+            "\"\\u00e9\\ud83d\\ude00\"",
+            "[1,]",
+            "{\"a\":1,}",
+            "{'a':1}",
+            "01",
+            "1.",
+            "1e",
+            "[1 2]",
+            "{\"a\" 1}",
+            "{\"a\":}",
+            "tru",
+            "nul",
+            "\"a\tb\"",
+            "\"\\x\"",
+            "{} x",
+            "",
+            "  ",
+            "[",
+            "{\"a\":[}",
+            "\"abc",
+            "[[[]]]",
+            "{\"a\":{\"b\":[true,false,null]}}",
+            "1.5E-7",
+            "-",
+            "[-]",
+            "{\"\":0}",
+            "[\"\\u12\"]",
+            "truex",
+            "[true]x",
+        ] {
+            let ours = parse(text).is_ok();
+            let theirs = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+            assert_eq!(ours, theirs, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn errors_point_at_the_byte() {
+        let e = |t: &str| parse(t).expect_err(t);
+        assert_eq!(e("[1,]").offset, 2);
+        assert_eq!(e("[1,]").message, "trailing comma");
+        assert_eq!(e("{\"a\" 1}").offset, 5);
+        assert_eq!(e("{\"a\":1").offset, 0);
+        assert_eq!(e("\"abc").offset, 0);
+        assert_eq!(e("{} x").offset, 3);
+        assert_eq!(e("[1 2]").offset, 3);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        let e = parse(&deep).expect_err("too deep");
+        assert!(e.message.contains("nested deeper"), "{e:?}");
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(parse(&ok).is_ok());
+    }
+
+    #[test]
+    fn decodes_surrogate_pairs() {
+        assert_eq!(decode_string("\"\\ud83d\\ude00!\""), "😀!");
+        assert_eq!(decode_string("\"\\ud83d!\""), "\u{fffd}!");
+    }
+}
