@@ -579,13 +579,31 @@ mod tests {
     #[test]
     fn unique_and_identity_are_validated() {
         for (bad, want) in [
-            ("[[unique]]\ncolumns = [\"D\"]\nreason = \"r\"\n", "unknown column \"D\""),
-            ("[[unique]]\ncolumns = []\nreason = \"r\"\n", "at least one column"),
-            ("[[unique]]\ncolumns = [\"A\", \"A\"]\nreason = \"r\"\n", "twice"),
-            ("[[unique]]\ncolumns = [\"A\"]\nreason = \"r\"\nignorecase = true\n", "ignorecase"),
+            (
+                "[[unique]]\ncolumns = [\"D\"]\nreason = \"r\"\n",
+                "unknown column \"D\"",
+            ),
+            (
+                "[[unique]]\ncolumns = []\nreason = \"r\"\n",
+                "at least one column",
+            ),
+            (
+                "[[unique]]\ncolumns = [\"A\", \"A\"]\nreason = \"r\"\n",
+                "twice",
+            ),
+            (
+                "[[unique]]\ncolumns = [\"A\"]\nreason = \"r\"\nignorecase = true\n",
+                "ignorecase",
+            ),
             ("[identity]\ncolumns = [\"A\", \"B\"]\n", "exactly three"),
-            ("[identity]\ncolumns = [\"A\", \"B\", \"Z\"]\n", "unknown column \"Z\""),
-            ("[identity]\ncolumns = [\"A\", \"B\", \"C\"]\nseverity = \"error\"\n", "severity"),
+            (
+                "[identity]\ncolumns = [\"A\", \"B\", \"Z\"]\n",
+                "unknown column \"Z\"",
+            ),
+            (
+                "[identity]\ncolumns = [\"A\", \"B\", \"C\"]\nseverity = \"error\"\n",
+                "severity",
+            ),
         ] {
             let e = Table::parse("x", &format!("{HEAD}{bad}")).expect_err(bad);
             assert!(e.message.contains(want), "{bad}: {e}");
