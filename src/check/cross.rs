@@ -695,7 +695,7 @@ fn report_unique(
         emit,
         first,
         at.map(|i| plan.header[i].clone()),
-        format!("{key} first {first_verb} here"),
+        format!("{key} first {first_verb} here{case}"),
     );
 }
 
@@ -710,4 +710,216 @@ fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use IdentityKind::*;
+
+    /// Fingerprints for test values: distinct per (slot, value), nonzero,
+    /// and distinct in their low 32 bits too.
+    fn fp(slot: usize, v: &str) -> u64 {
+        nonzero(xxh3_64_with_seed(v.as_bytes(), slot as u64))
+    }
+
+    /// A tuple from `[email, user id, username]`, `""` = empty.
+    fn tuple(t: [&str; 3]) -> [u64; 3] {
+        [0, 1, 2].map(|j| if t[j].is_empty() { 0 } else { fp(j, t[j]) })
+    }
+
+    /// Feeds rows in order (line = index + 2) and returns each row's
+    /// finding as (kind, key slot, pointed slot, related line).
+    fn run(rows: &[[&str; 3]]) -> Vec<Option<(IdentityKind, usize, usize, u32)>> {
+        let mut st = CrossState::new(10, false);
+        rows.iter()
+            .enumerate()
+            .map(|(n, r)| {
+                st.identity(tuple(*r), n as u32 + 2)
+                    .map(|f| (f.kind, f.key, f.at, f.first))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn consistent_rows_are_clean() {
+        let got = run(&[
+            ["a", "1", "x"],
+            ["a", "1", "x"],
+            ["", "2", ""],
+            ["", "2", ""],
+            ["b", "", ""],
+            ["b", "", ""],
+            ["B", "", ""],
+            ["", "", "y"],
+        ]);
+        assert!(got.iter().all(Option::is_none), "{got:?}");
+    }
+
+    #[test]
+    fn two_shared_values_and_a_different_third_is_a_conflict() {
+        // Rule 2: Email + User ID with another Username.
+        assert_eq!(
+            run(&[["a", "1", "x"], ["a", "1", "z"]])[1],
+            Some((Conflict, 0, 2, 2))
+        );
+        // Rule 3: Username + User ID with another Email.
+        assert_eq!(
+            run(&[["a", "1", "x"], ["c", "1", "x"]])[1],
+            Some((Conflict, 1, 0, 2))
+        );
+        // Rule 4: Username + Email with another User ID.
+        assert_eq!(
+            run(&[["a", "1", "x"], ["a", "9", "x"]])[1],
+            Some((Conflict, 0, 1, 2))
+        );
+    }
+
+    #[test]
+    fn a_different_combination_of_the_same_values() {
+        // Column dropped: points at the now-empty User ID.
+        assert_eq!(
+            run(&[["a", "1", ""], ["a", "", ""]])[1],
+            Some((Combination, 0, 1, 2))
+        );
+        // Column added.
+        assert_eq!(
+            run(&[["a", "1", ""], ["a", "1", "x"]])[1],
+            Some((Combination, 0, 2, 2))
+        );
+        // A single value first, then a pair.
+        assert_eq!(
+            run(&[["a", "", ""], ["a", "1", ""]])[1],
+            Some((Combination, 0, 1, 2))
+        );
+        // Found through the second column when the first is new.
+        assert_eq!(
+            run(&[["", "1", ""], ["a", "1", ""]])[1],
+            Some((Combination, 1, 0, 2))
+        );
+    }
+
+    #[test]
+    fn one_shared_value_with_a_different_partner_is_a_mismatch() {
+        assert_eq!(
+            run(&[["a", "1", ""], ["a", "2", ""]])[1],
+            Some((PartnerMismatch, 0, 1, 2))
+        );
+        // A differing partner outranks a missing one: still a mismatch,
+        // pointing at the first differing cell.
+        assert_eq!(
+            run(&[["a", "1", "x"], ["a", "2", ""]])[1],
+            Some((PartnerMismatch, 0, 1, 2))
+        );
+        assert_eq!(
+            run(&[["a", "1", "x"], ["a", "2", "z"]])[1],
+            Some((PartnerMismatch, 0, 1, 2))
+        );
+        assert_eq!(
+            run(&[["", "1", "x"], ["", "2", "x"]])[1],
+            Some((PartnerMismatch, 2, 1, 2))
+        );
+    }
+
+    #[test]
+    fn a_row_conflicting_on_several_keys_reports_the_preferred_one() {
+        // Email a says mismatch (line 2); User ID 2 and Username x say
+        // combination (line 3): combination wins, from User ID.
+        assert_eq!(
+            run(&[["a", "1", ""], ["", "2", "x"], ["a", "2", "x"]])[2],
+            Some((Combination, 1, 0, 3))
+        );
+        // Email a says combination (line 2); User ID 1 and Username x say
+        // conflict (line 3): conflict wins although Email comes first, and
+        // of the two conflicts the one found through User ID.
+        assert_eq!(
+            run(&[["a", "", ""], ["b", "1", "x"], ["a", "1", "x"]])[2],
+            Some((Conflict, 1, 0, 3))
+        );
+        // Two keys of equal rank: the first column wins.
+        assert_eq!(
+            run(&[["a", "1", ""], ["", "", "x"], ["a", "1", "x"]])[2],
+            Some((Combination, 0, 2, 2))
+        );
+    }
+
+    #[test]
+    fn the_first_row_wins_and_conflicting_rows_still_establish_new_values() {
+        let got = run(&[
+            ["a", "1", ""], // line 2 establishes a and 1
+            ["a", "2", ""], // line 3: mismatch; establishes 2 as (a, 2)
+            ["a", "2", ""], // line 4: mismatch with line 2 again (a stays (a, 1))
+            ["b", "2", ""], // line 5: 2 was established by line 3
+        ]);
+        assert_eq!(
+            got,
+            vec![
+                None,
+                Some((PartnerMismatch, 0, 1, 2)),
+                Some((PartnerMismatch, 0, 1, 2)),
+                Some((PartnerMismatch, 1, 0, 3)),
+            ]
+        );
+    }
+
+    #[test]
+    fn classification_reports_which_slots_are_filled_where() {
+        let f = classify(0, [5, 7, 0], [5, 0, 0], 4).expect("differs");
+        assert_eq!(f.kind, Combination);
+        assert_eq!(f.current, [true, true, false]);
+        assert_eq!(f.earlier, [true, false, false]);
+        assert_eq!(classify(0, [5, 7, 0], [5, 7, 0], 4), None);
+    }
+
+    #[test]
+    fn the_row_cap_stops_remembering_and_says_so_once() {
+        let mut st = CrossState::new(2, false);
+        assert_eq!(st.row(11, 2), RowSeen::New);
+        assert_eq!(st.row(12, 3), RowSeen::New);
+        assert_eq!(st.row(11, 4), RowSeen::Repeat(2));
+        assert_eq!(st.row(13, 5), RowSeen::CapReached);
+        assert_eq!(st.row(13, 6), RowSeen::Forgotten);
+        assert_eq!(st.row(14, 7), RowSeen::Forgotten);
+        assert_eq!(st.row(12, 8), RowSeen::Repeat(3));
+        assert_eq!(st.rows.len(), 2);
+    }
+
+    #[test]
+    fn unique_keys_remember_the_first_line() {
+        let mut st = CrossState::new(2, false);
+        assert_eq!(st.unique(5, 2), None);
+        assert_eq!(st.unique(6, 3), None);
+        assert_eq!(st.unique(5, 9), Some(2));
+        assert_eq!(st.unique(5, 10), Some(2));
+    }
+
+    #[test]
+    fn lowercase_fingerprints_ignore_case_only() {
+        let mut h = Xxh3Default::new();
+        let a = fp_lowercase("Ada.Lovelace@Example.COM".as_bytes(), &mut h);
+        assert_eq!(a, fp_lowercase(b"ada.lovelace@example.com", &mut h));
+        assert_ne!(a, fp_lowercase(b"ada.lovelace@example.co", &mut h));
+        // Longer than the buffer, with multi-byte characters.
+        let long = "Ä".repeat(100);
+        assert_eq!(
+            fp_lowercase(long.as_bytes(), &mut h),
+            xxh3_64("ä".repeat(100).as_bytes())
+        );
+    }
+
+    #[test]
+    fn the_identity_hasher_passes_fingerprints_through() {
+        use std::hash::BuildHasher;
+        let b = BuildHasherDefault::<IdentityHasher>::default();
+        let x = b.hash_one(split(0x1234_5678_9abc_def0));
+        let y = b.hash_one(split(0x1234_5678_9abc_def1));
+        assert_eq!(x ^ y, 1, "one bit in, one bit out");
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(1_500_000), "1,500,000");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+    }
 }
