@@ -28,8 +28,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3Default};
 
-/// Distinct rows the duplicate-row check remembers by default: at most
-/// 48 bytes each (see rules/README.md), so about 72 MB at worst.
+/// Distinct rows the duplicate-row check remembers by default: 15-30
+/// bytes each (see rules/README.md), so about 45 MB at worst.
 pub const MAX_DISTINCT_ROWS: usize = 1_500_000;
 
 /// A `Hasher` for keys that already are uniformly distributed hashes: it
