@@ -519,13 +519,17 @@ fn related(emit: &mut Emitter<'_>, line: u32, column: Option<Arc<str>>, message:
     }
 }
 
-/// Field `i` of a re-scanned record, decoded and trimmed, quoted for a
-/// message.
-fn quoted(data: &[u8], rec: &Record, i: usize) -> String {
+/// Field `i` of a re-scanned record, decoded and trimmed.
+fn decoded(data: &[u8], rec: &Record, i: usize) -> String {
     let f = &rec.fields[i];
     let (a, b) = f.content();
     let text = String::from_utf8_lossy(&data[a..b]);
-    quote(unescape(&text, f.escapes).trim())
+    unescape(&text, f.escapes).trim().to_owned()
+}
+
+/// Field `i` of a re-scanned record, quoted for a message.
+fn quoted(data: &[u8], rec: &Record, i: usize) -> String {
+    quote(&decoded(data, rec, i))
 }
 
 /// A finding on field `field` of `rec`, or on the row when the header lacks
@@ -665,8 +669,8 @@ fn report_unique(
         .zip(&u.names)
         .filter_map(|(field, name)| {
             let i = (*field)?;
-            let v = quoted(data, rec, i);
-            (v != "``").then(|| (i, format!("{name} {v}")))
+            let v = decoded(data, rec, i);
+            (!v.is_empty()).then(|| (i, format!("{name} {}", quote(&v))))
         })
         .collect();
     let at = parts.first().map(|p| p.0);
