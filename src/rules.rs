@@ -2,7 +2,8 @@
 //!
 //! Codes are stable and grouped by family: `F` file and encoding, `Q` CSV
 //! quoting and row structure, `H` header, `C` cell shapes, `K` conditions
-//! between cells of a row, `J` grammars inside JSON cells. The same text feeds `bdxlint explain`, the README
+//! between cells of a row, `J` grammars inside JSON cells, `X` consistency
+//! across rows. The same text feeds `bdxlint explain`, the README
 //! rule table and machine outputs.
 
 use crate::diagnostic::Severity;
@@ -266,6 +267,32 @@ rules! {
         "What it does: checks the `labels` field of filter expressions: an array of objects, each with a string `key` (the label's ID) and a `val` object mapping an operator to a label name.\n\
          Why it matters: the platform cannot match labels written another way.\n\
          Example: `{\"labels\":{\"_eq\":\"sod\"}}`. Fix: `{\"labels\":[{\"key\":\"sod\",\"val\":{\"_eq\":\"conflict\"}}]}`.";
+
+    IDENTITY_CONFLICT = "X001", "identity-conflict", Error, "Entitlements CSV (upload)",
+        "Two identity values of a row are paired with a different third value on an earlier row",
+        "What it does: applies the entitlements consistency rules 2-4 across the whole file: a row whose Email and User ID match an earlier row but whose Username differs (both filled), likewise Username and User ID with a different Email, and Username and Email with a different User ID. It points at the differing cell and names the earlier line.\n\
+         Why it matters: the spec says such a row is rejected with an error.\n\
+         Example: line 2 `ada@example.com,583231,ada`, line 9 `ada@example.com,583231,alovelace`. Fix: use one Username for that person everywhere, or correct the Email or User ID.";
+    IDENTITY_COMBINATION = "X002", "identity-combination", Error, "Entitlements CSV (upload)",
+        "A row fills a different combination of identity columns than an earlier row with the same value",
+        "What it does: applies the entitlements consistency rule 1: every row in which an identity value (an Email, User ID or Username) appears must fill the same combination of the three columns as the first row with that value. It points at the first cell filled in one row but not the other (an empty cell, or the row when the header lacks the column) and names the earlier line.\n\
+         Why it matters: the spec requires the same combination on every row in which the values appear; the upload is rejected otherwise.\n\
+         Example: line 2 gives Email `ada@example.com` and User ID `583231`, line 7 gives Email `ada@example.com` alone. Fix: fill the same identity columns on both rows.";
+    IDENTITY_PARTNER_MISMATCH = "X003", "identity-partner-mismatch", Warning, "Entitlements CSV (upload)",
+        "A row shares one identity value with an earlier row but pairs it with a different value",
+        "What it does: flags a row that shares exactly one identity value with an earlier row and gives a different value in another identity column both rows fill, pointing at the first differing cell.\n\
+         Why it matters: one e-mail with two user IDs usually means a typo or two people mixed up; the spec's rejection rules (2-4) need two matching values, so this is a warning.\n\
+         Example: line 2 `ada@example.com,583231`, line 5 `ada@example.com,583232`. Fix: correct the value, or confirm that the accounts are distinct.";
+    DUPLICATE_VALUE = "X004", "duplicate-value", Error, "Campaigns CSV (upload)",
+        "A value that must be unique in the file repeats",
+        "What it does: flags a row whose key (a column, or a composite of columns, declared unique in the format's table) repeats an earlier row's, compared trimmed and, where the table says so, without case; empty keys never count. It names the earlier line. Severity comes from the table: campaign names are errors, repeated IDs and work e-mails warnings.\n\
+         Why it matters: two campaigns cannot have the same name; a second row with the same ID updates the same record twice, which is almost always a copy-paste mistake.\n\
+         Example: two campaigns rows named `Q2 access review`. Fix: rename one, or remove the repeated row.";
+    DUPLICATE_ROW = "X005", "duplicate-row", Warning, "CSV practice",
+        "A row repeats an earlier row exactly",
+        "What it does: flags a row whose cells, decoded (`\"a\"` equals `a`) but not trimmed, all equal an earlier row's, and names the earlier line. It remembers at most 1,500,000 distinct rows (an info says when a file passes that); rows after that are still compared with the remembered ones.\n\
+         Why it matters: a repeated row is usually a paste or export done twice; depending on the format it creates a duplicate or applies the same change twice.\n\
+         Example: line 3 and line 8 are the same entitlement. Fix: remove the repeated row.";
 }
 
 /// Finds a rule by code or name (case-insensitive).

@@ -6,8 +6,8 @@
 //! - Any other fixture is named after the rule it exercises
 //!   (`<rule-name>.csv` or `<rule-name>.<case>.csv`) and must produce at
 //!   least one diagnostic of that rule when checked as its directory's
-//!   format. Every diagnostic it produces (code, line, column, message) is
-//!   snapshot-tested, so a reviewer reads the exact output in the diff.
+//!   format. Every diagnostic it produces (code, line, column, message, and
+//!   the earlier lines it relates to) is snapshot-tested, so a reviewer reads the exact output in the diff.
 //! - Every rule in the registry has at least one fixture.
 
 use bdxlint::check::{check_path, Options};
@@ -59,7 +59,11 @@ fn stem(path: &Path) -> String {
 /// is deprecated.
 fn unexpected_in_valid(text: &str) -> Vec<&str> {
     text.lines()
-        .filter(|l| !l.starts_with("    help:") && !l.contains(" deprecated-format "))
+        .filter(|l| {
+            !l.starts_with("    help:")
+                && !l.starts_with("    related:")
+                && !l.contains(" deprecated-format ")
+        })
         .collect()
 }
 
@@ -87,6 +91,14 @@ fn render(path: &Path, format: Option<&str>) -> Result<(String, Vec<&'static str
             d.span.end,
             d.help.as_deref().unwrap_or("-"),
         ));
+        for r in &d.related {
+            text.push_str(&format!(
+                "    related: line {} (column: {}): {}\n",
+                r.line,
+                r.column.as_deref().unwrap_or("-"),
+                r.message
+            ));
+        }
     }
     Ok((text, codes))
 }

@@ -7,6 +7,7 @@
 //! file order, which makes the output identical at any thread count: chunk
 //! boundaries depend on bytes only, never on the number of threads.
 
+mod cross;
 mod filter;
 mod grammar;
 pub mod header;
@@ -25,6 +26,8 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
+pub use cross::MAX_DISTINCT_ROWS;
+use cross::{CrossPlan, CrossState};
 pub use row::Plan;
 
 /// What to check and how.
@@ -40,6 +43,9 @@ pub struct Options {
     /// an unterminated quote swallowing the rest, and holding it would make
     /// memory grow with the file.
     pub max_record_bytes: usize,
+    /// Distinct rows the duplicate-row check remembers; later new rows are
+    /// compared with those but not remembered (one info says so).
+    pub max_distinct_rows: usize,
 }
 
 impl Default for Options {
@@ -49,6 +55,7 @@ impl Default for Options {
             snippets: true,
             chunk_size: 1 << 20,
             max_record_bytes: 64 << 20,
+            max_distinct_rows: MAX_DISTINCT_ROWS,
         }
     }
 }
@@ -220,6 +227,7 @@ pub fn check_reader<R: Read>(
     report.format = Some(table.name.as_str());
 
     let plan = Plan::new(table, &header, data, &rec, &mut emit);
+    let cross = CrossPlan::new(table, &plan);
     if let Some(text) = &table.deprecated {
         emit.row(
             &rules::DEPRECATED_FORMAT,
@@ -230,7 +238,11 @@ pub fn check_reader<R: Read>(
         );
     }
     let header_ending = rec.ending;
-    let mut fold = Fold::new(header_ending, scanner.line());
+    let mut fold = Fold::new(
+        header_ending,
+        scanner.line(),
+        CrossState::new(opts.max_distinct_rows, opts.snippets),
+    );
     report
         .diagnostics
         .extend(emit.diags.into_iter().map(|d| rebase(d, first.base)));
@@ -257,10 +269,12 @@ pub fn check_reader<R: Read>(
         }
         let results: Vec<ChunkResult> = batch
             .par_iter()
-            .map(|c| check_chunk(&plan, c, opts.snippets))
+            .map(|c| check_chunk(&plan, &cross, c, opts.snippets))
             .collect();
-        for r in results {
-            fold.add(r, &mut report);
+        // The batch's bytes are still here: cross-row findings are built
+        // from them while folding.
+        for (r, c) in results.into_iter().zip(&batch) {
+            fold.add(r, c, &cross, &mut report);
         }
         batch.clear();
         if chunks.eof && chunks.buf.is_empty() {
@@ -452,9 +466,11 @@ struct ChunkResult {
     /// Newlines in the chunk: the next chunk starts this many lines later.
     lines: u64,
     endings: Endings,
+    /// Fingerprints of the decoded rows, for the cross-row rules.
+    events: cross::Events,
 }
 
-fn check_chunk(plan: &Plan, chunk: &Chunk, snippets: bool) -> ChunkResult {
+fn check_chunk(plan: &Plan, cross: &CrossPlan, chunk: &Chunk, snippets: bool) -> ChunkResult {
     let data = chunk.data.as_slice();
     let mut emit = Emitter::new(data, snippets);
     let mut scanner = Scanner::new(data, 0, 1);
@@ -462,6 +478,7 @@ fn check_chunk(plan: &Plan, chunk: &Chunk, snippets: bool) -> ChunkResult {
     let mut records = 0;
     let mut endings = Endings::default();
     let mut cells = row::Cells::default();
+    let mut events = cross::Events::default();
     while scanner.next_record(&mut rec) {
         records += 1;
         let span = chunk.base + rec.start as u64..chunk.base + rec.end as u64;
@@ -474,7 +491,9 @@ fn check_chunk(plan: &Plan, chunk: &Chunk, snippets: bool) -> ChunkResult {
             }
             _ => {}
         }
-        plan.check_record(data, &rec, &mut cells, &mut emit);
+        if plan.check_record(data, &rec, &mut cells, &mut emit) {
+            cross.event(data, &rec, &cells, &mut events);
+        }
     }
     ChunkResult {
         diags: emit
@@ -485,6 +504,7 @@ fn check_chunk(plan: &Plan, chunk: &Chunk, snippets: bool) -> ChunkResult {
         records,
         lines: scanner.line() - 1,
         endings,
+        events,
     }
 }
 
@@ -498,20 +518,32 @@ struct Fold {
     /// The line ending the file uses, from its first terminated record.
     convention: Option<LineEnding>,
     mixed: Option<(u64, Range<u64>, LineEnding)>,
+    /// What the cross-row rules remember of earlier rows.
+    cross: CrossState,
 }
 
 impl Fold {
-    fn new(header_ending: Option<LineEnding>, next_line: u64) -> Self {
+    fn new(header_ending: Option<LineEnding>, next_line: u64, cross: CrossState) -> Self {
         Fold {
             next_line,
             once: HashMap::new(),
             convention: header_ending.filter(|e| *e != LineEnding::Eof),
             mixed: None,
+            cross,
         }
     }
 
-    fn add(&mut self, r: ChunkResult, report: &mut FileReport) {
+    /// Folds the result of `chunk`, the next chunk in file order.
+    fn add(&mut self, r: ChunkResult, chunk: &Chunk, plan: &CrossPlan, report: &mut FileReport) {
         let shift = self.next_line - 1;
+        self.cross.fold(
+            plan,
+            &r.events,
+            &chunk.data,
+            chunk.base,
+            shift,
+            &mut report.diagnostics,
+        );
         let abs = |line: u64| line + shift;
         for mut d in r.diags {
             if d.once_per_file {

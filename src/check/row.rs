@@ -44,7 +44,6 @@ struct JsonScratch {
     findings: grammar::Findings,
 }
 
-#[allow(dead_code)] // Until the cross-row rules land.
 impl Cells<'_> {
     /// The decoded (unescaped, untrimmed) text of field `i`; `None` when it
     /// is not valid UTF-8.
@@ -244,13 +243,11 @@ impl Plan {
     }
 
     /// The field that holds column `c`, if the header names it.
-    #[allow(dead_code)] // Until the cross-row rules land.
     pub(crate) fn field_of(&self, c: ColumnId) -> Option<usize> {
         self.map.col_field[c]
     }
 
     /// Header names by field, as diagnostics name them.
-    #[allow(dead_code)] // Until the cross-row rules land.
     pub(crate) fn field_names(&self) -> &[Arc<str>] {
         &self.map.names
     }

@@ -104,6 +104,10 @@ struct RawTable {
     json: Vec<RawJson>,
     #[serde(default)]
     order: Vec<RawOrder>,
+    #[serde(default)]
+    identity: Option<RawIdentity>,
+    #[serde(default)]
+    unique: Vec<RawUnique>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -205,6 +209,23 @@ struct RawOneOrAll {
     reason: String,
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawIdentity {
+    columns: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUnique {
+    columns: Vec<String>,
+    #[serde(default)]
+    severity: Option<Severity>,
+    #[serde(default)]
+    ignore_case: bool,
+    reason: String,
+}
+
 /// A state of a cell that a condition tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -231,6 +252,11 @@ pub struct Table {
     pub one_or_all: Vec<OneOrAll>,
     pub json: Vec<JsonRule>,
     pub order: Vec<Order>,
+    /// Columns that together identify a person across rows (cross-row
+    /// consistency, `identity-*` rules).
+    pub identity: Option<Identity>,
+    /// Values (or composites) that must not repeat in a file.
+    pub unique: Vec<Unique>,
 }
 
 #[derive(Debug)]
@@ -310,6 +336,23 @@ pub struct Order {
     pub earlier: ColumnId,
     pub later: ColumnId,
     pub severity: Option<Severity>,
+    pub reason: String,
+}
+
+/// The identity columns of a format whose rows must pair them consistently.
+/// Always three: the cross-row state stores, per value, the fingerprints of
+/// its two partner columns (see `src/check/cross.rs`).
+#[derive(Debug)]
+pub struct Identity {
+    pub columns: [ColumnId; 3],
+}
+
+/// A column, or a composite of columns, whose value must not repeat.
+#[derive(Debug)]
+pub struct Unique {
+    pub columns: Vec<ColumnId>,
+    pub severity: Option<Severity>,
+    pub ignore_case: bool,
     pub reason: String,
 }
 
@@ -486,6 +529,28 @@ impl Table {
                 reason: o.reason,
             });
         }
+        let identity = match raw.identity {
+            None => None,
+            Some(i) => {
+                let ids = distinct_columns(&i.columns, "identity", &columns).map_err(err)?;
+                let columns: [ColumnId; 3] = ids.try_into().map_err(|_| {
+                    err("identity needs exactly three columns (the cross-row state stores two partners per value)".into())
+                })?;
+                Some(Identity { columns })
+            }
+        };
+        let unique = raw
+            .unique
+            .into_iter()
+            .map(|u| {
+                Ok(Unique {
+                    columns: distinct_columns(&u.columns, "unique", &columns).map_err(err)?,
+                    severity: u.severity,
+                    ignore_case: u.ignore_case,
+                    reason: u.reason,
+                })
+            })
+            .collect::<Result<_, TableError>>()?;
         Ok(Table {
             name: raw.name,
             title: raw.title,
@@ -500,12 +565,37 @@ impl Table {
             one_or_all,
             json,
             order,
+            identity,
+            unique,
         })
     }
 
     pub fn column(&self, name: &str) -> Option<ColumnId> {
         self.columns.iter().position(|c| c.name == name)
     }
+}
+
+/// Resolves a non-empty list of distinct column names of a `what` section.
+fn distinct_columns(
+    names: &[String],
+    what: &str,
+    columns: &[Column],
+) -> Result<Vec<ColumnId>, String> {
+    if names.is_empty() {
+        return Err(format!("{what} needs at least one column"));
+    }
+    let mut ids = Vec::with_capacity(names.len());
+    for n in names {
+        let id = columns
+            .iter()
+            .position(|c| &c.name == n)
+            .ok_or_else(|| format!("{what} names unknown column {n:?}"))?;
+        if ids.contains(&id) {
+            return Err(format!("{what} names column {n:?} twice"));
+        }
+        ids.push(id);
+    }
+    Ok(ids)
 }
 
 /// The form in which header names are compared for near misses: trimmed,
@@ -589,6 +679,57 @@ mod tests {
                     [[columns]]\nname = \"A\"\nrequird = \"required\"\n";
         let e = Table::parse("x", text).expect_err("typo in key");
         assert!(e.message.contains("requird"), "{e}");
+    }
+
+    const HEAD: &str = "name = \"x\"\ntitle = \"x\"\nspec_section = \"x\"\ndirection = \"upload\"\n\
+                        [[columns]]\nname = \"A\"\n[[columns]]\nname = \"B\"\n[[columns]]\nname = \"C\"\n";
+
+    #[test]
+    fn unique_and_identity_parse() {
+        let text = format!(
+            "{HEAD}[identity]\ncolumns = [\"C\", \"A\", \"B\"]\n\
+             [[unique]]\ncolumns = [\"B\", \"A\"]\nseverity = \"warning\"\nignore_case = true\nreason = \"r\"\n"
+        );
+        let t = Table::parse("x", &text).expect("parses");
+        assert_eq!(t.identity.map(|i| i.columns), Some([2, 0, 1]));
+        assert_eq!(t.unique.len(), 1);
+        assert_eq!(t.unique[0].columns, vec![1, 0]);
+        assert_eq!(t.unique[0].severity, Some(Severity::Warning));
+        assert!(t.unique[0].ignore_case);
+    }
+
+    #[test]
+    fn unique_and_identity_are_validated() {
+        for (bad, want) in [
+            (
+                "[[unique]]\ncolumns = [\"D\"]\nreason = \"r\"\n",
+                "unknown column \"D\"",
+            ),
+            (
+                "[[unique]]\ncolumns = []\nreason = \"r\"\n",
+                "at least one column",
+            ),
+            (
+                "[[unique]]\ncolumns = [\"A\", \"A\"]\nreason = \"r\"\n",
+                "twice",
+            ),
+            (
+                "[[unique]]\ncolumns = [\"A\"]\nreason = \"r\"\nignorecase = true\n",
+                "ignorecase",
+            ),
+            ("[identity]\ncolumns = [\"A\", \"B\"]\n", "exactly three"),
+            (
+                "[identity]\ncolumns = [\"A\", \"B\", \"Z\"]\n",
+                "unknown column \"Z\"",
+            ),
+            (
+                "[identity]\ncolumns = [\"A\", \"B\", \"C\"]\nseverity = \"error\"\n",
+                "severity",
+            ),
+        ] {
+            let e = Table::parse("x", &format!("{HEAD}{bad}")).expect_err(bad);
+            assert!(e.message.contains(want), "{bad}: {e}");
+        }
     }
 
     #[test]

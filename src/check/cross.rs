@@ -1,0 +1,929 @@
+//! Cross-row rules: identity consistency (`X001`-`X003`), unique values
+//! (`X004`) and duplicate rows (`X005`).
+//!
+//! Chunks are checked in parallel, but "earlier" means earlier in the file,
+//! so the work is split in two:
+//!
+//! - [`CrossPlan::event`] runs in `check_chunk`, in parallel, once per row
+//!   whose cells were decoded: it fingerprints what the rules compare and
+//!   appends one compact [`Event`]. All hashing happens here.
+//! - [`CrossState`] runs in the fold, sequentially in file order, so the
+//!   findings are the same at any chunk size or thread count. It keeps one
+//!   small map entry per distinct value, never a copy of a row. Only when a
+//!   finding is due does it re-scan that one record from the chunk's bytes
+//!   (still in memory while its batch is folded) to quote values and point
+//!   at cells through the same [`Emitter`] as every other finding.
+//!
+//! What is stored and what a fingerprint collision can do is documented in
+//! `rules/README.md`, "Cross-row state and its memory".
+
+use super::row::{quote, Cells, Plan};
+use super::{rebase, Emitter};
+use crate::diagnostic::{Diagnostic, Related, Severity};
+use crate::rules;
+use crate::scan::{unescape, Record, Scanner};
+use crate::schema::Table;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3Default};
+
+/// Distinct rows the duplicate-row check remembers by default: 15-30
+/// bytes each (see rules/README.md), so about 45 MB at worst.
+pub const MAX_DISTINCT_ROWS: usize = 1_500_000;
+
+/// A `Hasher` for keys that already are uniformly distributed hashes: it
+/// passes their bits through instead of hashing them again.
+#[derive(Default)]
+pub(crate) struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // A `[u32; 2]` key arrives as its length (a constant) and then its
+        // 8 bytes; folding 8-byte words keeps any other input working too.
+        for word in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..word.len()].copy_from_slice(word);
+            self.0 = self.0.rotate_left(32) ^ u64::from_le_bytes(w);
+        }
+    }
+}
+
+/// Fingerprint-keyed map. A key is a 64-bit fingerprint split in two so
+/// that its alignment is 4 and a bucket with a `[u32; 3]` value is 20 bytes.
+type FpMap<V> = HashMap<[u32; 2], V, BuildHasherDefault<IdentityHasher>>;
+
+fn split(fp: u64) -> [u32; 2] {
+    [fp as u32, (fp >> 32) as u32]
+}
+
+/// 0 means "absent" in events, so a real fingerprint is never 0.
+fn nonzero(fp: u64) -> u64 {
+    fp.max(1)
+}
+
+/// The 32-bit form of a partner's fingerprint stored with each identity
+/// value: its low half, forced nonzero (0 = the partner cell is empty).
+fn partner(fp: u64) -> u32 {
+    if fp == 0 {
+        0
+    } else {
+        (fp as u32).max(1)
+    }
+}
+
+/// A line as stored in the maps; files past 4 billion lines saturate.
+fn line32(line: u64) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
+}
+
+struct IdentityPlan {
+    /// The header field of each identity column, in checking order.
+    fields: [Option<usize>; 3],
+    /// Table column ids, mixed into the fingerprints so that the same text
+    /// in two columns is two keys.
+    seeds: [u64; 3],
+    /// The spec's names, for messages.
+    names: [&'static str; 3],
+}
+
+struct UniquePlan {
+    /// The header field of each key column (`None`: the header lacks it, so
+    /// it counts as empty).
+    fields: Vec<Option<usize>>,
+    names: Vec<&'static str>,
+    ignore_case: bool,
+    severity: Option<Severity>,
+    reason: &'static str,
+}
+
+/// The cross-row checks of one file, resolved against its header.
+pub(crate) struct CrossPlan {
+    identity: Option<IdentityPlan>,
+    unique: Vec<UniquePlan>,
+    /// Header names by field, as diagnostics name columns.
+    header: Vec<Arc<str>>,
+}
+
+/// One decoded row, as the fold needs it: where to find it again and the
+/// fingerprints it compares. Unique keys live in [`Events::keys`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Event {
+    /// Offset of the record in its chunk.
+    start: usize,
+    /// Chunk-relative line of the record's first line.
+    line: u64,
+    /// Fingerprint of each identity value, 0 when the cell is empty.
+    identity: [u64; 3],
+    /// Fingerprint of the whole row's decoded cells.
+    row: u64,
+}
+
+/// The events of one chunk.
+pub(crate) struct Events {
+    rows: Vec<Event>,
+    /// `unique.len()` fingerprints per event, 0 for a key with no value.
+    keys: Vec<u64>,
+    hasher: Xxh3Default,
+}
+
+impl Default for Events {
+    fn default() -> Self {
+        Events {
+            rows: Vec::new(),
+            keys: Vec::new(),
+            hasher: Xxh3Default::new(),
+        }
+    }
+}
+
+/// The decoded, untrimmed bytes of field `i`; a cell that is not UTF-8
+/// (already an `invalid-utf8` error) is compared by its raw bytes.
+fn cell_bytes<'c>(data: &'c [u8], rec: &Record, cells: &'c Cells<'_>, i: usize) -> &'c [u8] {
+    match cells.value(i) {
+        Some(v) => v.as_bytes(),
+        None => {
+            let (a, b) = rec.fields[i].content();
+            &data[a..b]
+        }
+    }
+}
+
+/// Field `i` trimmed, as identity and unique values are compared.
+fn trimmed<'c>(data: &'c [u8], rec: &Record, cells: &'c Cells<'_>, i: usize) -> &'c [u8] {
+    match cells.value(i) {
+        Some(v) => v.trim().as_bytes(),
+        None => cell_bytes(data, rec, cells, i).trim_ascii(),
+    }
+}
+
+/// Fingerprint of `bytes` lowercased, without allocating.
+fn fp_lowercase(bytes: &[u8], hasher: &mut Xxh3Default) -> u64 {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return xxh3_64(bytes);
+    };
+    hasher.reset();
+    let mut buf = [0u8; 64];
+    let mut n = 0;
+    for c in text.chars().flat_map(char::to_lowercase) {
+        if n + 4 > buf.len() {
+            hasher.update(&buf[..n]);
+            n = 0;
+        }
+        n += c.encode_utf8(&mut buf[n..]).len();
+    }
+    hasher.update(&buf[..n]);
+    hasher.digest()
+}
+
+impl CrossPlan {
+    pub(crate) fn new(table: &'static Table, plan: &Plan) -> CrossPlan {
+        let name = |c: usize| table.columns[c].name.as_str();
+        let identity = table.identity.as_ref().and_then(|id| {
+            let fields = id.columns.map(|c| plan.field_of(c));
+            // A header without any identity column has nothing to compare
+            // (and gets `missing-one-of` on the header).
+            fields.iter().any(Option::is_some).then(|| IdentityPlan {
+                fields,
+                seeds: id.columns.map(|c| c as u64),
+                names: id.columns.map(name),
+            })
+        });
+        let unique = table
+            .unique
+            .iter()
+            .map(|u| UniquePlan {
+                fields: u.columns.iter().map(|c| plan.field_of(*c)).collect(),
+                names: u.columns.iter().map(|c| name(*c)).collect(),
+                ignore_case: u.ignore_case,
+                severity: u.severity,
+                reason: u.reason.as_str(),
+            })
+            // A key the header lacks entirely is empty on every row.
+            .filter(|u| u.fields.iter().any(Option::is_some))
+            .collect();
+        CrossPlan {
+            identity,
+            unique,
+            header: plan.field_names().to_vec(),
+        }
+    }
+
+    /// Fingerprints one decoded row and records it. Runs in parallel; does
+    /// not allocate beyond the amortised growth of `out`.
+    pub(crate) fn event(&self, data: &[u8], rec: &Record, cells: &Cells<'_>, out: &mut Events) {
+        let mut identity = [0u64; 3];
+        if let Some(id) = &self.identity {
+            for (k, field) in id.fields.iter().enumerate() {
+                if let Some(i) = *field {
+                    if cells.is_filled(i) {
+                        let v = trimmed(data, rec, cells, i);
+                        identity[k] = nonzero(xxh3_64_with_seed(v, id.seeds[k]));
+                    }
+                }
+            }
+        }
+        for (k, u) in self.unique.iter().enumerate() {
+            // Chain the parts' fingerprints: a composite key is equal only
+            // when every part is, and the key's index keeps keys apart.
+            let mut key = k as u64;
+            let mut any = false;
+            for field in &u.fields {
+                let part = match *field {
+                    Some(i) if cells.is_filled(i) => {
+                        any = true;
+                        let v = trimmed(data, rec, cells, i);
+                        if u.ignore_case {
+                            fp_lowercase(v, &mut out.hasher)
+                        } else {
+                            xxh3_64(v)
+                        }
+                    }
+                    _ => 0,
+                };
+                key = xxh3_64_with_seed(&part.to_le_bytes(), key);
+            }
+            out.keys.push(if any { nonzero(key) } else { 0 });
+        }
+        // Length-prefixed, so `a,bc` and `ab,c` differ.
+        let h = &mut out.hasher;
+        h.reset();
+        for i in 0..rec.fields.len() {
+            let v = cell_bytes(data, rec, cells, i);
+            h.update(&(v.len() as u64).to_le_bytes());
+            h.update(v);
+        }
+        let row = nonzero(h.digest());
+        out.rows.push(Event {
+            start: rec.start,
+            line: rec.line,
+            identity,
+            row,
+        });
+    }
+}
+
+/// Which identity rule a mismatch breaks, in order of preference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum IdentityKind {
+    /// Two values shared, the third differs: rules 2-4 (`X001`).
+    Conflict,
+    /// Same values, different columns filled: rule 1 (`X002`).
+    Combination,
+    /// One value shared, another differs (`X003`).
+    PartnerMismatch,
+}
+
+/// An identity finding, in identity slots (0, 1, 2 = the `[identity]`
+/// columns in order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IdentityFinding {
+    pub kind: IdentityKind,
+    /// The slot whose value matched an earlier row.
+    pub key: usize,
+    /// The slot whose cell the finding points at.
+    pub at: usize,
+    /// The line that established the key's tuple.
+    pub first: u32,
+    /// Slots filled on this row.
+    pub current: [bool; 3],
+    /// Slots filled on the earlier row.
+    pub earlier: [bool; 3],
+}
+
+/// Compares a row's tuple with the one established for its value in slot
+/// `key`. Tuples are partner fingerprints by slot, 0 when empty; slot `key`
+/// holds the same nonzero value in both.
+fn classify(key: usize, t: [u32; 3], s: [u32; 3], first: u32) -> Option<IdentityFinding> {
+    if t == s {
+        return None;
+    }
+    let shared = [0, 1, 2].map(|j| t[j] != 0 && t[j] == s[j]);
+    let differ = [0, 1, 2].map(|j| t[j] != 0 && s[j] != 0 && t[j] != s[j]);
+    let only_one = [0, 1, 2].map(|j| (t[j] == 0) != (s[j] == 0));
+    let first_of = |set: [bool; 3]| set.iter().position(|b| *b);
+    let n_shared = shared.iter().filter(|b| **b).count();
+    let (kind, at) = match first_of(differ) {
+        Some(d) if n_shared >= 2 => (IdentityKind::Conflict, d),
+        Some(d) => (IdentityKind::PartnerMismatch, d),
+        None => (IdentityKind::Combination, first_of(only_one)?),
+    };
+    Some(IdentityFinding {
+        kind,
+        key,
+        at,
+        first,
+        current: t.map(|x| x != 0),
+        earlier: s.map(|x| x != 0),
+    })
+}
+
+/// What the duplicate-row check made of a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RowSeen {
+    /// Not seen before, and remembered.
+    New,
+    /// Repeats the row on this line.
+    Repeat(u32),
+    /// Not seen before, but the map is full: reported once, on this row.
+    CapReached,
+    /// Not seen before, not remembered (the cap was reached earlier).
+    Forgotten,
+}
+
+/// The state the fold carries from row to row.
+pub(crate) struct CrossState {
+    /// (identity column, value) -> the two partners' fingerprints, in slot
+    /// order, and the line that established them.
+    identity: FpMap<[u32; 3]>,
+    /// (key index, value) -> first line.
+    unique: FpMap<u32>,
+    /// Row fingerprint -> first line.
+    rows: FpMap<u32>,
+    row_cap: usize,
+    cap_reached: bool,
+    snippets: bool,
+    /// Reused to re-scan a record that has a finding.
+    scratch: Record,
+}
+
+impl CrossState {
+    pub(crate) fn new(row_cap: usize, snippets: bool) -> Self {
+        CrossState {
+            identity: FpMap::default(),
+            unique: FpMap::default(),
+            rows: FpMap::default(),
+            row_cap,
+            cap_reached: false,
+            snippets,
+            scratch: Record::default(),
+        }
+    }
+
+    /// Checks a row's identity tuple (fingerprints by slot, 0 = empty)
+    /// against the tuples established for its values, and establishes those
+    /// seen for the first time. At most one finding: the preferred kind,
+    /// ties to the earliest slot.
+    pub(crate) fn identity(&mut self, t: [u64; 3], line: u32) -> Option<IdentityFinding> {
+        let t32 = t.map(partner);
+        let mut best: Option<IdentityFinding> = None;
+        for (k, &fp) in t.iter().enumerate() {
+            if fp == 0 {
+                continue;
+            }
+            let others = others(k);
+            let mine = [t32[others[0]], t32[others[1]], line];
+            let stored = *self.identity.entry(split(fp)).or_insert(mine);
+            if stored == mine {
+                continue;
+            }
+            let mut s = t32;
+            s[others[0]] = stored[0];
+            s[others[1]] = stored[1];
+            if let Some(f) = classify(k, t32, s, stored[2]) {
+                if best.is_none_or(|b| f.kind < b.kind) {
+                    best = Some(f);
+                }
+            }
+        }
+        best
+    }
+
+    /// The first line of a unique key's value, or `None` (and remembers it)
+    /// if this is its first row.
+    pub(crate) fn unique(&mut self, key: u64, line: u32) -> Option<u32> {
+        match self.unique.entry(split(key)) {
+            std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(line);
+                None
+            }
+        }
+    }
+
+    pub(crate) fn row(&mut self, fp: u64, line: u32) -> RowSeen {
+        let key = split(fp);
+        if let Some(first) = self.rows.get(&key) {
+            return RowSeen::Repeat(*first);
+        }
+        if self.rows.len() < self.row_cap {
+            self.rows.insert(key, line);
+            RowSeen::New
+        } else if !self.cap_reached {
+            self.cap_reached = true;
+            RowSeen::CapReached
+        } else {
+            RowSeen::Forgotten
+        }
+    }
+
+    /// Runs one chunk's events through the state, in file order, and
+    /// appends the findings (file offsets, absolute lines) to `out`.
+    /// `shift` turns the chunk's lines into the file's.
+    pub(crate) fn fold(
+        &mut self,
+        plan: &CrossPlan,
+        events: &Events,
+        data: &[u8],
+        base: u64,
+        shift: u64,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let mut emit = Emitter::new(data, self.snippets);
+        let stride = plan.unique.len();
+        for (n, ev) in events.rows.iter().enumerate() {
+            let line = line32(ev.line + shift);
+            let mut scanned = false;
+            let rescan = |rec: &mut Record, scanned: &mut bool| {
+                if !*scanned {
+                    *scanned = true;
+                    Scanner::new(data, ev.start, ev.line).next_record(rec);
+                }
+            };
+            if plan.identity.is_some() && ev.identity != [0; 3] {
+                if let Some(f) = self.identity(ev.identity, line) {
+                    rescan(&mut self.scratch, &mut scanned);
+                    report_identity(plan, data, &self.scratch, &f, &mut emit);
+                }
+            }
+            for (k, key) in events.keys[n * stride..(n + 1) * stride].iter().enumerate() {
+                if *key == 0 {
+                    continue;
+                }
+                if let Some(first) = self.unique(*key, line) {
+                    rescan(&mut self.scratch, &mut scanned);
+                    report_unique(plan, k, data, &self.scratch, first, &mut emit);
+                }
+            }
+            match self.row(ev.row, line) {
+                RowSeen::New | RowSeen::Forgotten => {}
+                RowSeen::Repeat(first) => {
+                    rescan(&mut self.scratch, &mut scanned);
+                    emit.row(
+                        &rules::DUPLICATE_ROW,
+                        None,
+                        &self.scratch,
+                        format!("this row repeats line {first} exactly"),
+                        Some("remove one of the two rows".into()),
+                    );
+                    related(&mut emit, first, None, "first written here".into());
+                }
+                RowSeen::CapReached => {
+                    rescan(&mut self.scratch, &mut scanned);
+                    emit.row(
+                        &rules::DUPLICATE_ROW,
+                        Some(Severity::Info),
+                        &self.scratch,
+                        format!(
+                            "the duplicate-row check remembers only the first {} distinct rows; rows from here on are compared with those, but not with each other",
+                            thousands(self.row_cap)
+                        ),
+                        Some("split the file to check all of it for repeated rows".into()),
+                    );
+                }
+            }
+        }
+        for d in emit.diags {
+            let mut d = rebase(d, base);
+            // Related lines are already absolute (the maps store them so).
+            d.line += shift;
+            if let Some(s) = &mut d.snippet {
+                s.line += shift;
+            }
+            out.push(d);
+        }
+    }
+}
+
+/// The two slots other than `k`, in order.
+fn others(k: usize) -> [usize; 2] {
+    match k {
+        0 => [1, 2],
+        1 => [0, 2],
+        _ => [0, 1],
+    }
+}
+
+/// Adds a related place to the last finding.
+fn related(emit: &mut Emitter<'_>, line: u32, column: Option<Arc<str>>, message: String) {
+    if let Some(d) = emit.diags.last_mut() {
+        d.related.push(Related {
+            line: u64::from(line),
+            column,
+            message,
+        });
+    }
+}
+
+/// Field `i` of a re-scanned record, decoded and trimmed.
+fn decoded(data: &[u8], rec: &Record, i: usize) -> String {
+    let f = &rec.fields[i];
+    let (a, b) = f.content();
+    let text = String::from_utf8_lossy(&data[a..b]);
+    unescape(&text, f.escapes).trim().to_owned()
+}
+
+/// Field `i` of a re-scanned record, quoted for a message.
+fn quoted(data: &[u8], rec: &Record, i: usize) -> String {
+    quote(&decoded(data, rec, i))
+}
+
+/// A finding on field `field` of `rec`, or on the row when the header lacks
+/// the column.
+#[allow(clippy::too_many_arguments)]
+fn on_field(
+    plan: &CrossPlan,
+    rec: &Record,
+    field: Option<usize>,
+    rule: &'static rules::Rule,
+    severity: Option<Severity>,
+    message: String,
+    help: String,
+    emit: &mut Emitter<'_>,
+) {
+    match field.and_then(|i| Some((i, rec.fields.get(i)?))) {
+        Some((i, f)) => emit.in_field(
+            rule,
+            severity,
+            f.start..f.end,
+            f,
+            Some(plan.header[i].clone()),
+            message,
+            Some(help),
+        ),
+        None => emit.row(rule, severity, rec, message, Some(help)),
+    }
+}
+
+/// `alone`, `with User ID`, `with User ID and Username`.
+fn combination(names: &[&str; 3], filled: [bool; 3], key: usize) -> String {
+    let with: Vec<&str> = (0..3)
+        .filter(|j| *j != key && filled[*j])
+        .map(|j| names[j])
+        .collect();
+    if with.is_empty() {
+        "alone".into()
+    } else {
+        format!("with {}", with.join(" and "))
+    }
+}
+
+fn report_identity(
+    plan: &CrossPlan,
+    data: &[u8],
+    rec: &Record,
+    f: &IdentityFinding,
+    emit: &mut Emitter<'_>,
+) {
+    let Some(id) = &plan.identity else {
+        return;
+    };
+    let names = &id.names;
+    // Slot `j`'s value in this row (filled whenever the finding names it).
+    let value = |j: usize| id.fields[j].map_or_else(String::new, |i| quoted(data, rec, i));
+    let header = |j: usize| id.fields[j].map(|i| plan.header[i].clone());
+    let (k, at, first) = (f.key, f.at, f.first);
+    let (rule, message, help, note, column) = match f.kind {
+        IdentityKind::Conflict => {
+            let [a, b] = others(at);
+            let pair = format!("{} {} and {} {}", names[a], value(a), names[b], value(b));
+            (
+                &rules::IDENTITY_CONFLICT,
+                format!(
+                    "{pair} were paired with a different {} on line {first}",
+                    names[at]
+                ),
+                format!(
+                    "use the same {} on every row with this {} and {}, or correct the {} or {}",
+                    names[at], names[a], names[b], names[a], names[b]
+                ),
+                format!("{pair} first appear here with another {}", names[at]),
+                header(at),
+            )
+        }
+        IdentityKind::PartnerMismatch => (
+            &rules::IDENTITY_PARTNER_MISMATCH,
+            format!(
+                "{} {} was paired with a different {} on line {first}",
+                names[k],
+                value(k),
+                names[at]
+            ),
+            format!(
+                "correct the {} if this is the same identity; if it is not, one of the two rows has the wrong {}",
+                names[at], names[k]
+            ),
+            format!(
+                "{} {} first appears here with another {}",
+                names[k],
+                value(k),
+                names[at]
+            ),
+            header(at),
+        ),
+        IdentityKind::Combination => {
+            let before = combination(names, f.earlier, k);
+            let now = combination(names, f.current, k);
+            let help = if f.earlier[at] {
+                format!("fill {} here as on line {first}", names[at])
+            } else {
+                format!(
+                    "leave {} empty here as on line {first}, or fill it on every row with this {}",
+                    names[at], names[k]
+                )
+            };
+            (
+                &rules::IDENTITY_COMBINATION,
+                format!(
+                    "{} {} appears {before} on line {first} but {now} here: rows that share an identity value must fill the same identity columns",
+                    names[k],
+                    value(k)
+                ),
+                help,
+                format!("{} {} first appears here, {before}", names[k], value(k)),
+                header(k),
+            )
+        }
+    };
+    on_field(plan, rec, id.fields[at], rule, None, message, help, emit);
+    related(emit, first, column, note);
+}
+
+fn report_unique(
+    plan: &CrossPlan,
+    k: usize,
+    data: &[u8],
+    rec: &Record,
+    first: u32,
+    emit: &mut Emitter<'_>,
+) {
+    let u = &plan.unique[k];
+    // The filled key cells (at least one, or the key would be empty).
+    let parts: Vec<(usize, String)> = u
+        .fields
+        .iter()
+        .zip(&u.names)
+        .filter_map(|(field, name)| {
+            let i = (*field)?;
+            let v = decoded(data, rec, i);
+            (!v.is_empty()).then(|| (i, format!("{name} {}", quote(&v))))
+        })
+        .collect();
+    let at = parts.first().map(|p| p.0);
+    let text: Vec<&str> = parts.iter().map(|p| p.1.as_str()).collect();
+    let (verb, first_verb, key) = if text.len() == 1 {
+        ("appears", "appears", text.join(""))
+    } else {
+        ("appear together", "appear", text.join(" and "))
+    };
+    let case = if u.ignore_case {
+        " (ignoring case)"
+    } else {
+        ""
+    };
+    on_field(
+        plan,
+        rec,
+        at,
+        &rules::DUPLICATE_VALUE,
+        u.severity,
+        format!("{key} already {verb} on line {first}{case}: {}", u.reason),
+        "remove the repeated row, or correct the value".into(),
+        emit,
+    );
+    related(
+        emit,
+        first,
+        at.map(|i| plan.header[i].clone()),
+        format!("{key} first {first_verb} here{case}"),
+    );
+}
+
+/// `1500000` as `1,500,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use IdentityKind::*;
+
+    /// Fingerprints for test values: distinct per (slot, value), nonzero,
+    /// and distinct in their low 32 bits too.
+    fn fp(slot: usize, v: &str) -> u64 {
+        nonzero(xxh3_64_with_seed(v.as_bytes(), slot as u64))
+    }
+
+    /// A tuple from `[email, user id, username]`, `""` = empty.
+    fn tuple(t: [&str; 3]) -> [u64; 3] {
+        [0, 1, 2].map(|j| if t[j].is_empty() { 0 } else { fp(j, t[j]) })
+    }
+
+    /// Feeds rows in order (line = index + 2) and returns each row's
+    /// finding as (kind, key slot, pointed slot, related line).
+    fn run(rows: &[[&str; 3]]) -> Vec<Option<(IdentityKind, usize, usize, u32)>> {
+        let mut st = CrossState::new(10, false);
+        rows.iter()
+            .enumerate()
+            .map(|(n, r)| {
+                st.identity(tuple(*r), n as u32 + 2)
+                    .map(|f| (f.kind, f.key, f.at, f.first))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn consistent_rows_are_clean() {
+        let got = run(&[
+            ["a", "1", "x"],
+            ["a", "1", "x"],
+            ["", "2", ""],
+            ["", "2", ""],
+            ["b", "", ""],
+            ["b", "", ""],
+            ["B", "", ""],
+            ["", "", "y"],
+        ]);
+        assert!(got.iter().all(Option::is_none), "{got:?}");
+    }
+
+    #[test]
+    fn two_shared_values_and_a_different_third_is_a_conflict() {
+        // Rule 2: Email + User ID with another Username.
+        assert_eq!(
+            run(&[["a", "1", "x"], ["a", "1", "z"]])[1],
+            Some((Conflict, 0, 2, 2))
+        );
+        // Rule 3: Username + User ID with another Email.
+        assert_eq!(
+            run(&[["a", "1", "x"], ["c", "1", "x"]])[1],
+            Some((Conflict, 1, 0, 2))
+        );
+        // Rule 4: Username + Email with another User ID.
+        assert_eq!(
+            run(&[["a", "1", "x"], ["a", "9", "x"]])[1],
+            Some((Conflict, 0, 1, 2))
+        );
+    }
+
+    #[test]
+    fn a_different_combination_of_the_same_values() {
+        // Column dropped: points at the now-empty User ID.
+        assert_eq!(
+            run(&[["a", "1", ""], ["a", "", ""]])[1],
+            Some((Combination, 0, 1, 2))
+        );
+        // Column added.
+        assert_eq!(
+            run(&[["a", "1", ""], ["a", "1", "x"]])[1],
+            Some((Combination, 0, 2, 2))
+        );
+        // A single value first, then a pair.
+        assert_eq!(
+            run(&[["a", "", ""], ["a", "1", ""]])[1],
+            Some((Combination, 0, 1, 2))
+        );
+        // Found through the second column when the first is new.
+        assert_eq!(
+            run(&[["", "1", ""], ["a", "1", ""]])[1],
+            Some((Combination, 1, 0, 2))
+        );
+    }
+
+    #[test]
+    fn one_shared_value_with_a_different_partner_is_a_mismatch() {
+        assert_eq!(
+            run(&[["a", "1", ""], ["a", "2", ""]])[1],
+            Some((PartnerMismatch, 0, 1, 2))
+        );
+        // A differing partner outranks a missing one: still a mismatch,
+        // pointing at the first differing cell.
+        assert_eq!(
+            run(&[["a", "1", "x"], ["a", "2", ""]])[1],
+            Some((PartnerMismatch, 0, 1, 2))
+        );
+        assert_eq!(
+            run(&[["a", "1", "x"], ["a", "2", "z"]])[1],
+            Some((PartnerMismatch, 0, 1, 2))
+        );
+        assert_eq!(
+            run(&[["", "1", "x"], ["", "2", "x"]])[1],
+            Some((PartnerMismatch, 2, 1, 2))
+        );
+    }
+
+    #[test]
+    fn a_row_conflicting_on_several_keys_reports_the_preferred_one() {
+        // Email a says mismatch (line 2); User ID 2 and Username x say
+        // combination (line 3): combination wins, from User ID.
+        assert_eq!(
+            run(&[["a", "1", ""], ["", "2", "x"], ["a", "2", "x"]])[2],
+            Some((Combination, 1, 0, 3))
+        );
+        // Email a says combination (line 2); User ID 1 and Username x say
+        // conflict (line 3): conflict wins although Email comes first, and
+        // of the two conflicts the one found through User ID.
+        assert_eq!(
+            run(&[["a", "", ""], ["b", "1", "x"], ["a", "1", "x"]])[2],
+            Some((Conflict, 1, 0, 3))
+        );
+        // Two keys of equal rank: the first column wins.
+        assert_eq!(
+            run(&[["a", "1", ""], ["", "", "x"], ["a", "1", "x"]])[2],
+            Some((Combination, 0, 2, 2))
+        );
+    }
+
+    #[test]
+    fn the_first_row_wins_and_conflicting_rows_still_establish_new_values() {
+        let got = run(&[
+            ["a", "1", ""], // line 2 establishes a and 1
+            ["a", "2", ""], // line 3: mismatch; establishes 2 as (a, 2)
+            ["a", "2", ""], // line 4: mismatch with line 2 again (a stays (a, 1))
+            ["b", "2", ""], // line 5: 2 was established by line 3
+        ]);
+        assert_eq!(
+            got,
+            vec![
+                None,
+                Some((PartnerMismatch, 0, 1, 2)),
+                Some((PartnerMismatch, 0, 1, 2)),
+                Some((PartnerMismatch, 1, 0, 3)),
+            ]
+        );
+    }
+
+    #[test]
+    fn classification_reports_which_slots_are_filled_where() {
+        let f = classify(0, [5, 7, 0], [5, 0, 0], 4).expect("differs");
+        assert_eq!(f.kind, Combination);
+        assert_eq!(f.current, [true, true, false]);
+        assert_eq!(f.earlier, [true, false, false]);
+        assert_eq!(classify(0, [5, 7, 0], [5, 7, 0], 4), None);
+    }
+
+    #[test]
+    fn the_row_cap_stops_remembering_and_says_so_once() {
+        let mut st = CrossState::new(2, false);
+        assert_eq!(st.row(11, 2), RowSeen::New);
+        assert_eq!(st.row(12, 3), RowSeen::New);
+        assert_eq!(st.row(11, 4), RowSeen::Repeat(2));
+        assert_eq!(st.row(13, 5), RowSeen::CapReached);
+        assert_eq!(st.row(13, 6), RowSeen::Forgotten);
+        assert_eq!(st.row(14, 7), RowSeen::Forgotten);
+        assert_eq!(st.row(12, 8), RowSeen::Repeat(3));
+        assert_eq!(st.rows.len(), 2);
+    }
+
+    #[test]
+    fn unique_keys_remember_the_first_line() {
+        let mut st = CrossState::new(2, false);
+        assert_eq!(st.unique(5, 2), None);
+        assert_eq!(st.unique(6, 3), None);
+        assert_eq!(st.unique(5, 9), Some(2));
+        assert_eq!(st.unique(5, 10), Some(2));
+    }
+
+    #[test]
+    fn lowercase_fingerprints_ignore_case_only() {
+        let mut h = Xxh3Default::new();
+        let a = fp_lowercase("Ada.Lovelace@Example.COM".as_bytes(), &mut h);
+        assert_eq!(a, fp_lowercase(b"ada.lovelace@example.com", &mut h));
+        assert_ne!(a, fp_lowercase(b"ada.lovelace@example.co", &mut h));
+        // Longer than the buffer, with multi-byte characters.
+        let long = "Ä".repeat(100);
+        assert_eq!(
+            fp_lowercase(long.as_bytes(), &mut h),
+            xxh3_64("ä".repeat(100).as_bytes())
+        );
+    }
+
+    #[test]
+    fn the_identity_hasher_passes_fingerprints_through() {
+        use std::hash::BuildHasher;
+        let b = BuildHasherDefault::<IdentityHasher>::default();
+        let x = b.hash_one(split(0x1234_5678_9abc_def0));
+        let y = b.hash_one(split(0x1234_5678_9abc_def1));
+        assert_eq!(x ^ y, 1, "one bit in, one bit out");
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(1_500_000), "1,500,000");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+    }
+}
