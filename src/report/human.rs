@@ -95,10 +95,19 @@ impl miette::Diagnostic for Finding<'_> {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.d
-            .help
-            .as_ref()
-            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+        // Related places (the earlier row a cross-row finding conflicts
+        // with) have no snippet of their own; they are named after the help.
+        let mut text = self.d.help.clone().unwrap_or_default();
+        for r in &self.d.related {
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            match &r.column {
+                Some(c) => text.push_str(&format!("see line {} ({c}): {}", r.line, r.message)),
+                None => text.push_str(&format!("see line {}: {}", r.line, r.message)),
+            }
+        }
+        (!text.is_empty()).then(|| Box::new(text) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
