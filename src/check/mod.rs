@@ -257,6 +257,19 @@ pub fn check_reader<R: Read>(
     drop(first);
     let batch_len = rayon::current_num_threads().max(1) * 2;
     let mut batch = vec![first_rest];
+    // The fold is sequential (cross-row state must see rows in file order),
+    // so it runs on the previous batch while the workers check this one.
+    // The folded batch's bytes stay alive until its fold is done: cross-row
+    // findings are built from them.
+    let mut pending: Option<(Vec<Chunk>, Vec<ChunkResult>)> = None;
+    let fold_batch =
+        |fold: &mut Fold, report: &mut FileReport, done: Option<(Vec<Chunk>, Vec<ChunkResult>)>| {
+            if let Some((chunks, results)) = done {
+                for (r, c) in results.into_iter().zip(&chunks) {
+                    fold.add(r, c, &cross, report);
+                }
+            }
+        };
     loop {
         while batch.len() < batch_len {
             match chunks.next_chunk().map_err(io)? {
@@ -267,20 +280,22 @@ pub fn check_reader<R: Read>(
         if batch.is_empty() {
             break;
         }
-        let results: Vec<ChunkResult> = batch
-            .par_iter()
-            .map(|c| check_chunk(&plan, &cross, c, opts.snippets))
-            .collect();
-        // The batch's bytes are still here: cross-row findings are built
-        // from them while folding.
-        for (r, c) in results.into_iter().zip(&batch) {
-            fold.add(r, c, &cross, &mut report);
-        }
-        batch.clear();
+        let previous = pending.take();
+        let (results, ()) = rayon::join(
+            || {
+                batch
+                    .par_iter()
+                    .map(|c| check_chunk(&plan, &cross, c, opts.snippets))
+                    .collect::<Vec<ChunkResult>>()
+            },
+            || fold_batch(&mut fold, &mut report, previous),
+        );
+        pending = Some((std::mem::take(&mut batch), results));
         if chunks.eof && chunks.buf.is_empty() {
             break;
         }
     }
+    fold_batch(&mut fold, &mut report, pending.take());
     if let Some(span) = chunks.too_long.take() {
         // The runaway record starts right after the last chunk checked.
         report

@@ -57,6 +57,39 @@ impl Cells<'_> {
     }
 }
 
+/// The elements of one list cell seen so far. Lists are short: up to
+/// `SMALL` elements are compared linearly without allocating; longer lists
+/// move to a hash set, so a 200,000-element cell stays linear.
+#[derive(Default)]
+struct Seen<'a> {
+    small: [&'a str; Seen::SMALL],
+    n: usize,
+    big: Option<HashSet<&'a str>>,
+}
+
+impl<'a> Seen<'a> {
+    const SMALL: usize = 16;
+
+    /// Whether `el` is new.
+    fn insert(&mut self, el: &'a str) -> bool {
+        if let Some(big) = &mut self.big {
+            return big.insert(el);
+        }
+        if self.small[..self.n].contains(&el) {
+            return false;
+        }
+        if self.n < Self::SMALL {
+            self.small[self.n] = el;
+            self.n += 1;
+        } else {
+            let mut big: HashSet<&str> = self.small.iter().copied().collect();
+            big.insert(el);
+            self.big = Some(big);
+        }
+        true
+    }
+}
+
 /// Findings reported per list cell before the rest are only counted.
 const MAX_LIST_FINDINGS: usize = 10;
 
@@ -529,7 +562,7 @@ impl Plan {
             );
             return;
         }
-        let mut seen: HashSet<&str> = HashSet::new();
+        let mut seen = Seen::default();
         let mut pos = offset;
         let mut reported = 0usize;
         let mut hidden = 0usize;
@@ -728,25 +761,29 @@ impl Plan {
             if *settled {
                 continue;
             }
-            let because = match &r.when {
-                Condition::Always => None,
-                Condition::Present(c) if self.filled(cells, *c) => {
-                    Some(format!("`{}` is filled", cname(*c)))
-                }
-                Condition::Empty(c) if !self.filled(cells, *c) => {
-                    Some(format!("`{}` is empty", cname(*c)))
-                }
-                Condition::In(c, vals) => match self.value(cells, *c) {
-                    Some(v) if vals.iter().any(|x| x == v) => {
-                        Some(format!("`{}` is `{v}`", cname(*c)))
-                    }
-                    _ => continue,
-                },
-                _ => continue,
+            // Most rows pass: decide first, and only format the reason
+            // (which allocates) for a row that has a finding.
+            let holds = match &r.when {
+                Condition::Always => true,
+                Condition::Present(c) => self.filled(cells, *c),
+                Condition::Empty(c) => !self.filled(cells, *c),
+                Condition::In(c, vals) => self
+                    .value(cells, *c)
+                    .is_some_and(|v| vals.iter().any(|x| x == v)),
             };
-            let because_text = because
-                .as_ref()
-                .map_or(String::new(), |b| format!(" although {b}"));
+            if !holds {
+                continue;
+            }
+            let because_text = || match &r.when {
+                Condition::Always => String::new(),
+                Condition::Present(c) => format!(" although `{}` is filled", cname(*c)),
+                Condition::Empty(c) => format!(" although `{}` is empty", cname(*c)),
+                Condition::In(c, _) => format!(
+                    " although `{}` is `{}`",
+                    cname(*c),
+                    self.value(cells, *c).unwrap_or_default()
+                ),
+            };
             if !r.any.is_empty() {
                 if !r.any.iter().any(|c| self.filled(cells, *c)) {
                     let list = column_list(t, &r.any);
@@ -754,7 +791,7 @@ impl Plan {
                         &rules::MISSING_ONE_OF,
                         r.severity,
                         rec,
-                        format!("none of {list} is filled{because_text}: {}", r.reason),
+                        format!("none of {list} is filled{}: {}", because_text(), r.reason),
                         Some(format!("fill at least one of {list}")),
                     );
                 }
@@ -774,7 +811,7 @@ impl Plan {
                             f.start..f.end,
                             f,
                             self.name(i),
-                            format!("`{}` is empty{because_text}: {}", cname(c), r.reason),
+                            format!("`{}` is empty{}: {}", cname(c), because_text(), r.reason),
                             Some(format!("fill in `{}`", cname(c))),
                         );
                     }
@@ -788,10 +825,13 @@ impl Plan {
                     r.severity,
                     rec,
                     format!(
-                        "this row needs {list}{because_text}, but the header has no such column: {}",
+                        "this row needs {list}{}, but the header has no such column: {}",
+                        because_text(),
                         r.reason
                     ),
-                    Some(format!("add {list} to the header and fill them on this row")),
+                    Some(format!(
+                        "add {list} to the header and fill them on this row"
+                    )),
                 );
             }
         }
