@@ -11,6 +11,7 @@ mod cross;
 mod filter;
 mod grammar;
 pub mod header;
+pub mod refs;
 mod row;
 pub mod shapes;
 
@@ -70,6 +71,8 @@ pub struct FileReport {
     /// Data records (rows after the header).
     pub records: u64,
     pub diagnostics: Vec<Diagnostic>,
+    /// The member's name inside a ZIP bundle (`path` is then the archive).
+    pub member: Option<String>,
 }
 
 impl FileReport {
@@ -104,6 +107,7 @@ pub fn check_reader<R: Read>(
         format: None,
         records: 0,
         diagnostics: Vec::new(),
+        member: None,
     };
     let forced = match &opts.format {
         Some(name) => Some(schema::table(name)?.ok_or_else(|| unknown_format(name))?),
