@@ -76,6 +76,14 @@ pub struct FileReport {
 }
 
 impl FileReport {
+    /// `path`, or `archive.zip:member.csv` for a bundle member.
+    pub fn location(&self) -> String {
+        match &self.member {
+            Some(m) => format!("{}:{m}", self.path),
+            None => self.path.clone(),
+        }
+    }
+
     pub fn count(&self, severity: Severity) -> usize {
         self.diagnostics
             .iter()
