@@ -414,6 +414,10 @@ pub fn check_zip(
         match (res, out) {
             (Ok(()), Some(mut rep)) => {
                 rep.member = Some(name.clone());
+                // The standalone entity relations upload is deprecated in
+                // favour of this very bundle: inside it, the notice is noise.
+                rep.diagnostics
+                    .retain(|d| d.rule.code != rules::DEPRECATED_FORMAT.code);
                 reports.push(rep);
                 member_ok.push(*i);
             }
