@@ -1,6 +1,8 @@
 //! The command line: flags (clap derive) and the glue that runs each
 //! subcommand, prints, and picks the exit code.
 
+use bdxlint::bundle::{self, Kind, Limits};
+use bdxlint::check::refs::{self, EntityKeys, RefSources};
 use bdxlint::check::{self, FileReport, Options};
 use bdxlint::error::Error;
 use bdxlint::report::{self, Failure, HumanOptions, OutputFormat, Summary};
@@ -91,10 +93,28 @@ pub struct CheckArgs {
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
+
+    /// An entities CSV (upload or download) that relations files point at;
+    /// repeatable. Without it, relation references are not checked.
+    #[arg(long, value_name = "FILE")]
+    pub entities: Vec<PathBuf>,
+
+    /// ZIP bundles: most bytes one member may inflate to.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_member)]
+    pub max_member_size: u64,
+
+    /// ZIP bundles: most bytes a whole archive may inflate to.
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_total)]
+    pub max_total_size: u64,
+
+    /// ZIP bundles: most a member may inflate relative to its compressed
+    /// size (past its first MiB).
+    #[arg(long, value_name = "N", default_value_t = Limits::default().max_ratio)]
+    pub max_ratio: u64,
 }
 
 fn format_names() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(schema::format_names())
+    clap::builder::PossibleValuesParser::new(schema::format_names().chain(Kind::NAMES))
 }
 
 /// Runs the command and returns the exit code.
@@ -212,7 +232,7 @@ enum Input {
     Stdin,
 }
 
-/// Expands directories to every `.csv` below them, sorted, so the order of
+/// Expands directories to every `.csv` and `.zip` below them, sorted, so the order of
 /// the report never depends on the file system.
 fn expand(paths: &[PathBuf], failures: &mut Vec<Failure>) -> Vec<Input> {
     let mut inputs = Vec::new();
@@ -231,7 +251,7 @@ fn expand(paths: &[PathBuf], failures: &mut Vec<Failure>) -> Vec<Input> {
     inputs
 }
 
-/// Collects every `.csv` below `dir`. An unreadable directory is a failure
+/// Collects every `.csv` and `.zip` (a bundle) below `dir`. An unreadable directory is a failure
 /// naming it, and the walk goes on. Symbolic links to directories are not
 /// followed (a link back up would loop); links to files are checked.
 fn walk(dir: &Path, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
@@ -262,7 +282,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
             walk(&path, found, failures);
         } else if path
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("zip"))
         {
             found.push(path);
         }
@@ -313,22 +333,52 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         eprintln!("bdxlint: `-` can be given only once");
         return Ok(EXIT_TROUBLE);
     }
+    let forced_kind = args.format.as_deref().and_then(Kind::from_name);
+    if stdin_count > 0 && forced_kind.is_some() {
+        eprintln!("bdxlint: ZIP bundles cannot be read from standard input; name the file");
+        return Ok(EXIT_TROUBLE);
+    }
     let opts = Options {
-        format: args.format.clone(),
+        format: args.format.clone().filter(|_| forced_kind.is_none()),
         snippets: args.output_format == OutputFormat::Human,
         ..Options::default()
     };
-    let results: Vec<Result<FileReport, Error>> = inputs
+    let limits = Limits {
+        max_member: args.max_member_size,
+        max_total: args.max_total_size,
+        max_ratio: args.max_ratio,
+    };
+    // The entities the relations point at, loaded once for every file.
+    let external = if args.entities.is_empty() {
+        None
+    } else {
+        let mut keys = EntityKeys::default();
+        for p in &args.entities {
+            let loaded =
+                std::fs::File::open(p).and_then(|f| refs::collect_entities(f, &opts, &mut keys));
+            if let Err(e) = loaded {
+                eprintln!("bdxlint: --entities {}: {e}", p.display());
+                return Ok(EXIT_TROUBLE);
+            }
+        }
+        Some(keys)
+    };
+    let results: Vec<Result<Vec<FileReport>, Error>> = inputs
         .par_iter()
         .map(|input| match input {
-            Input::File(p) => check::check_path(p, &opts),
-            Input::Stdin => check::check_reader(io::stdin().lock(), "-", None, &opts),
+            Input::File(p) if bundle::is_bundle_path(p, args.format.as_deref()) => {
+                bundle::check_zip(p, forced_kind, &opts, &limits, external.as_ref())
+            }
+            Input::File(p) => check_csv(p, &opts, external.as_ref()).map(|r| vec![r]),
+            Input::Stdin => {
+                check::check_reader(io::stdin().lock(), "-", None, &opts).map(|r| vec![r])
+            }
         })
         .collect();
     let mut reports = Vec::new();
     for r in results {
         match r {
-            Ok(rep) => reports.push(rep),
+            Ok(reps) => reports.extend(reps),
             Err(e) => {
                 let path = match &e {
                     Error::Io { path, .. } | Error::Detect { path, .. } => {
@@ -361,4 +411,40 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     } else {
         EXIT_CLEAN
     })
+}
+
+/// Checks a CSV file; a relations file is read a second time for its
+/// references (against `--entities`, or an info that they went unchecked).
+fn check_csv(
+    path: &Path,
+    opts: &Options,
+    external: Option<&EntityKeys>,
+) -> Result<FileReport, Error> {
+    let mut rep = check::check_path(path, opts)?;
+    let rbac = match rep.format {
+        Some("entity-relations") => false,
+        Some("entity-rbac-relations") => true,
+        _ => return Ok(rep),
+    };
+    let file = std::fs::File::open(path).map_err(|e| Error::Io {
+        path: path.into(),
+        source: e,
+    })?;
+    let found = refs::check_references(
+        file,
+        opts,
+        RefSources {
+            bundle: None,
+            external,
+            rbac,
+        },
+    )
+    .map_err(|e| Error::Io {
+        path: path.into(),
+        source: e,
+    })?;
+    rep.diagnostics.extend(found);
+    rep.diagnostics
+        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Ok(rep)
 }

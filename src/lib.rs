@@ -7,6 +7,7 @@
 //! [`diagnostic::Diagnostic`]s; [`report`] renders them.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod bundle;
 pub mod check;
 pub mod diagnostic;
 pub mod error;

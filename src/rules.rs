@@ -3,7 +3,7 @@
 //! Codes are stable and grouped by family: `F` file and encoding, `Q` CSV
 //! quoting and row structure, `H` header, `C` cell shapes, `K` conditions
 //! between cells of a row, `J` grammars inside JSON cells, `X` consistency
-//! across rows. The same text feeds `bdxlint explain`, the README
+//! across rows, `B` ZIP bundles and references between files. The same text feeds `bdxlint explain`, the README
 //! rule table and machine outputs.
 
 use crate::diagnostic::Severity;
@@ -293,6 +293,46 @@ rules! {
         "What it does: flags a row whose cells, decoded (`\"a\"` equals `a`) but not trimmed, all equal an earlier row's, and names the earlier line. It remembers at most 1,500,000 distinct rows (an info says when a file passes that); rows after that are still compared with the remembered ones.\n\
          Why it matters: a repeated row is usually a paste or export done twice; depending on the format it creates a duplicate or applies the same change twice.\n\
          Example: line 3 and line 8 are the same entitlement. Fix: remove the repeated row.";
+    BUNDLE_MISSING_MEMBER = "B001", "bundle-missing-member", Error, "Entity RBAC ZIP (upload)",
+        "A ZIP bundle lacks its entities or relations CSV",
+        "What it does: flags an `entity-rbac` or `entities-bulk` ZIP that has no member whose header is an entities CSV, or none whose header is the relations CSV of that bundle.\n\
+         Why it matters: both uploads need both files; the platform cannot apply relations without the entities they link, nor an entities-only bundle as the relations step.\n\
+         Example: `bundle.zip` holding only `entities.csv`. Fix: add the relations CSV to the ZIP.";
+    BUNDLE_UNKNOWN_MEMBER = "B002", "bundle-unknown-member", Error, "Entity RBAC ZIP (upload)",
+        "A ZIP member is not one of the bundle's CSV files",
+        "What it does: flags a member that is not a `.csv` file, or a CSV whose header is neither the entities table nor the bundle's relations table.\n\
+         Why it matters: the bundle holds exactly two CSV files; anything else is either a mistake (the wrong export zipped) or ignored by the platform.\n\
+         Example: `notes.txt` or `employees.csv` inside `bundle.zip`. Fix: remove it from the ZIP.";
+    BUNDLE_DUPLICATE_ROLE = "B003", "bundle-duplicate-role", Error, "Entity RBAC ZIP (upload)",
+        "Two ZIP members fill the same role",
+        "What it does: flags a second member whose header is the same table (two entities CSVs, or two relations CSVs).\n\
+         Why it matters: the bundle holds one of each; which of two the platform would take is not specified.\n\
+         Example: `entities.csv` and `entities-old.csv` in one ZIP. Fix: keep one.";
+    BUNDLE_NOT_ZIP = "B004", "bundle-not-zip", Error, "Entity RBAC ZIP (upload)",
+        "A CSV file given as a ZIP-only bundle format",
+        "What it does: flags a `.csv` file (or anything that is not a ZIP archive) checked with `--format entity-rbac` or `--format entities-bulk`.\n\
+         Why it matters: those uploads accept only a ZIP holding both CSV files.\n\
+         Example: `bdxlint check --format entity-rbac relations.csv`. Fix: zip the entities and relations CSV files together.";
+    ARCHIVE_REFUSED = "B005", "archive-refused", Error, "Entity RBAC ZIP (upload)",
+        "A ZIP archive or member that bdxlint will not read",
+        "What it does: stops on a corrupt or truncated archive, an encrypted member, a nested archive, a member or archive larger (uncompressed, counted while reading) than `--max-member-size` / `--max-total-size`, or a member that inflates more than `--max-ratio` times its compressed size (a zip bomb).\n\
+         Why it matters: the platform cannot read such an archive either, and a hostile archive must not fill the memory or disk of the machine that checks it.\n\
+         Example: a 50 KB ZIP that inflates to 50 GB of zeros. Fix: rebuild the ZIP from the two plain CSV files.";
+    DANGLING_REFERENCE = "B006", "dangling-reference", Error, "Entities CSV (upload)",
+        "A relation names an entity the entities file does not define",
+        "What it does: in an `entities-bulk` ZIP (or with `--entities FILE`), flags a Parent Entity Source ID or Entity Source ID whose (Entity Type, Source ID) pair is not among the entities' rows.\n\
+         Why it matters: a relation can only link entities that exist; the platform drops or rejects the row.\n\
+         Example: a relation to role `r-9` when the entities CSV defines only `r-1`. Fix: add the entity, or correct the ID or type.";
+    UNDEFINED_ROLE = "B007", "undefined-role", Warning, "Entity RBAC ZIP (upload)",
+        "An entity-rbac relation names a role the bundle does not define",
+        "What it does: in an `entity-rbac` ZIP, flags a role reference (Parent Entity Type or Entity Type `role`) whose Source ID no role row of the entities member defines.\n\
+         Why it matters: the role may exist from an earlier sync, which bdxlint cannot see, so it is a warning; more often it is a typo.\n\
+         Example: a relation with parent role `admin` when the entities CSV defines role `admins`. Fix: define the role, or check the ID.";
+    REFERENCES_UNCHECKED = "B010", "references-unchecked", Info, "Entity RBAC ZIP (upload)",
+        "References of a relations file were not checked",
+        "What it does: notes once per relations file that its Source IDs point at entities bdxlint was not given.\n\
+         Why it matters: a dangling reference is only found when the entities they point at are known.\n\
+         Example: `bdxlint check relations.csv`. Fix: pass the entities export with `--entities entities.csv`.";
 }
 
 /// Finds a rule by code or name (case-insensitive).

@@ -182,6 +182,9 @@ fn every_rule_has_a_failing_fixture() {
     let named: BTreeSet<String> = fixtures().iter().map(|(_, p)| stem(p)).collect();
     let missing: Vec<&str> = rules::ALL
         .iter()
+        // ZIP bundle and reference rules (B) are asserted by tests/bundle.rs,
+        // whose fixtures are archives built by the test itself.
+        .filter(|r| !r.code.starts_with('B'))
         .map(|r| r.name)
         .filter(|n| !named.contains(*n))
         .collect();

@@ -11,6 +11,7 @@ mod cross;
 mod filter;
 mod grammar;
 pub mod header;
+pub mod refs;
 mod row;
 pub mod shapes;
 
@@ -70,9 +71,19 @@ pub struct FileReport {
     /// Data records (rows after the header).
     pub records: u64,
     pub diagnostics: Vec<Diagnostic>,
+    /// The member's name inside a ZIP bundle (`path` is then the archive).
+    pub member: Option<String>,
 }
 
 impl FileReport {
+    /// `path`, or `archive.zip:member.csv` for a bundle member.
+    pub fn location(&self) -> String {
+        match &self.member {
+            Some(m) => format!("{}:{m}", self.path),
+            None => self.path.clone(),
+        }
+    }
+
     pub fn count(&self, severity: Severity) -> usize {
         self.diagnostics
             .iter()
@@ -104,6 +115,7 @@ pub fn check_reader<R: Read>(
         format: None,
         records: 0,
         diagnostics: Vec::new(),
+        member: None,
     };
     let forced = match &opts.format {
         Some(name) => Some(schema::table(name)?.ok_or_else(|| unknown_format(name))?),

@@ -9,7 +9,12 @@ pub(super) fn render(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<
             writeln!(
                 out,
                 "{}:{}:{}: {} [{}] {}",
-                r.path, d.line, d.col, d.rule.code, d.severity, d.message
+                r.location(),
+                d.line,
+                d.col,
+                d.rule.code,
+                d.severity,
+                d.message
             )?;
         }
     }

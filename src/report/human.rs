@@ -150,18 +150,19 @@ pub(super) fn render(
         .with_links(false)
         .with_context_lines(1);
     for r in reports {
+        let location = r.location();
         for d in &r.diagnostics {
             let finding = Finding {
                 d,
                 source: d.snippet.as_ref().map(|snippet| SnippetSource {
-                    name: &r.path,
+                    name: &location,
                     snippet,
                 }),
             };
             let mut text = String::new();
             if finding.source.is_none() {
                 // No source lines to show (file-level findings): say where.
-                text.push_str(&format!("{}:{}:{}\n", r.path, d.line, d.col));
+                text.push_str(&format!("{location}:{}:{}\n", d.line, d.col));
             }
             handler
                 .render_report(&mut text, &finding)

@@ -39,6 +39,9 @@ struct Diag<'a> {
     col: u64,
     column: Option<&'a str>,
     span: Span,
+    /// The member of a ZIP bundle the finding is in; absent outside bundles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    member: Option<&'a str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     related: Vec<Related<'a>>,
 }
@@ -66,7 +69,7 @@ struct JsonSummary {
     unreadable: usize,
 }
 
-fn diag(d: &Diagnostic) -> Diag<'_> {
+fn diag<'a>(d: &'a Diagnostic, member: Option<&'a str>) -> Diag<'a> {
     Diag {
         code: d.rule.code,
         name: d.rule.name,
@@ -80,6 +83,7 @@ fn diag(d: &Diagnostic) -> Diag<'_> {
             start: d.span.start,
             end: d.span.end,
         },
+        member,
         related: d
             .related
             .iter()
@@ -104,7 +108,11 @@ pub(super) fn render(
             path: &r.path,
             format: r.format,
             records: r.records,
-            diagnostics: r.diagnostics.iter().map(diag).collect(),
+            diagnostics: r
+                .diagnostics
+                .iter()
+                .map(|d| diag(d, r.member.as_deref()))
+                .collect(),
             error: None,
         })
         .collect();

@@ -32,9 +32,22 @@ pub fn detect_format(
     header: &[&str],
     file_name: Option<&str>,
 ) -> Detection {
+    detect_format_among(tables, &[], header, file_name)
+}
+
+/// [`detect_format`] restricted to the tables named in `only` (all tables
+/// when `only` is empty): a ZIP bundle's members can only be one of its two
+/// roles, and a wider pool would let a download table win a tie.
+pub fn detect_format_among(
+    tables: &'static [Table],
+    only: &[&str],
+    header: &[&str],
+    file_name: Option<&str>,
+) -> Detection {
+    let allowed = |t: &&'static Table| only.is_empty() || only.contains(&t.name.as_str());
     let names: Vec<String> = header.iter().map(|h| normalize_name(h)).collect();
     let mut scored: Vec<(&'static Table, Score)> = Vec::new();
-    for t in tables {
+    for t in tables.iter().filter(allowed) {
         let known: Vec<&str> = t.columns.iter().map(|c| c.normalized.as_str()).collect();
         let found: Vec<Option<usize>> = names
             .iter()
@@ -80,7 +93,7 @@ pub fn detect_format(
     }
     // Ties are broken among the tied; with no fit at all, among every table.
     let pool: Vec<&'static Table> = if tied.is_empty() {
-        tables.iter().collect()
+        tables.iter().filter(allowed).collect()
     } else {
         tied.clone()
     };

@@ -10,7 +10,7 @@ mod detect;
 pub mod json;
 pub mod shape;
 
-pub use detect::{detect_format, Detection};
+pub use detect::{detect_format, detect_format_among, Detection};
 pub use shape::{BoolSpelling, Braces, Shape};
 
 use crate::diagnostic::Severity;

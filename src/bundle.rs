@@ -1,0 +1,513 @@
+//! ZIP bundles: the `entity-rbac` and `entities-bulk` uploads, each a ZIP
+//! holding an entities CSV and a relations CSV.
+//!
+//! Members are identified by their header, never by their name (the spec
+//! says the names are not used), and streamed out of the archive into
+//! [`check::check_reader`]: nothing is extracted to disk. Every byte read
+//! goes through a [`Guard`] that counts what was actually inflated, so a
+//! lying header cannot smuggle a zip bomb past the size and ratio limits.
+
+use crate::check::refs::{self, EntityKeys, RefSources};
+use crate::check::{self, FileReport, Options};
+use crate::diagnostic::Diagnostic;
+use crate::error::Error;
+use crate::rules::{self, Rule};
+use crate::schema::{self, Detection};
+use std::cell::{Cell, RefCell};
+use std::io::{self, Read, Seek};
+use std::path::Path;
+
+/// The two ZIP uploads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    EntityRbac,
+    EntitiesBulk,
+}
+
+impl Kind {
+    pub const NAMES: [&'static str; 2] = ["entity-rbac", "entities-bulk"];
+
+    pub fn from_name(name: &str) -> Option<Kind> {
+        match name {
+            "entity-rbac" => Some(Kind::EntityRbac),
+            "entities-bulk" => Some(Kind::EntitiesBulk),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::EntityRbac => "entity-rbac",
+            Kind::EntitiesBulk => "entities-bulk",
+        }
+    }
+
+    /// The table of the relations member.
+    fn relations(self) -> &'static str {
+        match self {
+            Kind::EntityRbac => "entity-rbac-relations",
+            Kind::EntitiesBulk => "entity-relations",
+        }
+    }
+}
+
+const ENTITIES: &str = "entities";
+
+/// What bdxlint agrees to inflate.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Uncompressed bytes of one member.
+    pub max_member: u64,
+    /// Uncompressed bytes of the whole archive, over every read of it
+    /// (header sniffing and reference passes included).
+    pub max_total: u64,
+    /// Uncompressed / compressed size of a member. Applies once a member has
+    /// inflated past [`RATIO_FLOOR`]: small, repetitive CSV files compress
+    /// very well and are harmless.
+    pub max_ratio: u64,
+}
+
+/// Bytes a member may inflate to before the ratio limit applies.
+pub const RATIO_FLOOR: u64 = 1 << 20;
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_member: 1 << 30,
+            max_total: 4 << 30,
+            max_ratio: 100,
+        }
+    }
+}
+
+/// Counts inflated bytes and fails the read once a limit is passed. The
+/// reason is kept aside so the caller can tell a refusal from corruption.
+struct Guard<'a, R> {
+    inner: R,
+    read: u64,
+    compressed: u64,
+    limits: &'a Limits,
+    total: &'a Cell<u64>,
+    refused: &'a RefCell<Option<String>>,
+    /// The first bytes are sniffed for a nested archive.
+    first: bool,
+}
+
+impl<R: Read> Read for Guard<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if self.first && n > 0 {
+            self.first = false;
+            if let Some(what) = archive_magic(&buf[..n]) {
+                return Err(self.refuse(format!("it is a nested {what} archive")));
+            }
+        }
+        self.read += n as u64;
+        self.total.set(self.total.get() + n as u64);
+        if self.read > self.limits.max_member {
+            let why = format!(
+                "it inflates past --max-member-size ({} bytes)",
+                self.limits.max_member
+            );
+            return Err(self.refuse(why));
+        }
+        if self.total.get() > self.limits.max_total {
+            let why = format!(
+                "the archive inflates past --max-total-size ({} bytes)",
+                self.limits.max_total
+            );
+            return Err(self.refuse(why));
+        }
+        if self.read > RATIO_FLOOR
+            && self.read > self.compressed.max(1).saturating_mul(self.limits.max_ratio)
+        {
+            let why = format!(
+                "it inflates more than --max-ratio ({}) times its compressed size of {} bytes (a zip bomb?)",
+                self.limits.max_ratio, self.compressed
+            );
+            return Err(self.refuse(why));
+        }
+        Ok(n)
+    }
+}
+
+impl<R> Guard<'_, R> {
+    fn refuse(&self, why: String) -> io::Error {
+        self.refused.borrow_mut().get_or_insert(why.clone());
+        io::Error::other(why)
+    }
+}
+
+fn archive_magic(head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
+        Some("ZIP")
+    } else if head.starts_with(&[0x1F, 0x8B]) {
+        Some("gzip")
+    } else if head.starts_with(b"7z\xBC\xAF") {
+        Some("7z")
+    } else if head.starts_with(b"Rar!") {
+        Some("RAR")
+    } else {
+        None
+    }
+}
+
+const ARCHIVE_EXTENSIONS: [&str; 8] =
+    [".zip", ".gz", ".tgz", ".7z", ".rar", ".tar", ".jar", ".bz2"];
+
+/// True when `path` should be checked as a bundle: a `.zip` name, or a
+/// bundle format forced on it.
+pub fn is_bundle_path(path: &Path, forced: Option<&str>) -> bool {
+    forced.is_some_and(|f| Kind::from_name(f).is_some())
+        || path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("zip"))
+}
+
+fn archive_diag(rule: &'static Rule, message: String, help: &str) -> Diagnostic {
+    Diagnostic {
+        rule,
+        severity: rule.severity,
+        message,
+        help: Some(help.into()),
+        line: 1,
+        col: 1,
+        column: None,
+        span: 0..0,
+        related: Vec::new(),
+        snippet: None,
+        once_per_file: false,
+    }
+}
+
+/// Checks a ZIP bundle on disk. The first report is the archive's own
+/// (bundle-level findings); then one per CSV member, with `member` set.
+/// Only failing to open the file is an error: whatever is wrong inside the
+/// archive is a finding.
+pub fn check_zip(
+    path: &Path,
+    forced: Option<Kind>,
+    opts: &Options,
+    limits: &Limits,
+    external: Option<&EntityKeys>,
+) -> Result<Vec<FileReport>, Error> {
+    let display = path.display().to_string();
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut head = [0u8; 4];
+    let got = read_up_to(&mut file, &mut head).map_err(|e| Error::io(path, e))?;
+    file.rewind().map_err(|e| Error::io(path, e))?;
+    let mut archive = FileReport {
+        path: display.clone(),
+        format: forced.map(Kind::name),
+        records: 0,
+        diagnostics: Vec::new(),
+        member: None,
+    };
+    let is_zip = head[..got].starts_with(b"PK");
+    if !is_zip {
+        let csv_like = !path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+        let (rule, msg) = if csv_like {
+            (
+                &rules::BUNDLE_NOT_ZIP,
+                format!(
+                    "{} uploads are ZIP archives; this is not one",
+                    forced.map_or("bundle", Kind::name)
+                ),
+            )
+        } else {
+            (
+                &rules::ARCHIVE_REFUSED,
+                "the file is named .zip but is not a ZIP archive".to_owned(),
+            )
+        };
+        archive.diagnostics.push(archive_diag(
+            rule,
+            msg,
+            "zip the entities CSV and the relations CSV together",
+        ));
+        return Ok(vec![archive]);
+    }
+    let mut zip = match zip::ZipArchive::new(file) {
+        Ok(z) => z,
+        Err(e) => {
+            archive.diagnostics.push(archive_diag(
+                &rules::ARCHIVE_REFUSED,
+                format!("the archive cannot be read (corrupt or truncated): {e}"),
+                "rebuild the ZIP from the two CSV files",
+            ));
+            return Ok(vec![archive]);
+        }
+    };
+    let total = Cell::new(0u64);
+    let refused = RefCell::new(None);
+
+    // Pass 1: identify each member by its header.
+    let candidates: Vec<&str> = match forced {
+        Some(k) => vec![ENTITIES, k.relations()],
+        None => vec![
+            ENTITIES,
+            Kind::EntityRbac.relations(),
+            Kind::EntitiesBulk.relations(),
+        ],
+    };
+    let mut roles: Vec<(usize, String, &'static str)> = Vec::new();
+    for i in 0..zip.len() {
+        let (name, encrypted, is_dir) = match zip.by_index_raw(i) {
+            Ok(f) => (f.name().to_owned(), f.encrypted(), f.is_dir()),
+            Err(e) => {
+                refuse(&mut archive, format!("member #{i} cannot be read: {e}"));
+                continue;
+            }
+        };
+        if is_dir {
+            continue;
+        }
+        let lower = name.to_ascii_lowercase();
+        if encrypted {
+            refuse(&mut archive, format!("member {name} is encrypted"));
+            continue;
+        }
+        if ARCHIVE_EXTENSIONS.iter().any(|x| lower.ends_with(x)) {
+            refuse(&mut archive, format!("member {name} is a nested archive"));
+            continue;
+        }
+        if !lower.ends_with(".csv") {
+            archive.diagnostics.push(archive_diag(
+                &rules::BUNDLE_UNKNOWN_MEMBER,
+                format!("member {name} is not a CSV file"),
+                "a bundle holds only the entities CSV and the relations CSV: remove it",
+            ));
+            continue;
+        }
+        let header = match zip.by_index(i) {
+            Ok(f) => {
+                let guard = Guard {
+                    compressed: f.compressed_size(),
+                    inner: f,
+                    read: 0,
+                    limits,
+                    total: &total,
+                    refused: &refused,
+                    first: true,
+                };
+                read_header(guard)
+            }
+            Err(e) => Err(io::Error::other(e)),
+        };
+        let header = match header {
+            Ok(h) => h,
+            Err(e) => {
+                let why = refused
+                    .borrow_mut()
+                    .take()
+                    .unwrap_or_else(|| format!("it cannot be read (corrupt or truncated): {e}"));
+                refuse(&mut archive, format!("member {name}: {why}"));
+                continue;
+            }
+        };
+        let names: Vec<&str> = header.iter().map(String::as_str).collect();
+        let tables = schema::tables()?;
+        let found = match schema::detect_format_among(tables, &candidates, &names, Some(&name)) {
+            Detection::Found(t) => Some(t),
+            _ => None,
+        };
+        match found {
+            Some(t) => roles.push((i, name, t)),
+            None => archive.diagnostics.push(archive_diag(
+                &rules::BUNDLE_UNKNOWN_MEMBER,
+                format!(
+                    "member {name} has a header that is neither {}",
+                    candidates.join(" nor ")
+                ),
+                "a bundle holds only the entities CSV and the relations CSV: remove it or fix its header",
+            )),
+        }
+    }
+
+    // The kind: forced, else from the relations member found.
+    let kind = forced.or_else(|| {
+        roles.iter().find_map(|(_, _, t)| {
+            [Kind::EntityRbac, Kind::EntitiesBulk]
+                .into_iter()
+                .find(|k| k.relations() == *t)
+        })
+    });
+    archive.format = kind.map(Kind::name);
+    let mut entities_member = None;
+    let mut relations_member = None;
+    for (i, name, table) in &roles {
+        let slot = if *table == ENTITIES {
+            &mut entities_member
+        } else if kind.is_some_and(|k| k.relations() == *table) {
+            &mut relations_member
+        } else {
+            archive.diagnostics.push(archive_diag(
+                &rules::BUNDLE_UNKNOWN_MEMBER,
+                format!("member {name} is a {table} CSV, which this bundle does not hold"),
+                "a bundle holds one kind of relations CSV: remove the other",
+            ));
+            continue;
+        };
+        match slot {
+            Some((_, first, _)) => archive.diagnostics.push(archive_diag(
+                &rules::BUNDLE_DUPLICATE_ROLE,
+                format!("members {first} and {name} are both {table} CSV files"),
+                "a bundle holds one of each: keep one",
+            )),
+            None => *slot = Some((*i, name.clone(), *table)),
+        }
+    }
+    let bundle_name = kind.map_or("bundle", Kind::name);
+    if entities_member.is_none() {
+        archive.diagnostics.push(archive_diag(
+            &rules::BUNDLE_MISSING_MEMBER,
+            format!("the {bundle_name} ZIP has no entities CSV"),
+            "add the entities CSV (its header names Entity Type, Source ID, ...)",
+        ));
+    }
+    if relations_member.is_none() {
+        archive.diagnostics.push(archive_diag(
+            &rules::BUNDLE_MISSING_MEMBER,
+            format!("the {bundle_name} ZIP has no relations CSV"),
+            "add the relations CSV (its header names Parent Entity Source ID, ...)",
+        ));
+    }
+
+    // Pass 2: check each member as its table, streamed.
+    let mut reports = vec![];
+    let open = |zip: &mut zip::ZipArchive<std::fs::File>,
+                i: usize,
+                f: &mut dyn FnMut(&mut dyn Read) -> Result<(), Error>|
+     -> Result<(), String> {
+        let member = zip
+            .by_index(i)
+            .map_err(|e| format!("it cannot be read: {e}"))?;
+        let mut guard = Guard {
+            compressed: member.compressed_size(),
+            inner: member,
+            read: 0,
+            limits,
+            total: &total,
+            refused: &refused,
+            first: true,
+        };
+        f(&mut guard).map_err(|e| {
+            refused
+                .borrow_mut()
+                .take()
+                .unwrap_or_else(|| format!("it cannot be read (corrupt or truncated): {e}"))
+        })
+    };
+    let mut member_ok = Vec::new();
+    for (i, name, table) in entities_member.iter().chain(relations_member.iter()) {
+        let member_opts = Options {
+            format: Some((*table).to_owned()),
+            ..opts.clone()
+        };
+        let mut out = None;
+        let res = open(&mut zip, *i, &mut |r| {
+            out = Some(check::check_reader(r, &display, Some(name), &member_opts)?);
+            Ok(())
+        });
+        match (res, out) {
+            (Ok(()), Some(mut rep)) => {
+                rep.member = Some(name.clone());
+                // The standalone entity relations upload is deprecated in
+                // favour of this very bundle: inside it, the notice is noise.
+                rep.diagnostics
+                    .retain(|d| d.rule.code != rules::DEPRECATED_FORMAT.code);
+                reports.push(rep);
+                member_ok.push(*i);
+            }
+            (Err(why), _) => refuse(&mut archive, format!("member {name}: {why}")),
+            // The callback always stores a report when it succeeds.
+            (Ok(()), None) => {}
+        }
+    }
+
+    // Pass 3: references, re-reading the members with the keys in hand.
+    if let (Some(k), Some((ei, _, _)), Some((ri, rname, _))) =
+        (kind, &entities_member, &relations_member)
+    {
+        if member_ok.contains(ei) && member_ok.contains(ri) {
+            let mut keys = EntityKeys::default();
+            let res = open(&mut zip, *ei, &mut |r| {
+                refs::collect_entities(r, opts, &mut keys).map_err(|e| Error::io(&display, e))
+            });
+            let mut found = Vec::new();
+            let res = res.and_then(|()| {
+                open(&mut zip, *ri, &mut |r| {
+                    found = refs::check_references(
+                        r,
+                        opts,
+                        RefSources {
+                            bundle: Some(&keys),
+                            external,
+                            rbac: k == Kind::EntityRbac,
+                        },
+                    )
+                    .map_err(|e| Error::io(&display, e))?;
+                    Ok(())
+                })
+            });
+            match res {
+                Ok(()) => {
+                    if let Some(rep) = reports
+                        .iter_mut()
+                        .find(|r| r.member.as_deref() == Some(rname))
+                    {
+                        rep.diagnostics.extend(found);
+                        rep.diagnostics
+                            .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+                    }
+                }
+                Err(why) => refuse(&mut archive, format!("member {rname}: {why}")),
+            }
+        }
+    }
+    reports.insert(0, archive);
+    Ok(reports)
+}
+
+fn refuse(archive: &mut FileReport, message: String) {
+    archive.diagnostics.push(archive_diag(
+        &rules::ARCHIVE_REFUSED,
+        message,
+        "rebuild the ZIP from the two plain CSV files (no encryption, no archives inside)",
+    ));
+}
+
+/// Reads as much of `buf` as the reader has.
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..])? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    Ok(got)
+}
+
+/// Longest header bdxlint reads to identify a member.
+const MAX_HEADER: u64 = 1 << 20;
+
+/// The first record of a member, decoded (a leading BOM dropped). Reads at
+/// most [`MAX_HEADER`] bytes; the member is read again, whole, to check it.
+fn read_header(r: impl Read) -> io::Result<Vec<String>> {
+    let mut buf = Vec::new();
+    r.take(MAX_HEADER).read_to_end(&mut buf)?;
+    let text = buf.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(&buf);
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text);
+    let mut rec = csv::StringRecord::new();
+    // A header that is not UTF-8 or not CSV identifies as nothing.
+    match rdr.read_record(&mut rec) {
+        Ok(true) => Ok(rec.iter().map(str::to_owned).collect()),
+        _ => Ok(Vec::new()),
+    }
+}

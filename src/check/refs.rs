@@ -1,0 +1,238 @@
+//! References between files: the Source IDs a relations CSV names must be
+//! entities that exist.
+//!
+//! Both passes stream: the entities file is read once into a set of 64-bit
+//! xxh3 fingerprints of `(entity type, source id)` (8 bytes a key plus the
+//! hash set's overhead, about 16 bytes an entity; a false "exists" needs a
+//! 64-bit collision), then the relations file is read a second time, after
+//! its own check, with the sets in hand. That second pass reuses the chunk
+//! reader, scanner and emitter of the main check, so findings carry the
+//! same line, column and span as any other cell finding.
+
+use super::{rebase, ChunkReader, Emitter, Options};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules;
+use crate::scan::{unescape, FieldSpan, Record, Scanner};
+use crate::schema::normalize_name;
+use std::collections::HashSet;
+use std::io::{self, Read};
+use std::sync::Arc;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The entities a set of entities files defines, as fingerprints.
+#[derive(Debug, Default)]
+pub struct EntityKeys {
+    pairs: HashSet<u64>,
+}
+
+impl EntityKeys {
+    pub fn contains(&self, entity_type: &str, source_id: &str) -> bool {
+        self.pairs.contains(&key(entity_type, source_id))
+    }
+
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+}
+
+/// Types compare case-insensitively (`Role` and `role` are one type, as the
+/// enum shapes of the tables read them); IDs compare exactly, trimmed.
+fn key(entity_type: &str, source_id: &str) -> u64 {
+    let mut buf = Vec::with_capacity(entity_type.len() + source_id.len() + 1);
+    buf.extend(entity_type.trim().bytes().map(|b| b.to_ascii_lowercase()));
+    // A separator that cannot occur in a decoded cell's text keeps
+    // ("ab", "c") and ("a", "bc") apart.
+    buf.push(0);
+    buf.extend_from_slice(source_id.trim().as_bytes());
+    xxh3_64(&buf)
+}
+
+/// Streams every record after the header, with the cells of `wanted`
+/// columns (by header name) resolved to indexes. `f` gets the chunk's
+/// emitter, the record and the column indexes (`None` when the header lacks
+/// the column).
+fn stream<R: Read>(
+    reader: R,
+    opts: &Options,
+    wanted: &[&str],
+    mut f: impl FnMut(&mut Emitter<'_>, &Record, &[Option<usize>]),
+) -> io::Result<Vec<Diagnostic>> {
+    let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
+    let mut cols: Option<Vec<Option<usize>>> = None;
+    let mut line = 1;
+    let mut out = Vec::new();
+    let mut rec = Record::default();
+    while let Some(chunk) = chunks.next_chunk()? {
+        let data = chunk.data.as_slice();
+        let start = if chunk.base == 0 && data.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            3
+        } else {
+            0
+        };
+        let mut scanner = Scanner::new(data, start, line);
+        let mut emit = Emitter::new(data, opts.snippets);
+        while scanner.next_record(&mut rec) {
+            match &cols {
+                None => {
+                    let names: Vec<String> = rec
+                        .fields
+                        .iter()
+                        .map(|fs| normalize_name(&cell(data, fs)))
+                        .collect();
+                    cols = Some(
+                        wanted
+                            .iter()
+                            .map(|w| {
+                                let w = normalize_name(w);
+                                names.iter().position(|n| *n == w)
+                            })
+                            .collect(),
+                    );
+                }
+                Some(c) => f(&mut emit, &rec, c),
+            }
+        }
+        line = scanner.line();
+        out.extend(emit.diags.into_iter().map(|d| rebase(d, chunk.base)));
+    }
+    Ok(out)
+}
+
+/// A cell's decoded text (lossy: an invalid byte is reported by the main
+/// check, and here only makes a key that matches nothing).
+fn cell(data: &[u8], f: &FieldSpan) -> String {
+    let (s, e) = f.content();
+    let raw = String::from_utf8_lossy(&data[s..e]);
+    unescape(&raw, f.escapes).into_owned()
+}
+
+/// Adds the `(Entity Type, Source ID)` pairs of an entities CSV (upload or
+/// download: both name the columns so) to `keys`.
+pub fn collect_entities<R: Read>(
+    reader: R,
+    opts: &Options,
+    keys: &mut EntityKeys,
+) -> io::Result<()> {
+    stream(
+        reader,
+        opts,
+        &["Entity Type", "Source ID"],
+        |emit, rec, c| {
+            let (Some(t), Some(id)) = (c[0], c[1]) else {
+                return;
+            };
+            if let (Some(t), Some(id)) = (rec.fields.get(t), rec.fields.get(id)) {
+                let id = cell(emit.data, id);
+                if !id.trim().is_empty() {
+                    keys.pairs.insert(key(&cell(emit.data, t), &id));
+                }
+            }
+        },
+    )?;
+    Ok(())
+}
+
+/// Where the entities a relations file points at come from.
+#[derive(Debug, Clone, Copy)]
+pub struct RefSources<'a> {
+    /// The entities member of the same bundle.
+    pub bundle: Option<&'a EntityKeys>,
+    /// The exports given with `--entities`.
+    pub external: Option<&'a EntityKeys>,
+    /// An entity-rbac bundle: only its roles are its own; other types live
+    /// in the last synced entities.
+    pub rbac: bool,
+}
+
+/// Checks the references of a relations CSV (entity relations or entity
+/// RBAC relations). Returns the findings, in file order.
+pub fn check_references<R: Read>(
+    reader: R,
+    opts: &Options,
+    src: RefSources<'_>,
+) -> io::Result<Vec<Diagnostic>> {
+    let mut unchecked = false;
+    let pairs: [(&str, &str); 2] = [
+        ("Parent Entity Source ID", "Parent Entity Type"),
+        ("Entity Source ID", "Entity Type"),
+    ];
+    let mut diags = stream(
+        reader,
+        opts,
+        &[pairs[0].0, pairs[0].1, pairs[1].0, pairs[1].1],
+        |emit, rec, c| {
+            for k in 0..2 {
+                let (Some(ic), Some(tc)) = (c[2 * k], c[2 * k + 1]) else {
+                    continue;
+                };
+                let (Some(idf), Some(tf)) = (rec.fields.get(ic), rec.fields.get(tc)) else {
+                    continue;
+                };
+                let id = cell(emit.data, idf);
+                let ty = cell(emit.data, tf);
+                if id.trim().is_empty() || ty.trim().is_empty() {
+                    // An empty required cell is the main check's finding.
+                    continue;
+                }
+                let defined = src.bundle.is_some_and(|b| b.contains(&ty, &id))
+                    || src.external.is_some_and(|e| e.contains(&ty, &id));
+                if defined {
+                    continue;
+                }
+                let is_role = ty.trim().eq_ignore_ascii_case("role");
+                let (rule, sev) = if src.rbac && is_role && src.bundle.is_some() {
+                    (&rules::UNDEFINED_ROLE, Severity::Warning)
+                } else if src.external.is_some() || (src.bundle.is_some() && !src.rbac) {
+                    (&rules::DANGLING_REFERENCE, Severity::Error)
+                } else {
+                    unchecked = true;
+                    continue;
+                };
+                let (s, e) = idf.content();
+                let column: Arc<str> = Arc::from(pairs[k].0);
+                let whence = if src.bundle.is_some() && !src.rbac {
+                    "the bundle's entities CSV"
+                } else if rule == &rules::UNDEFINED_ROLE {
+                    "the bundle's entities CSV (nor --entities)"
+                } else {
+                    "the --entities files"
+                };
+                emit.in_field(
+                    rule,
+                    Some(sev),
+                    s..e,
+                    idf,
+                    Some(column),
+                    format!("{} `{}` is not defined by {whence}", ty.trim(), id.trim()),
+                    Some(format!(
+                        "add a `{}` row with Source ID `{}` to the entities, or correct the ID or type",
+                        ty.trim(),
+                        id.trim()
+                    )),
+                );
+            }
+        },
+    )?;
+    if unchecked || (src.bundle.is_none() && src.external.is_none()) {
+        diags.push(Diagnostic {
+            rule: &rules::REFERENCES_UNCHECKED,
+            severity: Severity::Info,
+            message: "the Source IDs of this relations file were not checked against any entities"
+                .into(),
+            help: Some("pass the entities export they point at with `--entities FILE`".into()),
+            line: 1,
+            col: 1,
+            column: None,
+            span: 0..0,
+            related: Vec::new(),
+            snippet: None,
+            once_per_file: false,
+        });
+    }
+    diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Ok(diags)
+}

@@ -1,0 +1,286 @@
+//! ZIP bundles and references. The archives are built here, with the `zip`
+//! writer, into a temporary directory: no binary fixtures in the repository.
+
+use bdxlint::bundle::{check_zip, Kind, Limits};
+use bdxlint::check::{FileReport, Options};
+use bdxlint::rules;
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use zip::write::SimpleFileOptions;
+
+const ENTITIES: &str = "App,Name,Entity Type,Source System,Source ID,Source Type,Metadata Version,Metadata\n\
+github,ada,identity,github,583231,user,,\n\
+github,admins,connection,github,team-admins,team,,\n\
+okta,platform-admin,role,okta,role-admin,role,v1,\"{\"\"description\"\":\"\"Admins\"\",\"\"integrations\"\":[\"\"okta/0b6c1e2a\"\"]}\"\n";
+
+const RELATIONS: &str = "App,Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type,Source System,Metadata Version,Metadata\n\
+github,583231,identity,team-admins,connection,github,,\n";
+
+const RBAC: &str = "Parent Entity Integration ID,Parent Entity Source ID,Parent Entity Type,Entity Integration ID,Entity Source ID,Entity Type,Source System,Metadata Version,Metadata\n\
+okta/0b6c1e2a,role-admin,role,github/int-0001,team-admins,connection,okta,,\n";
+
+fn zip_of(dir: &Path, name: &str, members: &[(&str, &[u8])]) -> PathBuf {
+    let path = dir.join(name);
+    let file = std::fs::File::create(&path).expect("create zip");
+    let mut w = zip::ZipWriter::new(file);
+    let opts = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (n, data) in members {
+        w.start_file(*n, opts).expect("start member");
+        w.write_all(data).expect("write member");
+    }
+    w.finish().expect("finish zip");
+    path
+}
+
+fn check(path: &Path, kind: Option<Kind>, limits: &Limits) -> Vec<FileReport> {
+    let opts = Options {
+        snippets: false,
+        ..Options::default()
+    };
+    check_zip(path, kind, &opts, limits, None).expect("checks")
+}
+
+/// (member, code, line, col) of every finding.
+fn findings(reports: &[FileReport]) -> Vec<(String, &'static str, u64, u64)> {
+    reports
+        .iter()
+        .flat_map(|r| {
+            r.diagnostics.iter().map(move |d| {
+                (
+                    r.member.clone().unwrap_or_default(),
+                    d.rule.code,
+                    d.line,
+                    d.col,
+                )
+            })
+        })
+        .collect()
+}
+
+fn codes(reports: &[FileReport]) -> BTreeSet<&'static str> {
+    findings(reports).into_iter().map(|f| f.1).collect()
+}
+
+#[test]
+fn clean_bundles_of_both_kinds_are_detected_and_clean() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bulk = zip_of(
+        dir.path(),
+        "bulk.zip",
+        &[
+            ("a.csv", ENTITIES.as_bytes()),
+            ("b.csv", RELATIONS.as_bytes()),
+        ],
+    );
+    let reps = check(&bulk, None, &Limits::default());
+    assert_eq!(reps[0].format, Some("entities-bulk"));
+    assert_eq!(findings(&reps), vec![]);
+    let rbac = zip_of(
+        dir.path(),
+        "rbac.zip",
+        &[("x.csv", RBAC.as_bytes()), ("y.csv", ENTITIES.as_bytes())],
+    );
+    let reps = check(&rbac, None, &Limits::default());
+    assert_eq!(reps[0].format, Some("entity-rbac"));
+    assert_eq!(findings(&reps), vec![]);
+}
+
+#[test]
+fn each_bundle_rule_fires() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let lim = Limits::default();
+    let mut fired = BTreeSet::new();
+
+    let missing = zip_of(d, "missing.zip", &[("e.csv", ENTITIES.as_bytes())]);
+    let reps = check(&missing, Some(Kind::EntitiesBulk), &lim);
+    assert_eq!(findings(&reps), vec![("".into(), "B001", 1, 1)]);
+    fired.extend(codes(&reps));
+
+    let unknown = zip_of(
+        d,
+        "unknown.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+            ("notes.txt", b"hello"),
+            ("emp.csv", b"Employee ID,Email\n1,a@b.c\n"),
+        ],
+    );
+    let reps = check(&unknown, None, &lim);
+    assert_eq!(
+        findings(&reps),
+        vec![("".into(), "B002", 1, 1), ("".into(), "B002", 1, 1)]
+    );
+    fired.extend(codes(&reps));
+
+    let dup = zip_of(
+        d,
+        "dup.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("e2.csv", ENTITIES.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+        ],
+    );
+    let reps = check(&dup, None, &lim);
+    assert!(codes(&reps).contains("B003"), "{:?}", findings(&reps));
+    fired.extend(codes(&reps));
+
+    let csv = d.join("relations.csv");
+    std::fs::write(&csv, RBAC).expect("write csv");
+    let reps = check(&csv, Some(Kind::EntityRbac), &lim);
+    assert_eq!(findings(&reps), vec![("".into(), "B004", 1, 1)]);
+    fired.extend(codes(&reps));
+
+    let dangling = RELATIONS.replace("team-admins", "team-nobody");
+    let bulk = zip_of(
+        d,
+        "dangling.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", dangling.as_bytes()),
+        ],
+    );
+    let reps = check(&bulk, None, &lim);
+    // Line 2, the cell after `github,583231,identity,`.
+    assert_eq!(findings(&reps), vec![("r.csv".into(), "B006", 2, 24)]);
+    fired.extend(codes(&reps));
+
+    let undefined = RBAC.replace("role-admin", "role-nobody");
+    let rbac = zip_of(
+        d,
+        "undefined.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", undefined.as_bytes()),
+        ],
+    );
+    let reps = check(&rbac, None, &lim);
+    assert_eq!(findings(&reps), vec![("r.csv".into(), "B007", 2, 15)]);
+    fired.extend(codes(&reps));
+
+    // A connection the bundle does not define may exist from an earlier
+    // sync: left to --entities, and said so once.
+    let elsewhere = RBAC.replace("team-admins", "team-synced");
+    let rbac = zip_of(
+        d,
+        "elsewhere.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", elsewhere.as_bytes()),
+        ],
+    );
+    let reps = check(&rbac, None, &lim);
+    assert_eq!(findings(&reps), vec![("r.csv".into(), "B010", 1, 1)]);
+    fired.extend(codes(&reps));
+
+    fired.extend(refused_cases(d));
+
+    let b_rules: BTreeSet<&str> = rules::ALL
+        .iter()
+        .map(|r| r.code)
+        .filter(|c| c.starts_with('B'))
+        .collect();
+    let missing: Vec<_> = b_rules.difference(&fired).collect();
+    assert!(missing.is_empty(), "B rules never fired: {missing:?}");
+}
+
+/// Hostile archives: every case is a B005 finding, never a panic or error.
+fn refused_cases(d: &Path) -> BTreeSet<&'static str> {
+    let mut fired = BTreeSet::new();
+    let refused = |reps: &[FileReport], what: &str| {
+        let f = findings(reps);
+        assert!(f.iter().any(|x| x.1 == "B005"), "{what}: no B005 in {f:?}");
+    };
+    // A zip bomb: an entities header, then 8 MB of zeros (~8 KB deflated).
+    let mut zeros = ENTITIES.as_bytes().to_vec();
+    zeros.resize(8 << 20, b'0');
+    let bomb = zip_of(
+        d,
+        "bomb.zip",
+        &[("e.csv", zeros.as_slice()), ("r.csv", RELATIONS.as_bytes())],
+    );
+    assert!(std::fs::metadata(&bomb).expect("bomb").len() < 1 << 20);
+    let reps = check(&bomb, Some(Kind::EntitiesBulk), &Limits::default());
+    refused(&reps, "bomb");
+    fired.extend(codes(&reps));
+    // The member-size limit, counted while reading.
+    let small = Limits {
+        max_member: 100,
+        ..Limits::default()
+    };
+    let big = zip_of(
+        d,
+        "big.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+        ],
+    );
+    refused(&check(&big, None, &small), "member size");
+    let small_total = Limits {
+        max_total: 300,
+        ..Limits::default()
+    };
+    refused(&check(&big, None, &small_total), "total size");
+
+    // Truncated: the central directory is cut off.
+    let bytes = std::fs::read(&big).expect("read zip");
+    let cut = d.join("cut.zip");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).expect("write");
+    refused(&check(&cut, None, &Limits::default()), "truncated");
+
+    // Encrypted: set bit 0 of the general purpose flags in every local
+    // (PK\3\4, flags at +6) and central (PK\1\2, flags at +8) header.
+    let mut enc = bytes.clone();
+    for i in 0..enc.len().saturating_sub(4) {
+        if enc[i..].starts_with(b"PK\x03\x04") {
+            enc[i + 6] |= 1;
+        } else if enc[i..].starts_with(b"PK\x01\x02") {
+            enc[i + 8] |= 1;
+        }
+    }
+    let encp = d.join("enc.zip");
+    std::fs::write(&encp, &enc).expect("write");
+    refused(&check(&encp, None, &Limits::default()), "encrypted");
+
+    // Nested: an archive inside, by name or by content.
+    let nested = zip_of(
+        d,
+        "nested.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+            ("inner.zip", &bytes),
+        ],
+    );
+    refused(&check(&nested, None, &Limits::default()), "nested by name");
+    let disguised = zip_of(
+        d,
+        "disguised.zip",
+        &[("e.csv", bytes.as_slice()), ("r.csv", RELATIONS.as_bytes())],
+    );
+    refused(
+        &check(&disguised, Some(Kind::EntitiesBulk), &Limits::default()),
+        "nested by content",
+    );
+    fired
+}
+
+#[test]
+fn role_integrations_are_checked_inside_a_bundle() {
+    // J004 (json-invalid-value) / C010 (invalid-integration-ref) already
+    // enforce `<app>/<integration_id>`; this confirms they run on members.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = ENTITIES.replace("okta/0b6c1e2a", "0b6c1e2a");
+    let bad_rbac = RBAC.replace("github/int-0001", "int-0001");
+    let z = zip_of(
+        dir.path(),
+        "ints.zip",
+        &[("e.csv", bad.as_bytes()), ("r.csv", bad_rbac.as_bytes())],
+    );
+    let c = codes(&check(&z, None, &Limits::default()));
+    assert!(c.contains("J004") && c.contains("C010"), "{c:?}");
+}
