@@ -17,13 +17,16 @@ BIN=target/release/bdxlint
 FLOOR=target/release/examples/parse_floor
 GEN=target/release/examples/gen_data
 CORES=$(nproc)
+TIMES=$(mktemp)
+trap 'rm -f "$TIMES"' EXIT
 
 # One measurement: prints "seconds peak_kb" for the best (fastest) run.
 measure() {
     local best="" best_kb=""
     for _ in $(seq "$RUNS"); do
         local out
-        out=$( { /usr/bin/time -f "%e %M" "$@" >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+        /usr/bin/time -f "%e %M" -o "$TIMES" "$@" >/dev/null 2>&1 || true
+        out=$(tail -1 "$TIMES")
         local s=${out% *} kb=${out#* }
         if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN{exit !(a<b)}'; then
             best=$s best_kb=$kb
