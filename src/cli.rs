@@ -315,7 +315,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     }
     let opts = Options {
         format: args.format.clone(),
-        snippets: args.output_format == OutputFormat::Human,
+        snippets: args.output_format.needs_snippets(),
         ..Options::default()
     };
     let results: Vec<Result<FileReport, Error>> = inputs
@@ -352,8 +352,8 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         unicode: color || io::stdout().is_terminal(),
         width: if io::stdout().is_terminal() { 120 } else { 100 },
     };
-    report::render(out, args.output_format, &reports, &failures, &human)?;
     let s = Summary::of(&reports, &failures);
+    report::render(out, args.output_format, &reports, &failures, &s, &human)?;
     Ok(if s.failures > 0 {
         EXIT_TROUBLE
     } else if s.errors > 0 {

@@ -29,7 +29,7 @@ struct File<'a> {
 }
 
 #[derive(Serialize)]
-struct Diag<'a> {
+pub(super) struct Diag<'a> {
     code: &'a str,
     name: &'a str,
     severity: &'a str,
@@ -64,9 +64,16 @@ struct JsonSummary {
     infos: usize,
     /// Files that could not be checked (I/O or detection failures).
     unreadable: usize,
+    /// Findings counted but not listed (`--max-diagnostics`); absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    hidden: usize,
 }
 
-fn diag(d: &Diagnostic) -> Diag<'_> {
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+pub(super) fn diag(d: &Diagnostic) -> Diag<'_> {
     Diag {
         code: d.rule.code,
         name: d.rule.name,
@@ -96,8 +103,8 @@ pub(super) fn render(
     out: &mut dyn Write,
     reports: &[FileReport],
     failures: &[Failure],
+    s: &Summary,
 ) -> io::Result<()> {
-    let s = Summary::of(reports, failures);
     let mut files: Vec<File<'_>> = reports
         .iter()
         .map(|r| File {
@@ -124,6 +131,7 @@ pub(super) fn render(
             warnings: s.warnings,
             infos: s.infos,
             unreadable: s.failures,
+            hidden: s.hidden,
         },
     };
     serde_json::to_writer(&mut *out, &doc)?;
