@@ -2,7 +2,9 @@
 //! subcommand, prints, and picks the exit code.
 
 use bdxlint::check::{self, FileReport, Options};
+use bdxlint::diagnostic::Severity;
 use bdxlint::error::Error;
+use bdxlint::filter::{self, Level, RuleFilter};
 use bdxlint::report::{self, Failure, HumanOptions, OutputFormat, Summary};
 use bdxlint::{rules, schema};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -47,7 +49,11 @@ pub enum Command {
         rule: String,
     },
     /// List every rule.
-    Rules,
+    Rules {
+        /// `text` (a table) or `json` (an array of rule objects).
+        #[arg(long, value_enum, default_value_t = RulesFormat::Text, value_name = "FORMAT")]
+        output_format: RulesFormat,
+    },
     /// List the formats, or the columns of one format.
     Formats {
         /// A format name; omit to list all formats.
@@ -61,6 +67,12 @@ pub enum Command {
         #[arg(long)]
         example: bool,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -80,9 +92,44 @@ pub struct CheckArgs {
     #[arg(long, short = 'f', value_name = "NAME", value_parser = format_names())]
     pub format: Option<String>,
 
-    /// How to print findings.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Human, value_name = "FORMAT")]
-    pub output_format: OutputFormat,
+    /// How to print findings [default: human].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormat>,
+
+    /// Report only these rules: codes, code prefixes (`C`, `J00`), names, or ALL.
+    /// Comma-separated or repeated; replaces the config file's `select`.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub select: Vec<String>,
+
+    /// Never report these rules (codes, prefixes, names); added to the config's `ignore`.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub ignore: Vec<String>,
+
+    /// Set a rule's severity: `C004=warning`, `X005=off` (off, info, warning, error).
+    /// Repeatable; a later one wins, and these win over the config file.
+    #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_severity)]
+    pub severity: Vec<(String, Level)>,
+
+    /// The lowest severity that makes the exit status 1 [default: error].
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub fail_on: Option<FailOn>,
+
+    /// Exit 0 even when there are findings (2 still means the run failed).
+    #[arg(long)]
+    pub exit_zero: bool,
+
+    /// Print at most N findings per file and count the rest in the summary
+    /// (0: no limit) [default: 100 for human output, no limit otherwise].
+    #[arg(long, value_name = "N")]
+    pub max_diagnostics: Option<usize>,
+
+    /// Print how many findings each rule has instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
+
+    /// Human and concise output: print only the summary line, and nothing when clean.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 
     /// When to colour the human output (NO_COLOR and CLICOLOR_FORCE are honoured by `auto`).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
@@ -91,6 +138,27 @@ pub struct CheckArgs {
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
+}
+
+/// `--fail-on`: which findings fail the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    Error,
+    Warning,
+}
+
+impl FailOn {
+    fn severity(self) -> Severity {
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+        }
+    }
+}
+
+fn parse_severity(arg: &str) -> Result<(String, Level), String> {
+    filter::parse_severity(arg).map_err(|e| e.to_string())
 }
 
 fn format_names() -> clap::builder::PossibleValuesParser {
@@ -116,7 +184,9 @@ pub fn run(cli: Cli) -> io::Result<u8> {
                 EXIT_TROUBLE
             }
         },
-        Command::Rules => {
+        Command::Rules {
+            output_format: RulesFormat::Text,
+        } => {
             for r in rules::ALL {
                 writeln!(
                     out,
@@ -124,6 +194,34 @@ pub fn run(cli: Cli) -> io::Result<u8> {
                     r.code, r.name, r.severity, r.summary
                 )?;
             }
+            EXIT_CLEAN
+        }
+        Command::Rules {
+            output_format: RulesFormat::Json,
+        } => {
+            /// A rule as JSON, fields in the registry's order.
+            #[derive(serde::Serialize)]
+            struct RuleJson {
+                code: &'static str,
+                name: &'static str,
+                severity: Severity,
+                summary: &'static str,
+                explanation: &'static str,
+                spec: &'static str,
+            }
+            let list: Vec<RuleJson> = rules::ALL
+                .iter()
+                .map(|r| RuleJson {
+                    code: r.code,
+                    name: r.name,
+                    severity: r.severity,
+                    summary: r.summary,
+                    explanation: r.explanation,
+                    spec: r.spec,
+                })
+                .collect();
+            serde_json::to_writer_pretty(&mut out, &list)?;
+            writeln!(out)?;
             EXIT_CLEAN
         }
         Command::Formats { name } => formats(name.as_deref(), &mut out)?,
@@ -291,7 +389,47 @@ fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
+/// The settings of a `check` run, from the flags (and, later, the config).
+struct Settings {
+    filter: RuleFilter,
+    fail_on: Severity,
+    exit_zero: bool,
+    output_format: OutputFormat,
+    /// Findings printed per file; `None`: all.
+    max_diagnostics: Option<usize>,
+}
+
+/// Resolves the settings; `Err` is a message for stderr (exit 2).
+fn settings(args: &CheckArgs) -> Result<Settings, String> {
+    let filter = RuleFilter {
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+        severity: args.severity.clone(),
+    };
+    filter.validate().map_err(|e| e.to_string())?;
+    let output_format = args.output_format.unwrap_or(OutputFormat::Human);
+    // The human report is for reading: a file with an error on every row
+    // would bury the summary, so it shows 100 per file unless told.
+    let max = args
+        .max_diagnostics
+        .or((output_format == OutputFormat::Human).then_some(100));
+    Ok(Settings {
+        filter,
+        fail_on: args.fail_on.unwrap_or(FailOn::Error).severity(),
+        exit_zero: args.exit_zero,
+        output_format,
+        max_diagnostics: max.filter(|&n| n > 0),
+    })
+}
+
 fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
+    let settings = match settings(args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("bdxlint: {e}");
+            return Ok(EXIT_TROUBLE);
+        }
+    };
     if let Some(n) = args.threads {
         if n == 0 {
             eprintln!("bdxlint: --threads must be at least 1");
@@ -315,7 +453,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     }
     let opts = Options {
         format: args.format.clone(),
-        snippets: args.output_format.needs_snippets(),
+        snippets: settings.output_format.needs_snippets(),
         ..Options::default()
     };
     let results: Vec<Result<FileReport, Error>> = inputs
@@ -328,7 +466,10 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     let mut reports = Vec::new();
     for r in results {
         match r {
-            Ok(rep) => reports.push(rep),
+            Ok(mut rep) => {
+                settings.filter.apply(&mut rep);
+                reports.push(rep);
+            }
             Err(e) => {
                 let path = match &e {
                     Error::Io { path, .. } | Error::Detect { path, .. } => {
@@ -352,13 +493,73 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         unicode: color || io::stdout().is_terminal(),
         width: if io::stdout().is_terminal() { 120 } else { 100 },
     };
-    let s = Summary::of(&reports, &failures);
-    report::render(out, args.output_format, &reports, &failures, &s, &human)?;
-    Ok(if s.failures > 0 {
+    let mut s = Summary::of(&reports, &failures);
+    let failing = reports
+        .iter()
+        .flat_map(|r| &r.diagnostics)
+        .any(|d| d.severity >= settings.fail_on);
+    let code = if s.failures > 0 {
         EXIT_TROUBLE
-    } else if s.errors > 0 {
+    } else if failing && !settings.exit_zero {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
-    })
+    };
+    let format = settings.output_format;
+    let plain = matches!(format, OutputFormat::Human | OutputFormat::Concise);
+    if args.statistics {
+        statistics(out, &reports, &s, format)?;
+    } else if args.quiet && plain {
+        if s.errors + s.warnings + s.infos + s.failures > 0 {
+            writeln!(out, "{}", report::summary_line(&s))?;
+        }
+    } else {
+        if let Some(max) = settings.max_diagnostics {
+            for r in &mut reports {
+                if r.diagnostics.len() > max {
+                    s.hidden += r.diagnostics.len() - max;
+                    r.diagnostics.truncate(max);
+                }
+            }
+        }
+        report::render(out, format, &reports, &failures, &s, &human)?;
+        if s.hidden > 0 && format != OutputFormat::Human {
+            // Machine formats have no summary line of their own (JSON
+            // carries `summary.hidden`): say it where a person sees it.
+            eprintln!(
+                "bdxlint: {} not shown (--max-diagnostics)",
+                if s.hidden == 1 {
+                    "1 finding".to_owned()
+                } else {
+                    format!("{} findings", s.hidden)
+                }
+            );
+        }
+    }
+    Ok(code)
+}
+
+/// `--statistics`: findings per rule, most frequent first; a JSON array for
+/// `--output-format json`, a table otherwise.
+fn statistics(
+    out: &mut dyn Write,
+    reports: &[FileReport],
+    s: &Summary,
+    format: OutputFormat,
+) -> io::Result<()> {
+    let stats = report::statistics(reports);
+    if format == OutputFormat::Json {
+        let list: Vec<serde_json::Value> = stats
+            .iter()
+            .map(|(r, sev, n)| {
+                serde_json::json!({"code": r.code, "name": r.name, "severity": sev, "count": n})
+            })
+            .collect();
+        serde_json::to_writer(&mut *out, &list)?;
+        return writeln!(out);
+    }
+    for (r, sev, n) in &stats {
+        writeln!(out, "{n:>6}  {:<5} {:<28} {sev}", r.code, r.name)?;
+    }
+    writeln!(out, "{}", report::summary_line(s))
 }

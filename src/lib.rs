@@ -10,6 +10,7 @@
 pub mod check;
 pub mod diagnostic;
 pub mod error;
+pub mod filter;
 pub mod json;
 pub mod report;
 pub mod rules;

@@ -415,3 +415,159 @@ fn output_is_byte_identical_at_any_thread_count() {
     assert_eq!(one, run("2"));
     assert_eq!(one, run("7"));
 }
+
+/// The example batch: C003 C004 C004 C008(w) in employees, C006(w) K002 in
+/// entitlements.
+fn example() -> Command {
+    let mut c = bdxlint();
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn stdout_of(c: &mut Command, code: i32) -> String {
+    let out = c.assert().code(code).get_output().stdout.clone();
+    String::from_utf8(out).expect("utf-8")
+}
+
+#[test]
+fn select_ignore_and_severity_filter_and_rewrite_findings() {
+    let out = stdout_of(
+        example().args([
+            "check",
+            "--output-format",
+            "concise",
+            "--select",
+            "C00",
+            "--ignore",
+            "C003,boolean-case",
+            "--severity",
+            "C004=warning",
+            "testdata/example/",
+        ]),
+        0,
+    );
+    assert_eq!(
+        out,
+        "testdata/example/employees.csv:4:70: C004 [warning] `2024-03-07` is not MM/DD/YYYY (e.g. 03/07/2024)\n\
+         testdata/example/employees.csv:5:64: C004 [warning] `02/30/2024`: 2024-02-30 is not a calendar date\n\
+         testdata/example/employees.csv:5:111: C008 [warning] `auditor` is not a value of `Platform Roles`\n"
+    );
+}
+
+#[test]
+fn a_selector_naming_no_rule_exits_2() {
+    example()
+        .args(["check", "--select", "Z9", "testdata/example/"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("\"Z9\" names no rule"));
+    example()
+        .args(["check", "--severity", "C004=fatal", "testdata/example/"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn fail_on_warning_and_exit_zero() {
+    let args = ["check", "--select", "C006", "testdata/example/"];
+    example().args(args).assert().code(0);
+    example()
+        .args(args)
+        .args(["--fail-on", "warning"])
+        .assert()
+        .code(1);
+    example()
+        .args(args)
+        .args(["--fail-on", "warning", "--exit-zero"])
+        .assert()
+        .code(0);
+    example()
+        .args(["check", "--exit-zero", "testdata/example/"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn max_diagnostics_caps_printing_per_file_but_not_counting() {
+    let out = example()
+        .args([
+            "check",
+            "--output-format",
+            "json",
+            "--max-diagnostics",
+            "1",
+            "testdata/example/",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("4 findings not shown"))
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["summary"]["errors"], 4);
+    assert_eq!(doc["summary"]["hidden"], 4);
+    let shown: Vec<usize> = doc["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f["diagnostics"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(shown, [1, 1]);
+    let human = stdout_of(
+        example().args([
+            "check",
+            "--max-diagnostics",
+            "2",
+            "--color",
+            "never",
+            "testdata/example/",
+        ]),
+        1,
+    );
+    assert!(
+        human.ends_with(
+            "4 errors, 2 warnings, 0 infos in 2 files; 2 findings not shown (--max-diagnostics)\n"
+        ),
+        "{human}"
+    );
+}
+
+#[test]
+fn statistics_count_findings_per_rule() {
+    let out = stdout_of(
+        example().args(["check", "--statistics", "testdata/example/"]),
+        1,
+    );
+    assert_eq!(
+        out,
+        "     2  C004  invalid-date                 error\n     \
+              1  C003  invalid-email                error\n     \
+              1  C006  boolean-case                 warning\n     \
+              1  C008  invalid-enum                 warning\n     \
+              1  K002  missing-dependent-value      error\n\
+         4 errors, 2 warnings, 0 infos in 2 files\n"
+    );
+}
+
+#[test]
+fn quiet_prints_the_summary_or_nothing() {
+    let out = stdout_of(example().args(["check", "-q", "testdata/example/"]), 1);
+    assert_eq!(out, "4 errors, 2 warnings, 0 infos in 2 files\n");
+    let out = stdout_of(
+        example().args(["check", "-q", "--select", "F001", "testdata/example/"]),
+        0,
+    );
+    assert_eq!(out, "");
+}
+
+#[test]
+fn rules_as_json_list_the_registry() {
+    let out = stdout_of(example().args(["rules", "--output-format", "json"]), 0);
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    let list = v.as_array().expect("array");
+    assert_eq!(list.len(), bdxlint::rules::ALL.len());
+    assert_eq!(list[0]["code"], "F001");
+    assert_eq!(list[0]["name"], "empty-file");
+    assert_eq!(list[0]["severity"], "error");
+}
