@@ -2,6 +2,7 @@
 //! subcommand, prints, and picks the exit code.
 
 use bdxlint::check::{self, FileReport, Options};
+use bdxlint::config::{self, Config, FailOn};
 use bdxlint::diagnostic::Severity;
 use bdxlint::error::Error;
 use bdxlint::filter::{self, Level, RuleFilter};
@@ -131,6 +132,15 @@ pub struct CheckArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
 
+    /// Read settings from this file instead of the nearest bdxlint.toml or
+    /// .bdxlint.toml at or above the working directory.
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore every configuration file.
+    #[arg(long)]
+    pub isolated: bool,
+
     /// When to colour the human output (NO_COLOR and CLICOLOR_FORCE are honoured by `auto`).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
@@ -140,20 +150,10 @@ pub struct CheckArgs {
     pub threads: Option<usize>,
 }
 
-/// `--fail-on`: which findings fail the run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FailOn {
-    Error,
-    Warning,
-}
-
-impl FailOn {
-    fn severity(self) -> Severity {
-        match self {
-            FailOn::Error => Severity::Error,
-            FailOn::Warning => Severity::Warning,
-        }
+fn fail_severity(f: FailOn) -> Severity {
+    match f {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
     }
 }
 
@@ -389,36 +389,86 @@ fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
-/// The settings of a `check` run, from the flags (and, later, the config).
+/// The settings of a `check` run: the config file's, overridden by flags.
 struct Settings {
+    config: Option<Config>,
+    /// The config's top-level select, ignore and severity with the flags'
+    /// select (replacing) and ignore (added); per-file filters add the
+    /// matching overrides and then `cli_severity`.
     filter: RuleFilter,
+    cli_severity: Vec<(String, Level)>,
     fail_on: Severity,
     exit_zero: bool,
     output_format: OutputFormat,
     /// Findings printed per file; `None`: all.
     max_diagnostics: Option<usize>,
+    cwd: PathBuf,
+}
+
+impl Settings {
+    /// The config overrides matching an input, and the rule filter for it.
+    fn for_input(&self, input: &Input) -> (Option<&str>, RuleFilter) {
+        let overrides = match (input, &self.config) {
+            (Input::File(p), Some(c)) => c.overrides_for(p, &self.cwd),
+            _ => Vec::new(),
+        };
+        let format = overrides.iter().rev().find_map(|o| o.format.as_deref());
+        (
+            format,
+            config::filter_for(&self.filter, &overrides, &self.cli_severity),
+        )
+    }
 }
 
 /// Resolves the settings; `Err` is a message for stderr (exit 2).
 fn settings(args: &CheckArgs) -> Result<Settings, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("working directory: {e}"))?;
+    let path = if args.isolated {
+        None
+    } else {
+        args.config.clone().or_else(|| Config::discover(&cwd))
+    };
+    let config = match path {
+        Some(p) => Some(Config::load(&p).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let c = config.as_ref();
+    let select = if args.select.is_empty() {
+        c.and_then(|c| c.select.clone()).unwrap_or_default()
+    } else {
+        args.select.clone()
+    };
+    let mut ignore = c.map(|c| c.ignore.clone()).unwrap_or_default();
+    ignore.extend(args.ignore.iter().cloned());
     let filter = RuleFilter {
-        select: args.select.clone(),
-        ignore: args.ignore.clone(),
-        severity: args.severity.clone(),
+        select,
+        ignore,
+        severity: c.map(|c| c.severity.clone()).unwrap_or_default(),
     };
     filter.validate().map_err(|e| e.to_string())?;
-    let output_format = args.output_format.unwrap_or(OutputFormat::Human);
+    let output_format = args
+        .output_format
+        .or(c.and_then(|c| c.output_format))
+        .unwrap_or(OutputFormat::Human);
     // The human report is for reading: a file with an error on every row
     // would bury the summary, so it shows 100 per file unless told.
     let max = args
         .max_diagnostics
+        .or(c.and_then(|c| c.max_diagnostics))
         .or((output_format == OutputFormat::Human).then_some(100));
+    let fail_on = args
+        .fail_on
+        .or(c.and_then(|c| c.fail_on))
+        .unwrap_or(FailOn::Error);
     Ok(Settings {
+        config,
         filter,
-        fail_on: args.fail_on.unwrap_or(FailOn::Error).severity(),
+        cli_severity: args.severity.clone(),
+        fail_on: fail_severity(fail_on),
         exit_zero: args.exit_zero,
         output_format,
         max_diagnostics: max.filter(|&n| n > 0),
+        cwd,
     })
 }
 
@@ -456,18 +506,36 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         snippets: settings.output_format.needs_snippets(),
         ..Options::default()
     };
+    // Per input: the config overrides that match it may name its format
+    // (`--format` still wins) and add to its rule filter.
+    let per_input: Vec<(Option<&str>, RuleFilter)> =
+        inputs.iter().map(|i| settings.for_input(i)).collect();
     let results: Vec<Result<FileReport, Error>> = inputs
         .par_iter()
-        .map(|input| match input {
-            Input::File(p) => check::check_path(p, &opts),
-            Input::Stdin => check::check_reader(io::stdin().lock(), "-", None, &opts),
+        .zip(&per_input)
+        .map(|(input, (format, _))| {
+            let own;
+            let opts = match format {
+                Some(f) if args.format.is_none() => {
+                    own = Options {
+                        format: Some((*f).to_owned()),
+                        ..opts.clone()
+                    };
+                    &own
+                }
+                _ => &opts,
+            };
+            match input {
+                Input::File(p) => check::check_path(p, opts),
+                Input::Stdin => check::check_reader(io::stdin().lock(), "-", None, opts),
+            }
         })
         .collect();
     let mut reports = Vec::new();
-    for r in results {
+    for (r, (_, filter)) in results.into_iter().zip(&per_input) {
         match r {
             Ok(mut rep) => {
-                settings.filter.apply(&mut rep);
+                filter.apply(&mut rep);
                 reports.push(rep);
             }
             Err(e) => {

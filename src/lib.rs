@@ -8,6 +8,7 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod check;
+pub mod config;
 pub mod diagnostic;
 pub mod error;
 pub mod filter;

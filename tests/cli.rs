@@ -571,3 +571,118 @@ fn rules_as_json_list_the_registry() {
     assert_eq!(list[0]["name"], "empty-file");
     assert_eq!(list[0]["severity"], "error");
 }
+
+/// A temporary project: the example batch copied under `uploads/`, plus a
+/// config file when given.
+fn project(config: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
+    for name in ["employees.csv", "entitlements.csv"] {
+        let text = std::fs::read_to_string(root.join(name)).expect("fixture");
+        write(dir.path(), &format!("uploads/{name}"), &text);
+    }
+    if let Some(c) = config {
+        write(dir.path(), "bdxlint.toml", c);
+    }
+    dir
+}
+
+#[test]
+fn config_is_found_above_the_working_directory_and_flags_override_it() {
+    let dir = project(Some(
+        "select = [\"C\"]\nignore = [\"C003\"]\noutput-format = \"concise\"\n\
+         [severity]\nC = \"warning\"\nC004 = \"error\"\n\
+         [[overrides]]\npaths = [\"uploads/entitlements.csv\"]\nignore = [\"C006\"]\n",
+    ));
+    let uploads = dir.path().join("uploads");
+    let out = stdout_of(bdxlint().current_dir(&uploads).args(["check", "."]), 1);
+    assert_eq!(
+        out,
+        "./employees.csv:4:70: C004 [error] `2024-03-07` is not MM/DD/YYYY (e.g. 03/07/2024)\n\
+         ./employees.csv:5:64: C004 [error] `02/30/2024`: 2024-02-30 is not a calendar date\n\
+         ./employees.csv:5:111: C008 [warning] `auditor` is not a value of `Platform Roles`\n"
+    );
+    // Flags win: --select replaces, --severity overrides, --output-format too.
+    let out = stdout_of(
+        bdxlint().current_dir(&uploads).args([
+            "check",
+            "--select",
+            "C004",
+            "--severity",
+            "C004=warning",
+            "--output-format",
+            "json",
+            "employees.csv",
+        ]),
+        0,
+    );
+    let doc = json(out.as_bytes());
+    assert_eq!(doc["summary"]["warnings"], 2);
+    // --isolated ignores the file.
+    let out = stdout_of(
+        bdxlint().current_dir(&uploads).args([
+            "check",
+            "--isolated",
+            "--output-format",
+            "concise",
+            ".",
+        ]),
+        1,
+    );
+    assert_eq!(out.lines().count(), 6);
+}
+
+#[test]
+fn a_config_with_an_unknown_key_exits_2_naming_key_and_line() {
+    let dir = project(Some("select = [\"C\"]\nfail_on = \"warning\"\n"));
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bdxlint.toml"))
+        .stderr(predicate::str::contains("line 2, column 1"))
+        .stderr(predicate::str::contains("unknown field `fail_on`"));
+}
+
+#[test]
+fn config_flag_and_override_format() {
+    let dir = project(None);
+    // Checked as employees, the entitlements file misses required columns.
+    // Override globs are relative to the config file's directory.
+    write(
+        dir.path(),
+        "ci/lint.toml",
+        "[[overrides]]\npaths = [\"uploads/*.csv\"]\nformat = \"entities\"\n",
+    );
+    write(
+        dir.path(),
+        "lint.toml",
+        "[[overrides]]\npaths = [\"uploads/entitle*.csv\"]\nformat = \"employees\"\n",
+    );
+    let out = stdout_of(
+        bdxlint().current_dir(dir.path()).args([
+            "check",
+            "--config",
+            "ci/lint.toml",
+            "--output-format",
+            "json",
+            "uploads/entitlements.csv",
+        ]),
+        1,
+    );
+    assert_eq!(json(out.as_bytes())["files"][0]["format"], "entitlements");
+    let out = stdout_of(
+        bdxlint().current_dir(dir.path()).args([
+            "check",
+            "--config",
+            "lint.toml",
+            "--output-format",
+            "json",
+            "uploads/entitlements.csv",
+        ]),
+        1,
+    );
+    let doc = json(out.as_bytes());
+    assert_eq!(doc["files"][0]["format"], "employees");
+}

@@ -21,7 +21,8 @@ use std::io::{self, Write};
 pub use human::HumanOptions;
 
 /// The output formats of `--output-format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum OutputFormat {
     /// Source snippets with a caret under the offending cell (miette).
     Human,
