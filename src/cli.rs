@@ -1,6 +1,7 @@
 //! The command line: flags (clap derive) and the glue that runs each
 //! subcommand, prints, and picks the exit code.
 
+use bdxlint::baseline::Baseline;
 use bdxlint::check::{self, FileReport, Options};
 use bdxlint::config::{self, Config, FailOn};
 use bdxlint::diagnostic::Severity;
@@ -40,6 +41,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size of the `check` variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check files and directories (every .csv below a directory, sorted).
@@ -140,6 +143,16 @@ pub struct CheckArgs {
     /// Ignore every configuration file.
     #[arg(long)]
     pub isolated: bool,
+
+    /// Report only findings this baseline file does not record, and count
+    /// its entries that no longer occur.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Record the current findings in this file (then report as if it were
+    /// the --baseline: nothing new, exit 0).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
 
     /// When to colour the human output (NO_COLOR and CLICOLOR_FORCE are honoured by `auto`).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
@@ -503,7 +516,10 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     }
     let opts = Options {
         format: args.format.clone(),
-        snippets: settings.output_format.needs_snippets(),
+        // Baselines fingerprint the offending cell's text, held in the snippet.
+        snippets: settings.output_format.needs_snippets()
+            || args.baseline.is_some()
+            || args.write_baseline.is_some(),
         ..Options::default()
     };
     // Per input: the config overrides that match it may name its format
@@ -561,7 +577,39 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         unicode: color || io::stdout().is_terminal(),
         width: if io::stdout().is_terminal() { 120 } else { 100 },
     };
+    // Read the baseline before writing one: `--baseline b --write-baseline b`
+    // reports against the old file and leaves the new one.
+    let old = match &args.baseline {
+        Some(p) => match Baseline::load(p) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                eprintln!("bdxlint: {e}");
+                return Ok(EXIT_TROUBLE);
+            }
+        },
+        None => None,
+    };
+    let written = match &args.write_baseline {
+        Some(p) => {
+            let b = Baseline::record(&reports);
+            if let Err(e) = b.save(p) {
+                eprintln!("bdxlint: {e}");
+                return Ok(EXIT_TROUBLE);
+            }
+            let n: u32 = b.findings.iter().map(|e| e.count).sum();
+            eprintln!("bdxlint: recorded {n} findings in {}", p.display());
+            Some(b)
+        }
+        None => None,
+    };
+    let outcome = old
+        .as_ref()
+        .or(written.as_ref())
+        .map(|b| b.apply(&mut reports))
+        .unwrap_or_default();
     let mut s = Summary::of(&reports, &failures);
+    s.baselined = outcome.matched;
+    s.stale_baseline = outcome.stale;
     let failing = reports
         .iter()
         .flat_map(|r| &r.diagnostics)
@@ -591,6 +639,12 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
             }
         }
         report::render(out, format, &reports, &failures, &s, &human)?;
+        if s.stale_baseline > 0 && format != OutputFormat::Human {
+            eprintln!(
+                "bdxlint: {} baseline entries no longer match (rewrite it with --write-baseline)",
+                s.stale_baseline
+            );
+        }
         if s.hidden > 0 && format != OutputFormat::Human {
             // Machine formats have no summary line of their own (JSON
             // carries `summary.hidden`): say it where a person sees it.

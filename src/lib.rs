@@ -7,6 +7,7 @@
 //! [`diagnostic::Diagnostic`]s; [`report`] renders them.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod baseline;
 pub mod check;
 pub mod config;
 pub mod diagnostic;

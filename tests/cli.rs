@@ -686,3 +686,80 @@ fn config_flag_and_override_format() {
     let doc = json(out.as_bytes());
     assert_eq!(doc["files"][0]["format"], "employees");
 }
+
+#[test]
+fn baselines_survive_re_sorted_rows_and_report_new_and_fixed_findings() {
+    let dir = project(None);
+    let run = |args: &[&str]| {
+        let mut c = bdxlint();
+        c.current_dir(dir.path())
+            .args(["check", "--output-format", "concise"])
+            .args(args)
+            .arg("uploads");
+        c
+    };
+    run(&["--write-baseline", "base.json"])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr(predicate::str::contains("recorded 6 findings in base.json"));
+    let base: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("base.json")).expect("written"),
+    )
+    .expect("JSON");
+    assert_eq!(base["version"], 1);
+    assert_eq!(base["findings"].as_array().map(Vec::len), Some(6));
+    assert_eq!(base["findings"][0]["path"], "uploads/employees.csv");
+    run(&["--baseline", "base.json"])
+        .assert()
+        .code(0)
+        .stdout("");
+
+    // Re-sort the employee rows: every finding moves to another line and is
+    // still recognised.
+    let emp = dir.path().join("uploads/employees.csv");
+    let text = std::fs::read_to_string(&emp).expect("read");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[1..].reverse();
+    std::fs::write(&emp, lines.join("\n") + "\n").expect("write");
+    run(&["--baseline", "base.json"])
+        .assert()
+        .code(0)
+        .stdout("");
+
+    // Fix one finding and make a new one in the same cell: one new finding
+    // reported, one entry no longer matches (and the fixed TRUE is another).
+    let text = std::fs::read_to_string(&emp).expect("read");
+    std::fs::write(&emp, text.replace("2024-03-07", "2024-03-08")).expect("write");
+    let ent = dir.path().join("uploads/entitlements.csv");
+    let text = std::fs::read_to_string(&ent).expect("read");
+    std::fs::write(&ent, text.replace("TRUE", "true")).expect("write");
+    run(&["--baseline", "base.json"])
+        .assert()
+        .code(1)
+        .stdout(
+            "uploads/employees.csv:3:70: C004 [error] `2024-03-08` is not MM/DD/YYYY (e.g. 03/07/2024)\n",
+        )
+        .stderr(predicate::str::contains("2 baseline entries no longer match"));
+    let out = stdout_of(
+        bdxlint().current_dir(dir.path()).args([
+            "check",
+            "--color",
+            "never",
+            "--baseline",
+            "base.json",
+            "uploads",
+        ]),
+        1,
+    );
+    assert!(
+        out.ends_with("1 error, 0 warnings, 0 infos in 2 files; 4 findings in the baseline; 2 baseline entries no longer match (rewrite it with --write-baseline)\n"),
+        "{out}"
+    );
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--baseline", "missing.json", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("baseline missing.json"));
+}

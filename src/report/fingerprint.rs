@@ -2,12 +2,14 @@
 //! edits elsewhere in the file, for SARIF `partialFingerprints`, GitLab's
 //! `fingerprint` and baselines.
 //!
-//! The hash covers the rule code, the path, the column name and the row's
-//! text (the physical lines holding the offending span), never the line
-//! number: exports re-sort rows. Identical rows with the same finding get
-//! the same hash, so renderers that need uniqueness append an occurrence
-//! number (`<hash>:<n>`, n from 1 in file order), as GitHub's
-//! `primaryLocationLineHash` does.
+//! The hash covers the rule code, the path, the column name and the text of
+//! the offending span (the cell; the whole record for row findings), never
+//! the line number: exports re-sort rows. The cell rather than the whole
+//! row, so that fixing one cell of a row leaves the row's other findings
+//! recognised. Equal cells with the same finding get the same hash, so
+//! renderers that need uniqueness append an occurrence number
+//! (`<hash>:<n>`, n from 1 in file order), as GitHub's
+//! `primaryLocationLineHash` does, and baselines count them.
 
 use super::position;
 use crate::diagnostic::Diagnostic;
@@ -20,9 +22,10 @@ pub fn content_hash(path: &str, d: &Diagnostic) -> u64 {
         d.rule.code,
         path,
         d.column.as_deref().unwrap_or(""),
-        // Without a snippet (stdin with a machine format never lacks one;
-        // this is a fallback) the message stands in for the row.
-        position::row_text(d).unwrap_or(&d.message),
+        // The binary captures snippets whenever fingerprints are needed;
+        // without one (library use) the message, which quotes the cell,
+        // stands in for it.
+        position::span_text(d).unwrap_or(&d.message),
     ] {
         buf.extend_from_slice(part.as_bytes());
         // A separator byte that cannot occur in UTF-8 text keeps

@@ -67,6 +67,12 @@ struct JsonSummary {
     /// Findings counted but not listed (`--max-diagnostics`); absent when 0.
     #[serde(skip_serializing_if = "is_zero")]
     hidden: usize,
+    /// Findings left out because the baseline records them; absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    baselined: usize,
+    /// Baseline entries that no longer occur; absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    stale_baseline: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -132,6 +138,8 @@ pub(super) fn render(
             infos: s.infos,
             unreadable: s.failures,
             hidden: s.hidden,
+            baselined: s.baselined,
+            stale_baseline: s.stale_baseline,
         },
     };
     serde_json::to_writer(&mut *out, &doc)?;

@@ -19,6 +19,7 @@ use crate::diagnostic::Severity;
 use std::io::{self, Write};
 
 pub use human::HumanOptions;
+pub use sarif::uri;
 
 /// The output formats of `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
@@ -72,6 +73,11 @@ pub struct Summary {
     pub failures: usize,
     /// Findings counted above but not printed (`--max-diagnostics`).
     pub hidden: usize,
+    /// Findings left out because the baseline records them (not counted
+    /// above).
+    pub baselined: usize,
+    /// Baseline entries, for the files of this run, that no longer occur.
+    pub stale_baseline: usize,
 }
 
 impl Summary {
@@ -135,6 +141,27 @@ pub fn summary_line(s: &Summary) -> String {
         line.push_str(&format!(
             "; {} not shown (--max-diagnostics)",
             plural(s.hidden, "finding")
+        ));
+    }
+    if s.baselined > 0 {
+        line.push_str(&format!(
+            "; {} in the baseline",
+            plural(s.baselined, "finding")
+        ));
+    }
+    if s.stale_baseline > 0 {
+        line.push_str(&format!(
+            "; {} no longer {} (rewrite it with --write-baseline)",
+            if s.stale_baseline == 1 {
+                "1 baseline entry".to_owned()
+            } else {
+                format!("{} baseline entries", s.stale_baseline)
+            },
+            if s.stale_baseline == 1 {
+                "matches"
+            } else {
+                "match"
+            }
         ));
     }
     line

@@ -141,7 +141,7 @@ pub(super) fn level(s: Severity) -> &'static str {
 
 /// A path as a relative URI: forward slashes, no leading `./`. GitHub
 /// resolves it against the repository root, so run bdxlint from there.
-pub(super) fn uri(path: &str) -> String {
+pub fn uri(path: &str) -> String {
     let p = path.replace('\\', "/");
     let mut p = p.as_str();
     while let Some(rest) = p.strip_prefix("./") {
