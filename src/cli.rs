@@ -1,10 +1,14 @@
 //! The command line: flags (clap derive) and the glue that runs each
 //! subcommand, prints, and picks the exit code.
 
+use bdxlint::baseline::Baseline;
 use bdxlint::bundle::{self, Kind, Limits};
 use bdxlint::check::refs::{self, EntityKeys, RefSources};
 use bdxlint::check::{self, FileReport, Options};
+use bdxlint::config::{self, Config, FailOn};
+use bdxlint::diagnostic::Severity;
 use bdxlint::error::Error;
+use bdxlint::filter::{self, Level, RuleFilter};
 use bdxlint::report::{self, Failure, HumanOptions, OutputFormat, Summary};
 use bdxlint::{rules, schema};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -39,6 +43,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per process: the size of the `check` variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check files and directories (every .csv below a directory, sorted).
@@ -49,7 +55,11 @@ pub enum Command {
         rule: String,
     },
     /// List every rule.
-    Rules,
+    Rules {
+        /// `text` (a table) or `json` (an array of rule objects).
+        #[arg(long, value_enum, default_value_t = RulesFormat::Text, value_name = "FORMAT")]
+        output_format: RulesFormat,
+    },
     /// List the formats, or the columns of one format.
     Formats {
         /// A format name; omit to list all formats.
@@ -63,6 +73,12 @@ pub enum Command {
         #[arg(long)]
         example: bool,
     },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -82,9 +98,63 @@ pub struct CheckArgs {
     #[arg(long, short = 'f', value_name = "NAME", value_parser = format_names())]
     pub format: Option<String>,
 
-    /// How to print findings.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Human, value_name = "FORMAT")]
-    pub output_format: OutputFormat,
+    /// How to print findings [default: human].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormat>,
+
+    /// Report only these rules: codes, code prefixes (`C`, `J00`), names, or ALL.
+    /// Comma-separated or repeated; replaces the config file's `select`.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub select: Vec<String>,
+
+    /// Never report these rules (codes, prefixes, names); added to the config's `ignore`.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub ignore: Vec<String>,
+
+    /// Set a rule's severity: `C004=warning`, `X005=off` (off, info, warning, error).
+    /// Repeatable; a later one wins, and these win over the config file.
+    #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_severity)]
+    pub severity: Vec<(String, Level)>,
+
+    /// The lowest severity that makes the exit status 1 [default: error].
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub fail_on: Option<FailOn>,
+
+    /// Exit 0 even when there are findings (2 still means the run failed).
+    #[arg(long)]
+    pub exit_zero: bool,
+
+    /// Print at most N findings per file and count the rest in the summary
+    /// (0: no limit) [default: 100 for human output, no limit otherwise].
+    #[arg(long, value_name = "N")]
+    pub max_diagnostics: Option<usize>,
+
+    /// Print how many findings each rule has instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
+
+    /// Human and concise output: print only the summary line, and nothing when clean.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+
+    /// Read settings from this file instead of the nearest bdxlint.toml or
+    /// .bdxlint.toml at or above the working directory.
+    #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore every configuration file.
+    #[arg(long)]
+    pub isolated: bool,
+
+    /// Report only findings this baseline file does not record, and count
+    /// its entries that no longer occur.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Record the current findings in this file (then report as if it were
+    /// the --baseline: nothing new, exit 0).
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
 
     /// When to colour the human output (NO_COLOR and CLICOLOR_FORCE are honoured by `auto`).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
@@ -113,6 +183,17 @@ pub struct CheckArgs {
     pub max_ratio: u64,
 }
 
+fn fail_severity(f: FailOn) -> Severity {
+    match f {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+    }
+}
+
+fn parse_severity(arg: &str) -> Result<(String, Level), String> {
+    filter::parse_severity(arg).map_err(|e| e.to_string())
+}
+
 fn format_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(schema::format_names().chain(Kind::NAMES))
 }
@@ -136,7 +217,9 @@ pub fn run(cli: Cli) -> io::Result<u8> {
                 EXIT_TROUBLE
             }
         },
-        Command::Rules => {
+        Command::Rules {
+            output_format: RulesFormat::Text,
+        } => {
             for r in rules::ALL {
                 writeln!(
                     out,
@@ -144,6 +227,34 @@ pub fn run(cli: Cli) -> io::Result<u8> {
                     r.code, r.name, r.severity, r.summary
                 )?;
             }
+            EXIT_CLEAN
+        }
+        Command::Rules {
+            output_format: RulesFormat::Json,
+        } => {
+            /// A rule as JSON, fields in the registry's order.
+            #[derive(serde::Serialize)]
+            struct RuleJson {
+                code: &'static str,
+                name: &'static str,
+                severity: Severity,
+                summary: &'static str,
+                explanation: &'static str,
+                spec: &'static str,
+            }
+            let list: Vec<RuleJson> = rules::ALL
+                .iter()
+                .map(|r| RuleJson {
+                    code: r.code,
+                    name: r.name,
+                    severity: r.severity,
+                    summary: r.summary,
+                    explanation: r.explanation,
+                    spec: r.spec,
+                })
+                .collect();
+            serde_json::to_writer_pretty(&mut out, &list)?;
+            writeln!(out)?;
             EXIT_CLEAN
         }
         Command::Formats { name } => formats(name.as_deref(), &mut out)?,
@@ -311,7 +422,97 @@ fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
+/// The settings of a `check` run: the config file's, overridden by flags.
+struct Settings {
+    config: Option<Config>,
+    /// The config's top-level select, ignore and severity with the flags'
+    /// select (replacing) and ignore (added); per-file filters add the
+    /// matching overrides and then `cli_severity`.
+    filter: RuleFilter,
+    cli_severity: Vec<(String, Level)>,
+    fail_on: Severity,
+    exit_zero: bool,
+    output_format: OutputFormat,
+    /// Findings printed per file; `None`: all.
+    max_diagnostics: Option<usize>,
+    cwd: PathBuf,
+}
+
+impl Settings {
+    /// The config overrides matching an input, and the rule filter for it.
+    fn for_input(&self, input: &Input) -> (Option<&str>, RuleFilter) {
+        let overrides = match (input, &self.config) {
+            (Input::File(p), Some(c)) => c.overrides_for(p, &self.cwd),
+            _ => Vec::new(),
+        };
+        let format = overrides.iter().rev().find_map(|o| o.format.as_deref());
+        (
+            format,
+            config::filter_for(&self.filter, &overrides, &self.cli_severity),
+        )
+    }
+}
+
+/// Resolves the settings; `Err` is a message for stderr (exit 2).
+fn settings(args: &CheckArgs) -> Result<Settings, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("working directory: {e}"))?;
+    let path = if args.isolated {
+        None
+    } else {
+        args.config.clone().or_else(|| Config::discover(&cwd))
+    };
+    let config = match path {
+        Some(p) => Some(Config::load(&p).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let c = config.as_ref();
+    let select = if args.select.is_empty() {
+        c.and_then(|c| c.select.clone()).unwrap_or_default()
+    } else {
+        args.select.clone()
+    };
+    let mut ignore = c.map(|c| c.ignore.clone()).unwrap_or_default();
+    ignore.extend(args.ignore.iter().cloned());
+    let filter = RuleFilter {
+        select,
+        ignore,
+        severity: c.map(|c| c.severity.clone()).unwrap_or_default(),
+    };
+    filter.validate().map_err(|e| e.to_string())?;
+    let output_format = args
+        .output_format
+        .or(c.and_then(|c| c.output_format))
+        .unwrap_or(OutputFormat::Human);
+    // The human report is for reading: a file with an error on every row
+    // would bury the summary, so it shows 100 per file unless told.
+    let max = args
+        .max_diagnostics
+        .or(c.and_then(|c| c.max_diagnostics))
+        .or((output_format == OutputFormat::Human).then_some(100));
+    let fail_on = args
+        .fail_on
+        .or(c.and_then(|c| c.fail_on))
+        .unwrap_or(FailOn::Error);
+    Ok(Settings {
+        config,
+        filter,
+        cli_severity: args.severity.clone(),
+        fail_on: fail_severity(fail_on),
+        exit_zero: args.exit_zero,
+        output_format,
+        max_diagnostics: max.filter(|&n| n > 0),
+        cwd,
+    })
+}
+
 fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
+    let settings = match settings(args) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("bdxlint: {e}");
+            return Ok(EXIT_TROUBLE);
+        }
+    };
     if let Some(n) = args.threads {
         if n == 0 {
             eprintln!("bdxlint: --threads must be at least 1");
@@ -340,7 +541,10 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     }
     let opts = Options {
         format: args.format.clone().filter(|_| forced_kind.is_none()),
-        snippets: args.output_format == OutputFormat::Human,
+        // Baselines fingerprint the offending cell's text, held in the snippet.
+        snippets: settings.output_format.needs_snippets()
+            || args.baseline.is_some()
+            || args.write_baseline.is_some(),
         ..Options::default()
     };
     let limits = Limits {
@@ -363,22 +567,45 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         }
         Some(keys)
     };
+    // Per input: the config overrides that match it may name its format
+    // (`--format` still wins) and add to its rule filter.
+    let per_input: Vec<(Option<&str>, RuleFilter)> =
+        inputs.iter().map(|i| settings.for_input(i)).collect();
     let results: Vec<Result<Vec<FileReport>, Error>> = inputs
         .par_iter()
-        .map(|input| match input {
-            Input::File(p) if bundle::is_bundle_path(p, args.format.as_deref()) => {
-                bundle::check_zip(p, forced_kind, &opts, &limits, external.as_ref())
-            }
-            Input::File(p) => check_csv(p, &opts, external.as_ref()).map(|r| vec![r]),
-            Input::Stdin => {
-                check::check_reader(io::stdin().lock(), "-", None, &opts).map(|r| vec![r])
+        .zip(&per_input)
+        .map(|(input, (format, _))| {
+            let own;
+            let opts = match format {
+                Some(f) if args.format.is_none() => {
+                    own = Options {
+                        format: Some((*f).to_owned()),
+                        ..opts.clone()
+                    };
+                    &own
+                }
+                _ => &opts,
+            };
+            match input {
+                Input::File(p) if bundle::is_bundle_path(p, args.format.as_deref()) => {
+                    bundle::check_zip(p, forced_kind, opts, &limits, external.as_ref())
+                }
+                Input::File(p) => check_csv(p, opts, external.as_ref()).map(|r| vec![r]),
+                Input::Stdin => {
+                    check::check_reader(io::stdin().lock(), "-", None, opts).map(|r| vec![r])
+                }
             }
         })
         .collect();
     let mut reports = Vec::new();
-    for r in results {
+    for (r, (_, filter)) in results.into_iter().zip(&per_input) {
         match r {
-            Ok(reps) => reports.extend(reps),
+            Ok(reps) => {
+                for mut rep in reps {
+                    filter.apply(&mut rep);
+                    reports.push(rep);
+                }
+            }
             Err(e) => {
                 let path = match &e {
                     Error::Io { path, .. } | Error::Detect { path, .. } => {
@@ -402,15 +629,113 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         unicode: color || io::stdout().is_terminal(),
         width: if io::stdout().is_terminal() { 120 } else { 100 },
     };
-    report::render(out, args.output_format, &reports, &failures, &human)?;
-    let s = Summary::of(&reports, &failures);
-    Ok(if s.failures > 0 {
+    // Read the baseline before writing one: `--baseline b --write-baseline b`
+    // reports against the old file and leaves the new one.
+    let old = match &args.baseline {
+        Some(p) => match Baseline::load(p) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                eprintln!("bdxlint: {e}");
+                return Ok(EXIT_TROUBLE);
+            }
+        },
+        None => None,
+    };
+    let written = match &args.write_baseline {
+        Some(p) => {
+            let b = Baseline::record(&reports);
+            if let Err(e) = b.save(p) {
+                eprintln!("bdxlint: {e}");
+                return Ok(EXIT_TROUBLE);
+            }
+            let n: u32 = b.findings.iter().map(|e| e.count).sum();
+            eprintln!("bdxlint: recorded {n} findings in {}", p.display());
+            Some(b)
+        }
+        None => None,
+    };
+    let outcome = old
+        .as_ref()
+        .or(written.as_ref())
+        .map(|b| b.apply(&mut reports))
+        .unwrap_or_default();
+    let mut s = Summary::of(&reports, &failures);
+    s.baselined = outcome.matched;
+    s.stale_baseline = outcome.stale;
+    let failing = reports
+        .iter()
+        .flat_map(|r| &r.diagnostics)
+        .any(|d| d.severity >= settings.fail_on);
+    let code = if s.failures > 0 {
         EXIT_TROUBLE
-    } else if s.errors > 0 {
+    } else if failing && !settings.exit_zero {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
-    })
+    };
+    let format = settings.output_format;
+    let plain = matches!(format, OutputFormat::Human | OutputFormat::Concise);
+    if args.statistics {
+        statistics(out, &reports, &s, format)?;
+    } else if args.quiet && plain {
+        if s.errors + s.warnings + s.infos + s.failures > 0 {
+            writeln!(out, "{}", report::summary_line(&s))?;
+        }
+    } else {
+        if let Some(max) = settings.max_diagnostics {
+            for r in &mut reports {
+                if r.diagnostics.len() > max {
+                    s.hidden += r.diagnostics.len() - max;
+                    r.diagnostics.truncate(max);
+                }
+            }
+        }
+        report::render(out, format, &reports, &failures, &s, &human)?;
+        if s.stale_baseline > 0 && format != OutputFormat::Human {
+            eprintln!(
+                "bdxlint: {} baseline entries no longer match (rewrite it with --write-baseline)",
+                s.stale_baseline
+            );
+        }
+        if s.hidden > 0 && format != OutputFormat::Human {
+            // Machine formats have no summary line of their own (JSON
+            // carries `summary.hidden`): say it where a person sees it.
+            eprintln!(
+                "bdxlint: {} not shown (--max-diagnostics)",
+                if s.hidden == 1 {
+                    "1 finding".to_owned()
+                } else {
+                    format!("{} findings", s.hidden)
+                }
+            );
+        }
+    }
+    Ok(code)
+}
+
+/// `--statistics`: findings per rule, most frequent first; a JSON array for
+/// `--output-format json`, a table otherwise.
+fn statistics(
+    out: &mut dyn Write,
+    reports: &[FileReport],
+    s: &Summary,
+    format: OutputFormat,
+) -> io::Result<()> {
+    let stats = report::statistics(reports);
+    if format == OutputFormat::Json {
+        let list: Vec<serde_json::Value> = stats
+            .iter()
+            .map(|(r, sev, n)| {
+                serde_json::json!({"code": r.code, "name": r.name, "severity": sev, "count": n})
+            })
+            .collect();
+        serde_json::to_writer(&mut *out, &list)?;
+        return writeln!(out);
+    }
+    for (r, sev, n) in &stats {
+        writeln!(out, "{n:>6}  {:<5} {:<28} {sev}", r.code, r.name)?;
+    }
+    writeln!(out, "{}", report::summary_line(s))
 }
 
 /// Checks a CSV file; a relations file is read a second time for its

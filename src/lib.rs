@@ -7,10 +7,13 @@
 //! [`diagnostic::Diagnostic`]s; [`report`] renders them.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod baseline;
 pub mod bundle;
 pub mod check;
+pub mod config;
 pub mod diagnostic;
 pub mod error;
+pub mod filter;
 pub mod json;
 pub mod report;
 pub mod rules;

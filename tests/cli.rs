@@ -415,3 +415,351 @@ fn output_is_byte_identical_at_any_thread_count() {
     assert_eq!(one, run("2"));
     assert_eq!(one, run("7"));
 }
+
+/// The example batch: C003 C004 C004 C008(w) in employees, C006(w) K002 in
+/// entitlements.
+fn example() -> Command {
+    let mut c = bdxlint();
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn stdout_of(c: &mut Command, code: i32) -> String {
+    let out = c.assert().code(code).get_output().stdout.clone();
+    String::from_utf8(out).expect("utf-8")
+}
+
+#[test]
+fn select_ignore_and_severity_filter_and_rewrite_findings() {
+    let out = stdout_of(
+        example().args([
+            "check",
+            "--output-format",
+            "concise",
+            "--select",
+            "C00",
+            "--ignore",
+            "C003,boolean-case",
+            "--severity",
+            "C004=warning",
+            "testdata/example/",
+        ]),
+        0,
+    );
+    assert_eq!(
+        out,
+        "testdata/example/employees.csv:4:70: C004 [warning] `2024-03-07` is not MM/DD/YYYY (e.g. 03/07/2024)\n\
+         testdata/example/employees.csv:5:64: C004 [warning] `02/30/2024`: 2024-02-30 is not a calendar date\n\
+         testdata/example/employees.csv:5:111: C008 [warning] `auditor` is not a value of `Platform Roles`\n"
+    );
+}
+
+#[test]
+fn a_selector_naming_no_rule_exits_2() {
+    example()
+        .args(["check", "--select", "Z9", "testdata/example/"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("\"Z9\" names no rule"));
+    example()
+        .args(["check", "--severity", "C004=fatal", "testdata/example/"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn fail_on_warning_and_exit_zero() {
+    let args = ["check", "--select", "C006", "testdata/example/"];
+    example().args(args).assert().code(0);
+    example()
+        .args(args)
+        .args(["--fail-on", "warning"])
+        .assert()
+        .code(1);
+    example()
+        .args(args)
+        .args(["--fail-on", "warning", "--exit-zero"])
+        .assert()
+        .code(0);
+    example()
+        .args(["check", "--exit-zero", "testdata/example/"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn max_diagnostics_caps_printing_per_file_but_not_counting() {
+    let out = example()
+        .args([
+            "check",
+            "--output-format",
+            "json",
+            "--max-diagnostics",
+            "1",
+            "testdata/example/",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("4 findings not shown"))
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["summary"]["errors"], 4);
+    assert_eq!(doc["summary"]["hidden"], 4);
+    let shown: Vec<usize> = doc["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| f["diagnostics"].as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(shown, [1, 1]);
+    let human = stdout_of(
+        example().args([
+            "check",
+            "--max-diagnostics",
+            "2",
+            "--color",
+            "never",
+            "testdata/example/",
+        ]),
+        1,
+    );
+    assert!(
+        human.ends_with(
+            "4 errors, 2 warnings, 0 infos in 2 files; 2 findings not shown (--max-diagnostics)\n"
+        ),
+        "{human}"
+    );
+}
+
+#[test]
+fn statistics_count_findings_per_rule() {
+    let out = stdout_of(
+        example().args(["check", "--statistics", "testdata/example/"]),
+        1,
+    );
+    assert_eq!(
+        out,
+        "     2  C004  invalid-date                 error\n     \
+              1  C003  invalid-email                error\n     \
+              1  C006  boolean-case                 warning\n     \
+              1  C008  invalid-enum                 warning\n     \
+              1  K002  missing-dependent-value      error\n\
+         4 errors, 2 warnings, 0 infos in 2 files\n"
+    );
+}
+
+#[test]
+fn quiet_prints_the_summary_or_nothing() {
+    let out = stdout_of(example().args(["check", "-q", "testdata/example/"]), 1);
+    assert_eq!(out, "4 errors, 2 warnings, 0 infos in 2 files\n");
+    let out = stdout_of(
+        example().args(["check", "-q", "--select", "F001", "testdata/example/"]),
+        0,
+    );
+    assert_eq!(out, "");
+}
+
+#[test]
+fn rules_as_json_list_the_registry() {
+    let out = stdout_of(example().args(["rules", "--output-format", "json"]), 0);
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    let list = v.as_array().expect("array");
+    assert_eq!(list.len(), bdxlint::rules::ALL.len());
+    assert_eq!(list[0]["code"], "F001");
+    assert_eq!(list[0]["name"], "empty-file");
+    assert_eq!(list[0]["severity"], "error");
+}
+
+/// A temporary project: the example batch copied under `uploads/`, plus a
+/// config file when given.
+fn project(config: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
+    for name in ["employees.csv", "entitlements.csv"] {
+        let text = std::fs::read_to_string(root.join(name)).expect("fixture");
+        write(dir.path(), &format!("uploads/{name}"), &text);
+    }
+    if let Some(c) = config {
+        write(dir.path(), "bdxlint.toml", c);
+    }
+    dir
+}
+
+#[test]
+fn config_is_found_above_the_working_directory_and_flags_override_it() {
+    let dir = project(Some(
+        "select = [\"C\"]\nignore = [\"C003\"]\noutput-format = \"concise\"\n\
+         [severity]\nC = \"warning\"\nC004 = \"error\"\n\
+         [[overrides]]\npaths = [\"uploads/entitlements.csv\"]\nignore = [\"C006\"]\n",
+    ));
+    let uploads = dir.path().join("uploads");
+    let out = stdout_of(bdxlint().current_dir(&uploads).args(["check", "."]), 1);
+    assert_eq!(
+        out,
+        "./employees.csv:4:70: C004 [error] `2024-03-07` is not MM/DD/YYYY (e.g. 03/07/2024)\n\
+         ./employees.csv:5:64: C004 [error] `02/30/2024`: 2024-02-30 is not a calendar date\n\
+         ./employees.csv:5:111: C008 [warning] `auditor` is not a value of `Platform Roles`\n"
+    );
+    // Flags win: --select replaces, --severity overrides, --output-format too.
+    let out = stdout_of(
+        bdxlint().current_dir(&uploads).args([
+            "check",
+            "--select",
+            "C004",
+            "--severity",
+            "C004=warning",
+            "--output-format",
+            "json",
+            "employees.csv",
+        ]),
+        0,
+    );
+    let doc = json(out.as_bytes());
+    assert_eq!(doc["summary"]["warnings"], 2);
+    // --isolated ignores the file.
+    let out = stdout_of(
+        bdxlint().current_dir(&uploads).args([
+            "check",
+            "--isolated",
+            "--output-format",
+            "concise",
+            ".",
+        ]),
+        1,
+    );
+    assert_eq!(out.lines().count(), 6);
+}
+
+#[test]
+fn a_config_with_an_unknown_key_exits_2_naming_key_and_line() {
+    let dir = project(Some("select = [\"C\"]\nfail_on = \"warning\"\n"));
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bdxlint.toml"))
+        .stderr(predicate::str::contains("line 2, column 1"))
+        .stderr(predicate::str::contains("unknown field `fail_on`"));
+}
+
+#[test]
+fn config_flag_and_override_format() {
+    let dir = project(None);
+    // Checked as employees, the entitlements file misses required columns.
+    // Override globs are relative to the config file's directory.
+    write(
+        dir.path(),
+        "ci/lint.toml",
+        "[[overrides]]\npaths = [\"uploads/*.csv\"]\nformat = \"entities\"\n",
+    );
+    write(
+        dir.path(),
+        "lint.toml",
+        "[[overrides]]\npaths = [\"uploads/entitle*.csv\"]\nformat = \"employees\"\n",
+    );
+    let out = stdout_of(
+        bdxlint().current_dir(dir.path()).args([
+            "check",
+            "--config",
+            "ci/lint.toml",
+            "--output-format",
+            "json",
+            "uploads/entitlements.csv",
+        ]),
+        1,
+    );
+    assert_eq!(json(out.as_bytes())["files"][0]["format"], "entitlements");
+    let out = stdout_of(
+        bdxlint().current_dir(dir.path()).args([
+            "check",
+            "--config",
+            "lint.toml",
+            "--output-format",
+            "json",
+            "uploads/entitlements.csv",
+        ]),
+        1,
+    );
+    let doc = json(out.as_bytes());
+    assert_eq!(doc["files"][0]["format"], "employees");
+}
+
+#[test]
+fn baselines_survive_re_sorted_rows_and_report_new_and_fixed_findings() {
+    let dir = project(None);
+    let run = |args: &[&str]| {
+        let mut c = bdxlint();
+        c.current_dir(dir.path())
+            .args(["check", "--output-format", "concise"])
+            .args(args)
+            .arg("uploads");
+        c
+    };
+    run(&["--write-baseline", "base.json"])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr(predicate::str::contains("recorded 6 findings in base.json"));
+    let base: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("base.json")).expect("written"),
+    )
+    .expect("JSON");
+    assert_eq!(base["version"], 1);
+    assert_eq!(base["findings"].as_array().map(Vec::len), Some(6));
+    assert_eq!(base["findings"][0]["path"], "uploads/employees.csv");
+    run(&["--baseline", "base.json"])
+        .assert()
+        .code(0)
+        .stdout("");
+
+    // Re-sort the employee rows: every finding moves to another line and is
+    // still recognised.
+    let emp = dir.path().join("uploads/employees.csv");
+    let text = std::fs::read_to_string(&emp).expect("read");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines[1..].reverse();
+    std::fs::write(&emp, lines.join("\n") + "\n").expect("write");
+    run(&["--baseline", "base.json"])
+        .assert()
+        .code(0)
+        .stdout("");
+
+    // Fix one finding and make a new one in the same cell: one new finding
+    // reported, one entry no longer matches (and the fixed TRUE is another).
+    let text = std::fs::read_to_string(&emp).expect("read");
+    std::fs::write(&emp, text.replace("2024-03-07", "2024-03-08")).expect("write");
+    let ent = dir.path().join("uploads/entitlements.csv");
+    let text = std::fs::read_to_string(&ent).expect("read");
+    std::fs::write(&ent, text.replace("TRUE", "true")).expect("write");
+    run(&["--baseline", "base.json"])
+        .assert()
+        .code(1)
+        .stdout(
+            "uploads/employees.csv:3:70: C004 [error] `2024-03-08` is not MM/DD/YYYY (e.g. 03/07/2024)\n",
+        )
+        .stderr(predicate::str::contains("2 baseline entries no longer match"));
+    let out = stdout_of(
+        bdxlint().current_dir(dir.path()).args([
+            "check",
+            "--color",
+            "never",
+            "--baseline",
+            "base.json",
+            "uploads",
+        ]),
+        1,
+    );
+    assert!(
+        out.ends_with("1 error, 0 warnings, 0 infos in 2 files; 4 findings in the baseline; 2 baseline entries no longer match (rewrite it with --write-baseline)\n"),
+        "{out}"
+    );
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--baseline", "missing.json", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("baseline missing.json"));
+}

@@ -2,7 +2,7 @@
 //! snippet captured while checking (the file itself is not kept), then a
 //! one-line summary.
 
-use super::{plural, Failure, Summary};
+use super::{summary_line, Summary};
 use crate::check::FileReport;
 use crate::diagnostic::{Diagnostic, Severity, Snippet};
 use miette::{
@@ -136,7 +136,7 @@ impl miette::Diagnostic for Finding<'_> {
 pub(super) fn render(
     out: &mut dyn Write,
     reports: &[FileReport],
-    failures: &[Failure],
+    summary: &Summary,
     opts: &HumanOptions,
 ) -> io::Result<()> {
     let theme = match (opts.unicode, opts.color) {
@@ -171,17 +171,5 @@ pub(super) fn render(
             writeln!(out)?;
         }
     }
-    let s = Summary::of(reports, failures);
-    let checked = s.files - s.failures;
-    let mut line = format!(
-        "{}, {}, {} in {}",
-        plural(s.errors, "error"),
-        plural(s.warnings, "warning"),
-        plural(s.infos, "info"),
-        plural(checked, "file"),
-    );
-    if s.failures > 0 {
-        line.push_str(&format!("; {} not checked", plural(s.failures, "file")));
-    }
-    writeln!(out, "{line}")
+    writeln!(out, "{}", summary_line(summary))
 }

@@ -29,7 +29,7 @@ struct File<'a> {
 }
 
 #[derive(Serialize)]
-struct Diag<'a> {
+pub(super) struct Diag<'a> {
     code: &'a str,
     name: &'a str,
     severity: &'a str,
@@ -67,9 +67,22 @@ struct JsonSummary {
     infos: usize,
     /// Files that could not be checked (I/O or detection failures).
     unreadable: usize,
+    /// Findings counted but not listed (`--max-diagnostics`); absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    hidden: usize,
+    /// Findings left out because the baseline records them; absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    baselined: usize,
+    /// Baseline entries that no longer occur; absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    stale_baseline: usize,
 }
 
-fn diag<'a>(d: &'a Diagnostic, member: Option<&'a str>) -> Diag<'a> {
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+pub(super) fn diag<'a>(d: &'a Diagnostic, member: Option<&'a str>) -> Diag<'a> {
     Diag {
         code: d.rule.code,
         name: d.rule.name,
@@ -100,8 +113,8 @@ pub(super) fn render(
     out: &mut dyn Write,
     reports: &[FileReport],
     failures: &[Failure],
+    s: &Summary,
 ) -> io::Result<()> {
-    let s = Summary::of(reports, failures);
     let mut files: Vec<File<'_>> = reports
         .iter()
         .map(|r| File {
@@ -132,6 +145,9 @@ pub(super) fn render(
             warnings: s.warnings,
             infos: s.infos,
             unreadable: s.failures,
+            hidden: s.hidden,
+            baselined: s.baselined,
+            stale_baseline: s.stale_baseline,
         },
     };
     serde_json::to_writer(&mut *out, &doc)?;

@@ -3,17 +3,27 @@
 //! write into any `io::Write` the binary hands them.
 
 mod concise;
+pub mod fingerprint;
+mod github;
+mod gitlab;
 mod human;
 mod json;
+mod jsonl;
+mod junit;
+pub mod position;
+mod rdjsonl;
+mod sarif;
 
 use crate::check::FileReport;
 use crate::diagnostic::Severity;
 use std::io::{self, Write};
 
 pub use human::HumanOptions;
+pub use sarif::uri;
 
 /// The output formats of `--output-format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum OutputFormat {
     /// Source snippets with a caret under the offending cell (miette).
     Human,
@@ -21,6 +31,29 @@ pub enum OutputFormat {
     Concise,
     /// One JSON document (the stable contract documented in the README).
     Json,
+    /// One JSON object per finding per line (the `json` diagnostic plus `path`).
+    Jsonl,
+    /// SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// GitHub Actions `::error` workflow commands (annotations).
+    Github,
+    /// GitLab Code Quality report (JSON array).
+    Gitlab,
+    /// JUnit XML: a testsuite per file, a testcase per finding.
+    Junit,
+    /// reviewdog diagnostic JSON lines (`reviewdog -f=rdjsonl`).
+    Rdjsonl,
+}
+
+impl OutputFormat {
+    /// Whether the renderer needs the snippets captured while checking (for
+    /// source lines, end columns or fingerprints).
+    pub fn needs_snippets(self) -> bool {
+        !matches!(
+            self,
+            OutputFormat::Concise | OutputFormat::Json | OutputFormat::Jsonl
+        )
+    }
 }
 
 /// A file that could not be checked at all, and why.
@@ -38,6 +71,13 @@ pub struct Summary {
     pub warnings: usize,
     pub infos: usize,
     pub failures: usize,
+    /// Findings counted above but not printed (`--max-diagnostics`).
+    pub hidden: usize,
+    /// Findings left out because the baseline records them (not counted
+    /// above).
+    pub baselined: usize,
+    /// Baseline entries, for the files of this run, that no longer occur.
+    pub stale_baseline: usize,
 }
 
 impl Summary {
@@ -60,18 +100,92 @@ impl Summary {
 
 /// Renders a whole run. `failures` are also reported on stderr by the
 /// binary; machine formats carry them so a consumer sees every file.
+/// `summary` is passed in rather than recounted: it may count findings the
+/// caller chose not to print (`hidden`).
 pub fn render(
     out: &mut dyn Write,
     format: OutputFormat,
     reports: &[FileReport],
     failures: &[Failure],
+    summary: &Summary,
     human: &HumanOptions,
 ) -> io::Result<()> {
     match format {
-        OutputFormat::Human => human::render(out, reports, failures, human),
+        OutputFormat::Human => human::render(out, reports, summary, human),
         OutputFormat::Concise => concise::render(out, reports),
-        OutputFormat::Json => json::render(out, reports, failures),
+        OutputFormat::Json => json::render(out, reports, failures, summary),
+        OutputFormat::Jsonl => jsonl::render(out, reports, failures),
+        OutputFormat::Sarif => sarif::render(out, reports, failures),
+        OutputFormat::Github => github::render(out, reports, failures),
+        OutputFormat::Gitlab => gitlab::render(out, reports, failures),
+        OutputFormat::Junit => junit::render(out, reports, failures),
+        OutputFormat::Rdjsonl => rdjsonl::render(out, reports, failures),
     }
+}
+
+/// The one-line summary the human report ends with (also printed alone by
+/// `--quiet`).
+pub fn summary_line(s: &Summary) -> String {
+    let checked = s.files - s.failures;
+    let mut line = format!(
+        "{}, {}, {} in {}",
+        plural(s.errors, "error"),
+        plural(s.warnings, "warning"),
+        plural(s.infos, "info"),
+        plural(checked, "file"),
+    );
+    if s.failures > 0 {
+        line.push_str(&format!("; {} not checked", plural(s.failures, "file")));
+    }
+    if s.hidden > 0 {
+        line.push_str(&format!(
+            "; {} not shown (--max-diagnostics)",
+            plural(s.hidden, "finding")
+        ));
+    }
+    if s.baselined > 0 {
+        line.push_str(&format!(
+            "; {} in the baseline",
+            plural(s.baselined, "finding")
+        ));
+    }
+    if s.stale_baseline > 0 {
+        line.push_str(&format!(
+            "; {} no longer {} (rewrite it with --write-baseline)",
+            if s.stale_baseline == 1 {
+                "1 baseline entry".to_owned()
+            } else {
+                format!("{} baseline entries", s.stale_baseline)
+            },
+            if s.stale_baseline == 1 {
+                "matches"
+            } else {
+                "match"
+            }
+        ));
+    }
+    line
+}
+
+/// Findings per rule, most frequent first (then by code), for
+/// `--statistics`.
+pub fn statistics(reports: &[FileReport]) -> Vec<(&'static crate::rules::Rule, Severity, usize)> {
+    let mut counts: std::collections::BTreeMap<
+        (&'static str, Severity),
+        (&'static crate::rules::Rule, usize),
+    > = std::collections::BTreeMap::new();
+    for d in reports.iter().flat_map(|r| &r.diagnostics) {
+        counts
+            .entry((d.rule.code, d.severity))
+            .or_insert((d.rule, 0))
+            .1 += 1;
+    }
+    let mut v: Vec<_> = counts
+        .into_iter()
+        .map(|((_, sev), (rule, n))| (rule, sev, n))
+        .collect();
+    v.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.code.cmp(b.0.code)));
+    v
 }
 
 fn plural(n: usize, word: &str) -> String {

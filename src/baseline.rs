@@ -1,0 +1,162 @@
+//! Baselines: adopt bdxlint on an existing export without fixing every old
+//! finding first. `--write-baseline FILE` records the current findings;
+//! `--baseline FILE` then reports only findings not recorded, and counts
+//! the recorded ones that no longer occur (fixed, so the baseline can be
+//! rewritten smaller).
+//!
+//! A finding is recorded by path, rule code, column and the content hash of
+//! [`crate::report::fingerprint`] (rule, path, column and the offending
+//! cell's text), never by line number: exports re-sort rows, and a baseline keyed by
+//! lines would report every finding as new after a sort. Equal cells
+//! with the same finding share a hash, so each entry has a `count`; a run
+//! with more of them than recorded reports the extra ones.
+//!
+//! Paths are recorded as given on the command line (forward slashes, no
+//! leading `./`): run bdxlint from the same directory when writing and
+//! reading a baseline, as CI does.
+
+use crate::check::FileReport;
+use crate::report::{fingerprint, uri};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashSet};
+use std::fmt;
+use std::path::Path;
+
+/// The baseline file.
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    pub version: u32,
+    pub findings: Vec<Entry>,
+}
+
+/// Recorded findings that share a key.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub path: String,
+    pub code: String,
+    pub column: Option<String>,
+    /// 16 hex digits of the content hash.
+    pub fingerprint: String,
+    pub count: u32,
+    /// The first finding's message, for people reading the file; not
+    /// compared.
+    pub message: String,
+}
+
+type Key = (String, String, Option<String>, String);
+
+/// A baseline that cannot be read or written.
+#[derive(Debug)]
+pub struct BaselineError(pub String);
+
+impl fmt::Display for BaselineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BaselineError {}
+
+fn key_of(path: &str, d: &crate::diagnostic::Diagnostic) -> Key {
+    (
+        uri(path),
+        d.rule.code.to_owned(),
+        d.column.as_deref().map(str::to_owned),
+        format!("{:016x}", fingerprint::content_hash(path, d)),
+    )
+}
+
+/// What applying a baseline did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Outcome {
+    /// Findings dropped because the baseline records them.
+    pub matched: usize,
+    /// Recorded findings, in the files of this run, that did not occur.
+    pub stale: usize,
+}
+
+impl Baseline {
+    /// Records every finding of `reports`, sorted so the file diffs well.
+    pub fn record(reports: &[FileReport]) -> Baseline {
+        let mut map: BTreeMap<Key, (u32, String)> = BTreeMap::new();
+        for r in reports {
+            for d in &r.diagnostics {
+                map.entry(key_of(&r.path, d))
+                    .or_insert((0, d.message.clone()))
+                    .0 += 1;
+            }
+        }
+        Baseline {
+            version: 1,
+            findings: map
+                .into_iter()
+                .map(
+                    |((path, code, column, fingerprint), (count, message))| Entry {
+                        path,
+                        code,
+                        column,
+                        fingerprint,
+                        count,
+                        message,
+                    },
+                )
+                .collect(),
+        }
+    }
+
+    pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
+        let at = |e: String| BaselineError(format!("baseline {}: {e}", path.display()));
+        let text = std::fs::read_to_string(path).map_err(|e| at(e.to_string()))?;
+        let b: Baseline = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
+        if b.version != 1 {
+            return Err(at(format!("version {} is not 1", b.version)));
+        }
+        Ok(b)
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
+        let at = |e: String| BaselineError(format!("baseline {}: {e}", path.display()));
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| at(e.to_string()))?;
+        text.push('\n');
+        std::fs::write(path, text).map_err(|e| at(e.to_string()))
+    }
+
+    /// Drops the recorded findings from `reports`, in file order.
+    pub fn apply(&self, reports: &mut [FileReport]) -> Outcome {
+        let mut left: BTreeMap<Key, u32> = BTreeMap::new();
+        for e in &self.findings {
+            *left
+                .entry((
+                    e.path.clone(),
+                    e.code.clone(),
+                    e.column.clone(),
+                    e.fingerprint.clone(),
+                ))
+                .or_insert(0) += e.count;
+        }
+        let mut out = Outcome::default();
+        let checked: HashSet<String> = reports.iter().map(|r| uri(&r.path)).collect();
+        for r in reports.iter_mut() {
+            let path = r.path.clone();
+            r.diagnostics
+                .retain(|d| match left.get_mut(&key_of(&path, d)) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        out.matched += 1;
+                        false
+                    }
+                    _ => true,
+                });
+        }
+        // Entries of files not checked in this run are not stale: the run
+        // may cover only some files (pre-commit passes the changed ones).
+        out.stale = left
+            .iter()
+            .filter(|((p, ..), _)| checked.contains(p))
+            .map(|(_, &n)| n as usize)
+            .sum();
+        out
+    }
+}

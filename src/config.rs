@@ -1,0 +1,323 @@
+//! `bdxlint.toml`: the settings of `check`, kept in the repository.
+//!
+//! Found by walking up from the working directory (`bdxlint.toml`, then
+//! `.bdxlint.toml`, in each directory; the nearest wins), or named with
+//! `--config FILE`. Every key is checked: an unknown key is an error naming
+//! it and its line and column (serde `deny_unknown_fields`, located by the
+//! `toml` parser), because a misspelt `ignore` that silently does nothing is
+//! worse than a failed run. Command-line flags override the file.
+//!
+//! ```toml
+//! select = ["C", "H", "Q"]            # codes, code prefixes, names, ALL
+//! ignore = ["X005"]
+//! fail-on = "error"                   # or "warning"
+//! output-format = "concise"
+//! max-diagnostics = 50
+//! [severity]
+//! C015 = "off"                        # off | info | warning | error
+//!
+//! [[overrides]]                       # globs relative to this file's directory
+//! paths = ["exports/legacy_*.csv"]
+//! format = "entitlements"
+//! ignore = ["H003"]
+//! ```
+
+use crate::filter::{self, Level, RuleFilter};
+use crate::report::OutputFormat;
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+/// The file names looked for, in order, in each directory.
+pub const FILE_NAMES: [&str; 2] = ["bdxlint.toml", ".bdxlint.toml"];
+
+/// `fail-on`: the lowest severity that fails a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum FailOn {
+    Error,
+    Warning,
+}
+
+/// The file as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct Raw {
+    select: Option<Vec<String>>,
+    #[serde(default)]
+    ignore: Vec<String>,
+    #[serde(default)]
+    severity: BTreeMap<String, Level>,
+    fail_on: Option<FailOn>,
+    output_format: Option<OutputFormat>,
+    max_diagnostics: Option<usize>,
+    #[serde(default)]
+    overrides: Vec<RawOverride>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawOverride {
+    paths: Vec<String>,
+    format: Option<String>,
+    #[serde(default)]
+    ignore: Vec<String>,
+    #[serde(default)]
+    severity: BTreeMap<String, Level>,
+}
+
+/// A loaded, checked configuration.
+#[derive(Debug)]
+pub struct Config {
+    /// The file it came from.
+    pub path: PathBuf,
+    /// Its directory: override globs are relative to it.
+    pub root: PathBuf,
+    /// `select`, when the file sets it.
+    pub select: Option<Vec<String>>,
+    pub ignore: Vec<String>,
+    /// Ordered from least to most specific selector, so `C = "warning"`
+    /// and `C004 = "off"` mean what they say in either order.
+    pub severity: Vec<(String, Level)>,
+    pub fail_on: Option<FailOn>,
+    pub output_format: Option<OutputFormat>,
+    pub max_diagnostics: Option<usize>,
+    pub overrides: Vec<Override>,
+}
+
+/// `[[overrides]]`: settings for the files matching `paths`.
+#[derive(Debug)]
+pub struct Override {
+    pub globs: GlobSet,
+    pub format: Option<String>,
+    pub ignore: Vec<String>,
+    pub severity: Vec<(String, Level)>,
+}
+
+/// A configuration that cannot be used; the message names the file (and,
+/// for a parse error, the line, column and key).
+#[derive(Debug)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// Orders a severity map from least to most specific selector (`ALL`, then
+/// shorter codes), so the more specific one is applied last and wins.
+fn ordered(map: BTreeMap<String, Level>) -> Vec<(String, Level)> {
+    let mut v: Vec<(String, Level)> = map.into_iter().collect();
+    v.sort_by_key(|(s, _)| (!s.eq_ignore_ascii_case("all"), s.len()));
+    v
+}
+
+impl Config {
+    /// Finds the nearest config file at or above `dir`.
+    pub fn discover(dir: &Path) -> Option<PathBuf> {
+        dir.ancestors()
+            .flat_map(|d| FILE_NAMES.iter().map(move |n| d.join(n)))
+            .find(|p| p.is_file())
+    }
+
+    /// Reads and checks the file at `path`.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        Config::parse(&text, path)
+    }
+
+    /// Parses and checks config text; `path` names it in errors and anchors
+    /// the override globs.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let at = |msg: String| ConfigError(format!("{}: {msg}", path.display()));
+        // toml's message already says "TOML parse error at line L, column C"
+        // and quotes the line with a caret under the unknown key.
+        let raw: Raw = toml::from_str(text).map_err(|e| at(e.to_string().trim_end().to_owned()))?;
+        let check =
+            |sel: &str, key: &str| filter::validate(sel).map_err(|e| at(format!("{key}: {e}")));
+        for s in raw.select.iter().flatten() {
+            check(s, "select")?;
+        }
+        for s in &raw.ignore {
+            check(s, "ignore")?;
+        }
+        for s in raw.severity.keys() {
+            check(s, "severity")?;
+        }
+        let root = path
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let mut overrides = Vec::new();
+        for (i, o) in raw.overrides.into_iter().enumerate() {
+            let key = format!("overrides[{i}]");
+            if o.paths.is_empty() {
+                return Err(at(format!("{key}.paths: give at least one glob")));
+            }
+            let mut set = GlobSetBuilder::new();
+            for g in &o.paths {
+                set.add(Glob::new(g).map_err(|e| at(format!("{key}.paths: {e}")))?);
+            }
+            if let Some(f) = &o.format {
+                if !crate::schema::format_names().any(|n| n == f) {
+                    return Err(at(format!(
+                        "{key}.format: no format {f:?}; `bdxlint formats` lists them"
+                    )));
+                }
+            }
+            for s in &o.ignore {
+                check(s, &format!("{key}.ignore"))?;
+            }
+            for s in o.severity.keys() {
+                check(s, &format!("{key}.severity"))?;
+            }
+            overrides.push(Override {
+                globs: set.build().map_err(|e| at(format!("{key}.paths: {e}")))?,
+                format: o.format,
+                ignore: o.ignore,
+                severity: ordered(o.severity),
+            });
+        }
+        Ok(Config {
+            path: path.to_path_buf(),
+            root,
+            select: raw.select,
+            ignore: raw.ignore,
+            severity: ordered(raw.severity),
+            fail_on: raw.fail_on,
+            output_format: raw.output_format,
+            max_diagnostics: raw.max_diagnostics,
+            overrides,
+        })
+    }
+
+    /// The overrides that apply to `file` (as given on the command line,
+    /// relative to `cwd` unless absolute), in file order.
+    pub fn overrides_for<'a>(&'a self, file: &Path, cwd: &Path) -> Vec<&'a Override> {
+        let Some(rel) = relative(file, cwd, &self.root) else {
+            return Vec::new();
+        };
+        self.overrides
+            .iter()
+            .filter(|o| o.globs.is_match(&rel))
+            .collect()
+    }
+}
+
+/// `file` relative to `root`, lexically (`.` dropped, `..` resolved), or
+/// `None` when it lies outside `root`.
+fn relative(file: &Path, cwd: &Path, root: &Path) -> Option<PathBuf> {
+    fn clean(p: &Path) -> PathBuf {
+        let mut out = PathBuf::new();
+        for c in p.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    out.pop();
+                }
+                c => out.push(c),
+            }
+        }
+        out
+    }
+    let abs = clean(&cwd.join(file));
+    let root = clean(&cwd.join(root));
+    abs.strip_prefix(&root).ok().map(Path::to_path_buf)
+}
+
+/// The rule filter for one file: `base` (the config's top level) plus the
+/// overrides that match the file, then `cli_severity` last, so that the
+/// command line wins over the file and an override over the top level.
+pub fn filter_for(
+    base: &RuleFilter,
+    overrides: &[&Override],
+    cli_severity: &[(String, Level)],
+) -> RuleFilter {
+    let mut f = base.clone();
+    for o in overrides {
+        f.ignore.extend(o.ignore.iter().cloned());
+        f.severity.extend(o.severity.iter().cloned());
+    }
+    f.severity.extend(cli_severity.iter().cloned());
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, String> {
+        Config::parse(text, Path::new("/repo/bdxlint.toml")).map_err(|e| e.0)
+    }
+
+    #[test]
+    fn reads_every_key() {
+        let c = parse(
+            r#"
+select = ["C", "H"]
+ignore = ["X005"]
+fail-on = "warning"
+output-format = "sarif"
+max-diagnostics = 5
+[severity]
+C004 = "off"
+C = "warning"
+[[overrides]]
+paths = ["exports/legacy_*.csv"]
+format = "entitlements"
+ignore = ["H003"]
+"#,
+        )
+        .expect("valid");
+        assert_eq!(c.select, Some(vec!["C".to_owned(), "H".to_owned()]));
+        assert_eq!(c.fail_on, Some(FailOn::Warning));
+        assert_eq!(c.output_format, Some(OutputFormat::Sarif));
+        assert_eq!(c.max_diagnostics, Some(5));
+        assert_eq!(
+            c.severity,
+            [
+                ("C".to_owned(), Level::Warning),
+                ("C004".to_owned(), Level::Off)
+            ]
+        );
+        let cwd = Path::new("/repo/exports");
+        assert_eq!(c.overrides_for(Path::new("legacy_1.csv"), cwd).len(), 1);
+        assert_eq!(c.overrides_for(Path::new("./legacy_1.csv"), cwd).len(), 1);
+        assert_eq!(c.overrides_for(Path::new("new.csv"), cwd).len(), 0);
+        assert_eq!(
+            c.overrides_for(Path::new("/elsewhere/legacy_1.csv"), cwd)
+                .len(),
+            0
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_with_their_place() {
+        let e = parse("select = [\"C\"]\nignores = [\"X005\"]\n").expect_err("unknown key");
+        assert!(e.starts_with("/repo/bdxlint.toml: "), "{e}");
+        assert!(e.contains("line 2, column 1"), "{e}");
+        assert!(e.contains("unknown field `ignores`"), "{e}");
+        let e = parse("[[overrides]]\npaths = [\"a\"]\nformats = \"x\"\n").expect_err("nested");
+        assert!(
+            e.contains("line 3") && e.contains("unknown field `formats`"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn values_are_checked() {
+        assert!(parse("select = [\"Z9\"]")
+            .expect_err("rule")
+            .contains("select: \"Z9\" names no rule"));
+        assert!(parse("[severity]\nC004 = \"fatal\"").is_err());
+        assert!(parse("fail-on = \"info\"").is_err());
+        let e = parse("[[overrides]]\npaths = [\"a\"]\nformat = \"nope\"").expect_err("format");
+        assert!(e.contains("overrides[0].format: no format \"nope\""), "{e}");
+        assert!(parse("[[overrides]]\npaths = [\"a[\"]").is_err());
+    }
+}

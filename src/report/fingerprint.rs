@@ -1,0 +1,50 @@
+//! Fingerprints: a finding's identity that survives re-sorted rows and
+//! edits elsewhere in the file, for SARIF `partialFingerprints`, GitLab's
+//! `fingerprint` and baselines.
+//!
+//! The hash covers the rule code, the path, the column name and the text of
+//! the offending span (the cell; the whole record for row findings), never
+//! the line number: exports re-sort rows. The cell rather than the whole
+//! row, so that fixing one cell of a row leaves the row's other findings
+//! recognised. Equal cells with the same finding get the same hash, so
+//! renderers that need uniqueness append an occurrence number
+//! (`<hash>:<n>`, n from 1 in file order), as GitHub's
+//! `primaryLocationLineHash` does, and baselines count them.
+
+use super::position;
+use crate::diagnostic::Diagnostic;
+use std::collections::HashMap;
+
+/// The content hash of one finding in the file `path`.
+pub fn content_hash(path: &str, d: &Diagnostic) -> u64 {
+    let mut buf = Vec::with_capacity(128);
+    for part in [
+        d.rule.code,
+        path,
+        d.column.as_deref().unwrap_or(""),
+        // The binary captures snippets whenever fingerprints are needed;
+        // without one (library use) the message, which quotes the cell,
+        // stands in for it.
+        position::span_text(d).unwrap_or(&d.message),
+    ] {
+        buf.extend_from_slice(part.as_bytes());
+        // A separator byte that cannot occur in UTF-8 text keeps
+        // ("ab","c") and ("a","bc") apart.
+        buf.push(0xFF);
+    }
+    xxhash_rust::xxh3::xxh3_64(&buf)
+}
+
+/// Unique fingerprints for a file's findings, in order: `<hash>:<n>`.
+pub fn numbered(path: &str, diagnostics: &[Diagnostic]) -> Vec<String> {
+    let mut seen: HashMap<u64, u32> = HashMap::new();
+    diagnostics
+        .iter()
+        .map(|d| {
+            let h = content_hash(path, d);
+            let n = seen.entry(h).or_insert(0);
+            *n += 1;
+            format!("{h:016x}:{n}")
+        })
+        .collect()
+}

@@ -1,0 +1,84 @@
+//! GitHub Actions workflow commands: one `::error`/`::warning`/`::notice`
+//! line per finding, which the runner turns into annotations on the diff.
+//!
+//! Escaping follows `@actions/core` (`escapeData`, `escapeProperty`):
+//! `%`, CR and LF in the message; those plus `:` and `,` in properties.
+//! GitHub shows only the first 10 errors and 10 warnings of a step (50 per
+//! job), so large runs should upload SARIF instead.
+
+use super::{position, Failure};
+use crate::check::FileReport;
+use crate::diagnostic::Severity;
+use std::io::{self, Write};
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+fn command(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "notice",
+    }
+}
+
+pub(super) fn render(
+    out: &mut dyn Write,
+    reports: &[FileReport],
+    failures: &[Failure],
+) -> io::Result<()> {
+    for r in reports {
+        let file = escape_property(&super::sarif::uri(&r.location()));
+        for d in &r.diagnostics {
+            let g = position::region(d);
+            let mut props = format!("file={file},line={}", g.start_line);
+            if g.end_line != g.start_line {
+                props.push_str(&format!(",endLine={}", g.end_line));
+            }
+            props.push_str(&format!(",col={}", g.start_col));
+            // GitHub reads `endColumn` only on single-line annotations.
+            if g.end_line == g.start_line && g.end_col > g.start_col {
+                props.push_str(&format!(",endColumn={}", g.end_col));
+            }
+            let title = escape_property(&format!("{} {}", d.rule.code, d.rule.name));
+            let mut message = d.message.clone();
+            if let Some(h) = &d.help {
+                message.push_str("\nhelp: ");
+                message.push_str(h);
+            }
+            writeln!(
+                out,
+                "::{} {props},title={title}::{}",
+                command(d.severity),
+                escape_data(&message)
+            )?;
+        }
+    }
+    for f in failures {
+        writeln!(
+            out,
+            "::error file={},title=bdxlint::{}",
+            escape_property(&super::sarif::uri(&f.path)),
+            escape_data(&f.reason)
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_like_the_actions_toolkit() {
+        assert_eq!(escape_data("100%\r\na:b,c"), "100%25%0D%0Aa:b,c");
+        assert_eq!(escape_property("100%\r\na:b,c"), "100%25%0D%0Aa%3Ab%2Cc");
+    }
+}
