@@ -165,19 +165,7 @@ pub fn is_bundle_path(path: &Path, forced: Option<&str>) -> bool {
 }
 
 fn archive_diag(rule: &'static Rule, message: String, help: &str) -> Diagnostic {
-    Diagnostic {
-        rule,
-        severity: rule.severity,
-        message,
-        help: Some(help.into()),
-        line: 1,
-        col: 1,
-        column: None,
-        span: 0..0,
-        related: Vec::new(),
-        snippet: None,
-        once_per_file: false,
-    }
+    crate::check::file_diag(rule, 0..0, message, help)
 }
 
 /// Checks a ZIP bundle on disk. The first report is the archive's own

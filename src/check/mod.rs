@@ -374,7 +374,13 @@ fn wide_encoding(data: &[u8]) -> Option<&'static str> {
     None
 }
 
-fn file_diag(rule: &'static Rule, span: Range<u64>, message: String, help: &str) -> Diagnostic {
+/// A finding about a whole file (line 1, column 1, no cell).
+pub(crate) fn file_diag(
+    rule: &'static Rule,
+    span: Range<u64>,
+    message: String,
+    help: &str,
+) -> Diagnostic {
     Diagnostic {
         rule,
         severity: rule.severity,

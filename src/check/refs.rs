@@ -218,20 +218,12 @@ pub fn check_references<R: Read>(
         },
     )?;
     if unchecked || (src.bundle.is_none() && src.external.is_none()) {
-        diags.push(Diagnostic {
-            rule: &rules::REFERENCES_UNCHECKED,
-            severity: Severity::Info,
-            message: "the Source IDs of this relations file were not checked against any entities"
-                .into(),
-            help: Some("pass the entities export they point at with `--entities FILE`".into()),
-            line: 1,
-            col: 1,
-            column: None,
-            span: 0..0,
-            related: Vec::new(),
-            snippet: None,
-            once_per_file: false,
-        });
+        diags.push(super::file_diag(
+            &rules::REFERENCES_UNCHECKED,
+            0..0,
+            "the Source IDs of this relations file were not checked against any entities".into(),
+            "pass the entities export they point at with `--entities FILE`",
+        ));
     }
     diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Ok(diags)
