@@ -510,7 +510,7 @@ fn check_chunk(plan: &Plan, cross: &CrossPlan, chunk: &Chunk, snippets: bool) ->
     let mut rec = Record::default();
     let mut records = 0;
     let mut endings = Endings::default();
-    let mut cells = row::Cells::default();
+    let mut cells = row::Cells::for_chunk(data);
     let mut events = cross::Events::default();
     while scanner.next_record(&mut rec) {
         records += 1;

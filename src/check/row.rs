@@ -31,6 +31,8 @@ pub struct Plan {
 /// Decoded cells of the current record, reused across records.
 #[derive(Default)]
 pub(crate) struct Cells<'a> {
+    /// The whole chunk, when it is valid UTF-8 (checked once per chunk).
+    text: Option<&'a str>,
     /// `None` when the cell is not valid UTF-8.
     values: Vec<Option<Cow<'a, str>>>,
     filled: Vec<bool>,
@@ -44,7 +46,16 @@ struct JsonScratch {
     findings: grammar::Findings,
 }
 
-impl Cells<'_> {
+impl<'a> Cells<'a> {
+    /// Cells for records of `data`, which is validated as UTF-8 once here
+    /// rather than cell by cell.
+    pub(crate) fn for_chunk(data: &'a [u8]) -> Self {
+        Cells {
+            text: std::str::from_utf8(data).ok(),
+            ..Cells::default()
+        }
+    }
+
     /// The decoded (unescaped, untrimmed) text of field `i`; `None` when it
     /// is not valid UTF-8.
     pub(crate) fn value(&self, i: usize) -> Option<&str> {
@@ -199,11 +210,17 @@ impl Plan {
         for (i, f) in rec.fields.iter().enumerate() {
             let (a, b) = f.content();
             let bytes = &data[a..b];
+            // A chunk that is valid UTF-8 as a whole has valid cells (they
+            // are cut at ASCII bytes), so the usual cell costs a slice.
+            let text = match cells.text {
+                Some(t) => t.get(a..b).ok_or(()),
+                None => std::str::from_utf8(bytes).map_err(drop),
+            };
             // "Empty" means what trimming means everywhere else: no
             // character but (Unicode) whitespace, so an NBSP-only cell is empty.
-            let (value, filled) = match std::str::from_utf8(bytes) {
-                Ok(s) => (Some(unescape(s, f.escapes)), !s.trim().is_empty()),
-                Err(_) => {
+            let (value, filled) = match text {
+                Ok(s) => (Some(unescape(s, f.escapes)), shapes::is_filled(s)),
+                Err(()) => {
                     report_utf8(data, a, b, f, self.name(i), emit);
                     (None, true)
                 }
@@ -330,9 +347,13 @@ impl Plan {
             return;
         }
         let sev = col.severity;
-        let trimmed = value.trim();
+        let trimmed = shapes::trim(value);
         // Where `trimmed` starts within the unescaped value.
-        let lead = value.len() - value.trim_start().len();
+        let lead = if trimmed.len() == value.len() {
+            0
+        } else {
+            value.len() - value.trim_start().len()
+        };
         // JSON ignores whitespace around values (pretty-printed cells end in
         // a newline); every other shape is read as the exact text.
         let json = matches!(col.shape, Shape::Json(_));
