@@ -13,6 +13,50 @@
 
 use memchr::{memchr2, memchr3};
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+
+/// High bit set in exactly the bytes of `word` that equal `byte`.
+#[inline]
+fn equal_bytes(word: u64, byte: u8) -> u64 {
+    let t = word ^ (ONES * byte as u64);
+    // A byte's high bit survives only when all its bits are 0; the add
+    // cannot carry across bytes.
+    !(((t & LOWS).wrapping_add(LOWS)) | t | LOWS)
+}
+
+/// One bit per byte of `block` (at most 64 bytes): set for `,`, `\n`, `"`.
+/// Eight bytes at a time (SWAR), safe and portable: the scanner asks for the
+/// next structural byte about once per cell, and most cells are a few bytes
+/// long, where a vector search's setup costs more than the search.
+#[inline]
+pub(crate) fn structural_mask(block: &[u8]) -> u64 {
+    let word_mask = |word: u64| {
+        let m = equal_bytes(word, b',') | equal_bytes(word, b'\n') | equal_bytes(word, b'"');
+        // Gather the eight high bits into one byte (bit i = byte i).
+        ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
+    };
+    let mut mask = 0;
+    let mut words = block.chunks_exact(8);
+    let mut k = 0;
+    for w in &mut words {
+        let mut le = [0u8; 8];
+        le.copy_from_slice(w);
+        mask |= word_mask(u64::from_le_bytes(le)) << k;
+        k += 8;
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        // Zero padding is not structural.
+        let mut le = [0u8; 8];
+        for (d, s) in le.iter_mut().zip(rest) {
+            *d = *s;
+        }
+        mask |= word_mask(u64::from_le_bytes(le)) << k;
+    }
+    mask
+}
+
 /// Where a field's bytes are, relative to the scanned buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FieldSpan {
@@ -88,6 +132,11 @@ pub struct Scanner<'a> {
     pos: usize,
     line: u64,
     line_start: usize,
+    /// The structural bytes of `buf[window..window + window_len]`, one bit
+    /// per byte ([`structural_mask`]).
+    mask: u64,
+    window: usize,
+    window_len: usize,
 }
 
 impl<'a> Scanner<'a> {
@@ -99,7 +148,51 @@ impl<'a> Scanner<'a> {
             pos,
             line,
             line_start: pos,
+            mask: 0,
+            window: 0,
+            window_len: 0,
         }
+    }
+
+    /// The first `,`, `\n` or `"` at or after `from`.
+    #[inline(always)]
+    fn next_special(&mut self, mut from: usize) -> Option<usize> {
+        loop {
+            let off = from.wrapping_sub(self.window);
+            if off < self.window_len {
+                let m = self.mask >> off;
+                if m != 0 {
+                    return Some(from + m.trailing_zeros() as usize);
+                }
+                from = self.window + self.window_len;
+            }
+            from = self.fill(from)?;
+        }
+    }
+
+    /// Loads the window at `from`, or at the next structural byte when the
+    /// 64 bytes from `from` hold none (a long cell: memchr jumps it).
+    /// Returns the window's start; `None` when no structural byte is left.
+    /// Kept out of line so that the common path of `next_special` stays a
+    /// few instructions inside its callers.
+    #[inline(never)]
+    fn fill(&mut self, from: usize) -> Option<usize> {
+        let buf = self.buf;
+        if from >= buf.len() {
+            return None;
+        }
+        let mut start = from;
+        let mut end = buf.len().min(from + 64);
+        let mut mask = structural_mask(&buf[start..end]);
+        if mask == 0 {
+            start = end + memchr3(b',', b'\n', b'"', &buf[end..])?;
+            end = buf.len().min(start + 64);
+            mask = structural_mask(&buf[start..end]);
+        }
+        self.window = start;
+        self.window_len = end - start;
+        self.mask = mask;
+        Some(start)
     }
 
     /// Offset of the next unread byte.
@@ -205,7 +298,7 @@ impl<'a> Scanner<'a> {
         // A field gets at most one quote problem: the first explains the rest.
         let mut reported = false;
         loop {
-            match memchr3(b',', b'\n', b'"', &buf[p..]) {
+            match self.next_special(p).map(|at| at - p) {
                 None => {
                     if p < buf.len() && starts_quoted && !reported {
                         self.after_quote(rec, index, p);
@@ -286,7 +379,7 @@ impl<'a> Scanner<'a> {
         let (open_line, open_line_start) = (self.line, self.line_start);
         let mut escapes = false;
         loop {
-            match memchr2(b'"', b'\n', &buf[p..]) {
+            match self.next_special(p).map(|at| at - p) {
                 None => {
                     rec.problems.push(QuoteProblem {
                         kind: QuoteProblemKind::Unterminated,
@@ -301,7 +394,9 @@ impl<'a> Scanner<'a> {
                 }
                 Some(i) => {
                     let at = p + i;
-                    if buf[at] == b'\n' {
+                    if buf[at] == b',' {
+                        p = at + 1;
+                    } else if buf[at] == b'\n' {
                         self.line += 1;
                         self.line_start = at + 1;
                         p = at + 1;
@@ -361,6 +456,7 @@ impl RecordBoundaries {
 
 /// Decodes a well-formed field's content, undoing `""` escapes. Borrowed when
 /// there is nothing to undo.
+#[inline]
 pub fn unescape(content: &str, escapes: bool) -> std::borrow::Cow<'_, str> {
     if escapes {
         std::borrow::Cow::Owned(content.replace("\"\"", "\""))
@@ -473,6 +569,22 @@ mod tests {
         }
         let mut b = RecordBoundaries::default();
         assert_eq!(b.last_boundary(input), ends.last().copied());
+    }
+
+    #[test]
+    fn structural_masks_are_exact() {
+        let all: Vec<u8> = (0..=255u8).chain(0..=255).collect();
+        for start in 0..all.len() {
+            let block = &all[start..all.len().min(start + 64)];
+            let want = block
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| matches!(b, b',' | b'\n' | b'"'))
+                .fold(0u64, |m, (i, _)| m | 1 << i);
+            assert_eq!(structural_mask(block), want, "at {start}");
+        }
+        let dense = [b','; 64];
+        assert_eq!(structural_mask(&dense), u64::MAX);
     }
 
     #[test]

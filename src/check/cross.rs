@@ -159,8 +159,8 @@ fn row_fingerprint(data: &[u8], rec: &Record, buf: &mut Vec<u8>) -> u64 {
             buf.push(b',');
         }
         let (a, b) = f.content();
-        let needs_quotes = f.escapes || memchr::memchr2(b',', b'\n', &data[a..b]).is_some();
-        if f.quoted && !needs_quotes {
+        let needs_quotes = || f.escapes || data[a..b].iter().any(|&c| c == b',' || c == b'\n');
+        if f.quoted && !needs_quotes() {
             buf.extend_from_slice(&data[a..b]);
         } else {
             buf.extend_from_slice(&data[f.start..f.end]);
