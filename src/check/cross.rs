@@ -23,6 +23,7 @@ use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::rules;
 use crate::scan::{unescape, Record, Scanner};
 use crate::schema::Table;
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -43,13 +44,23 @@ impl Hasher for IdentityHasher {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        // A `[u32; 2]` key arrives as its length (a constant) and then its
-        // 8 bytes; folding 8-byte words keeps any other input working too.
+        // A `[u32; 2]` key arrives as its 8 bytes in one write: the hash is
+        // then the fingerprint itself. Folding 8-byte words keeps any other
+        // input working too.
+        if let Ok(word) = <[u8; 8]>::try_from(bytes) {
+            self.0 = u64::from_le_bytes(word);
+            return;
+        }
         for word in bytes.chunks(8) {
             let mut w = [0u8; 8];
             w[..word.len()].copy_from_slice(word);
             self.0 = self.0.rotate_left(32) ^ u64::from_le_bytes(w);
         }
+    }
+
+    fn write_usize(&mut self, _len: usize) {
+        // Only slice length prefixes arrive here, and every key of a map has
+        // the same length.
     }
 }
 
@@ -355,32 +366,79 @@ pub(crate) enum RowSeen {
     Forgotten,
 }
 
+/// Shards of the identity and unique maps. A key's whole history lives in
+/// one shard (the shard is a function of its fingerprint) and every key is
+/// first-row-wins, so shards can be folded in parallel and still give the
+/// findings of a sequential fold, at any thread count.
+const SHARDS: usize = 16;
+
+/// The shard of a fingerprint: bits that neither hashbrown's bucket index
+/// (low bits) nor its tag (top 7 bits) uses, so each shard's table still
+/// sees well-spread hashes.
+fn shard(fp: u64) -> usize {
+    (fp >> 40) as usize % SHARDS
+}
+
 /// The state the fold carries from row to row.
 pub(crate) struct CrossState {
     /// (identity column, value) -> the two partners' fingerprints, in slot
-    /// order, and the line that established them.
-    identity: FpMap<[u32; 3]>,
-    /// (key index, value) -> first line.
-    unique: FpMap<u32>,
-    /// Row fingerprint -> first line.
+    /// order, and the line that established them; by shard.
+    identity: Vec<FpMap<[u32; 3]>>,
+    /// (key index, value) -> first line; by shard.
+    unique: Vec<FpMap<u32>>,
+    /// Row fingerprint -> first line. One map, not sharded: its cap counts
+    /// distinct rows in file order. It is folded alongside the shards.
     rows: FpMap<u32>,
     row_cap: usize,
     cap_reached: bool,
     snippets: bool,
     /// Reused to re-scan a record that has a finding.
     scratch: Record,
+    /// Reused per chunk: (event, slot or key index) by shard.
+    identity_work: Vec<Vec<(u32, u8)>>,
+    unique_work: Vec<Vec<(u32, u8)>>,
+}
+
+/// Checks slot `k` of a row's identity tuple against the tuple established
+/// for its value, and establishes it if the value is new.
+fn identity_slot(
+    map: &mut FpMap<[u32; 3]>,
+    k: usize,
+    t: [u64; 3],
+    line: u32,
+) -> Option<IdentityFinding> {
+    let t32 = t.map(partner);
+    let others = others(k);
+    let mine = [t32[others[0]], t32[others[1]], line];
+    let stored = *map.entry(split(t[k])).or_insert(mine);
+    if stored == mine {
+        return None;
+    }
+    let mut s = t32;
+    s[others[0]] = stored[0];
+    s[others[1]] = stored[1];
+    classify(k, t32, s, stored[2])
+}
+
+#[cfg(test)]
+/// Whether `f` is preferred over the finding so far: a more serious kind;
+/// ties go to the earliest slot, which comes first.
+fn better(f: &IdentityFinding, best: Option<&IdentityFinding>) -> bool {
+    best.is_none_or(|b| f.kind < b.kind || (f.kind == b.kind && f.key < b.key))
 }
 
 impl CrossState {
     pub(crate) fn new(row_cap: usize, snippets: bool) -> Self {
         CrossState {
-            identity: FpMap::default(),
-            unique: FpMap::default(),
+            identity: (0..SHARDS).map(|_| FpMap::default()).collect(),
+            unique: (0..SHARDS).map(|_| FpMap::default()).collect(),
             rows: FpMap::default(),
             row_cap,
             cap_reached: false,
             snippets,
             scratch: Record::default(),
+            identity_work: vec![Vec::new(); SHARDS],
+            unique_work: vec![Vec::new(); SHARDS],
         }
     }
 
@@ -388,24 +446,15 @@ impl CrossState {
     /// against the tuples established for its values, and establishes those
     /// seen for the first time. At most one finding: the preferred kind,
     /// ties to the earliest slot.
+    #[cfg(test)]
     pub(crate) fn identity(&mut self, t: [u64; 3], line: u32) -> Option<IdentityFinding> {
-        let t32 = t.map(partner);
         let mut best: Option<IdentityFinding> = None;
         for (k, &fp) in t.iter().enumerate() {
             if fp == 0 {
                 continue;
             }
-            let others = others(k);
-            let mine = [t32[others[0]], t32[others[1]], line];
-            let stored = *self.identity.entry(split(fp)).or_insert(mine);
-            if stored == mine {
-                continue;
-            }
-            let mut s = t32;
-            s[others[0]] = stored[0];
-            s[others[1]] = stored[1];
-            if let Some(f) = classify(k, t32, s, stored[2]) {
-                if best.is_none_or(|b| f.kind < b.kind) {
+            if let Some(f) = identity_slot(&mut self.identity[shard(fp)], k, t, line) {
+                if better(&f, best.as_ref()) {
                     best = Some(f);
                 }
             }
@@ -415,35 +464,24 @@ impl CrossState {
 
     /// The first line of a unique key's value, or `None` (and remembers it)
     /// if this is its first row.
+    #[cfg(test)]
     pub(crate) fn unique(&mut self, key: u64, line: u32) -> Option<u32> {
-        match self.unique.entry(split(key)) {
-            std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(line);
-                None
-            }
-        }
+        unique_key(&mut self.unique[shard(key)], key, line)
     }
 
+    #[cfg(test)]
     pub(crate) fn row(&mut self, fp: u64, line: u32) -> RowSeen {
-        let key = split(fp);
-        if let Some(first) = self.rows.get(&key) {
-            return RowSeen::Repeat(*first);
-        }
-        if self.rows.len() < self.row_cap {
-            self.rows.insert(key, line);
-            RowSeen::New
-        } else if !self.cap_reached {
-            self.cap_reached = true;
-            RowSeen::CapReached
-        } else {
-            RowSeen::Forgotten
-        }
+        row_seen(&mut self.rows, self.row_cap, &mut self.cap_reached, fp, line)
     }
 
     /// Runs one chunk's events through the state, in file order, and
     /// appends the findings (file offsets, absolute lines) to `out`.
     /// `shift` turns the chunk's lines into the file's.
+    ///
+    /// The lookups are the expensive part (a cache miss each, on maps of
+    /// millions of keys), so they run in parallel: the row map on one task,
+    /// the identity and unique shards on others; then the findings are
+    /// merged back in row order.
     pub(crate) fn fold(
         &mut self,
         plan: &CrossPlan,
@@ -453,58 +491,133 @@ impl CrossState {
         shift: u64,
         out: &mut Vec<Diagnostic>,
     ) {
-        let mut emit = Emitter::new(data, self.snippets);
         let stride = plan.unique.len();
+        let CrossState {
+            identity,
+            unique,
+            rows,
+            row_cap,
+            cap_reached,
+            snippets,
+            scratch,
+            identity_work,
+            unique_work,
+        } = self;
+        for w in identity_work.iter_mut().chain(unique_work.iter_mut()) {
+            w.clear();
+        }
         for (n, ev) in events.rows.iter().enumerate() {
-            let line = line32(ev.line + shift);
-            let mut scanned = false;
-            let rescan = |rec: &mut Record, scanned: &mut bool| {
-                if !*scanned {
-                    *scanned = true;
-                    Scanner::new(data, ev.start, ev.line).next_record(rec);
+            if plan.identity.is_some() {
+                for (k, &fp) in ev.identity.iter().enumerate() {
+                    if fp != 0 {
+                        identity_work[shard(fp)].push((n as u32, k as u8));
+                    }
                 }
+            }
+            for (k, &key) in events.keys[n * stride..(n + 1) * stride].iter().enumerate() {
+                if key != 0 {
+                    unique_work[shard(key)].push((n as u32, k as u8));
+                }
+            }
+        }
+        let line_of = |n: u32| line32(events.rows[n as usize].line + shift);
+        let (seen, (mut ids, mut uniques)) = rayon::join(
+            || {
+                let mut seen = Vec::new();
+                for (n, ev) in events.rows.iter().enumerate() {
+                    match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n as u32)) {
+                        RowSeen::New | RowSeen::Forgotten => {}
+                        other => seen.push((n as u32, other)),
+                    }
+                }
+                seen
+            },
+            || {
+                rayon::join(
+                    || {
+                        identity
+                            .par_iter_mut()
+                            .zip(identity_work.par_iter())
+                            .flat_map_iter(|(map, work)| {
+                                work.iter()
+                                    .filter_map(|&(n, k)| {
+                                        let t = events.rows[n as usize].identity;
+                                        identity_slot(map, k as usize, t, line_of(n))
+                                            .map(|f| (n, f))
+                                    })
+                                    .collect::<Vec<_>>()
+                            })
+                            .collect::<Vec<_>>()
+                    },
+                    || {
+                        unique
+                            .par_iter_mut()
+                            .zip(unique_work.par_iter())
+                            .flat_map_iter(|(map, work)| {
+                                work.iter()
+                                    .filter_map(|&(n, k)| {
+                                        let key = events.keys[n as usize * stride + k as usize];
+                                        unique_key(map, key, line_of(n)).map(|first| (n, k, first))
+                                    })
+                                    .collect::<Vec<_>>()
+                            })
+                            .collect::<Vec<_>>()
+                    },
+                )
+            },
+        );
+        // The preferred identity finding of a row sorts first among its own.
+        ids.sort_unstable_by_key(|(n, f)| (*n, f.kind, f.key));
+        ids.dedup_by_key(|(n, _)| *n);
+        uniques.sort_unstable_by_key(|&(n, k, _)| (n, k));
+
+        let mut emit = Emitter::new(data, *snippets);
+        let (mut ids, mut uniques, mut seen) = (
+            ids.into_iter().peekable(),
+            uniques.into_iter().peekable(),
+            seen.into_iter().peekable(),
+        );
+        loop {
+            let next = [
+                ids.peek().map(|e| e.0),
+                uniques.peek().map(|e| e.0),
+                seen.peek().map(|e| e.0),
+            ];
+            let Some(n) = next.into_iter().flatten().min() else {
+                break;
             };
-            if plan.identity.is_some() && ev.identity != [0; 3] {
-                if let Some(f) = self.identity(ev.identity, line) {
-                    rescan(&mut self.scratch, &mut scanned);
-                    report_identity(plan, data, &self.scratch, &f, &mut emit);
-                }
+            let ev = &events.rows[n as usize];
+            Scanner::new(data, ev.start, ev.line).next_record(scratch);
+            if let Some((_, f)) = ids.next_if(|e| e.0 == n) {
+                report_identity(plan, data, scratch, &f, &mut emit);
             }
-            for (k, key) in events.keys[n * stride..(n + 1) * stride].iter().enumerate() {
-                if *key == 0 {
-                    continue;
-                }
-                if let Some(first) = self.unique(*key, line) {
-                    rescan(&mut self.scratch, &mut scanned);
-                    report_unique(plan, k, data, &self.scratch, first, &mut emit);
-                }
+            while let Some((_, k, first)) = uniques.next_if(|e| e.0 == n) {
+                report_unique(plan, k as usize, data, scratch, first, &mut emit);
             }
-            match self.row(ev.row, line) {
-                RowSeen::New | RowSeen::Forgotten => {}
-                RowSeen::Repeat(first) => {
-                    rescan(&mut self.scratch, &mut scanned);
+            match seen.next_if(|e| e.0 == n).map(|e| e.1) {
+                Some(RowSeen::Repeat(first)) => {
                     emit.row(
                         &rules::DUPLICATE_ROW,
                         None,
-                        &self.scratch,
+                        scratch,
                         format!("this row repeats line {first} exactly"),
                         Some("remove one of the two rows".into()),
                     );
                     related(&mut emit, first, None, "first written here".into());
                 }
-                RowSeen::CapReached => {
-                    rescan(&mut self.scratch, &mut scanned);
+                Some(RowSeen::CapReached) => {
                     emit.row(
                         &rules::DUPLICATE_ROW,
                         Some(Severity::Info),
-                        &self.scratch,
+                        scratch,
                         format!(
                             "the duplicate-row check remembers only the first {} distinct rows; rows from here on are compared with those, but not with each other",
-                            thousands(self.row_cap)
+                            thousands(*row_cap)
                         ),
                         Some("split the file to check all of it for repeated rows".into()),
                     );
                 }
+                _ => {}
             }
         }
         for d in emit.diags {
@@ -516,6 +629,40 @@ impl CrossState {
             }
             out.push(d);
         }
+    }
+}
+
+/// The first line of a unique key's value, or `None` (and remembers it)
+/// if this is its first row.
+fn unique_key(map: &mut FpMap<u32>, key: u64, line: u32) -> Option<u32> {
+    match map.entry(split(key)) {
+        std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
+        std::collections::hash_map::Entry::Vacant(e) => {
+            e.insert(line);
+            None
+        }
+    }
+}
+
+fn row_seen(
+    rows: &mut FpMap<u32>,
+    cap: usize,
+    cap_reached: &mut bool,
+    fp: u64,
+    line: u32,
+) -> RowSeen {
+    let key = split(fp);
+    if let Some(first) = rows.get(&key) {
+        return RowSeen::Repeat(*first);
+    }
+    if rows.len() < cap {
+        rows.insert(key, line);
+        RowSeen::New
+    } else if !*cap_reached {
+        *cap_reached = true;
+        RowSeen::CapReached
+    } else {
+        RowSeen::Forgotten
     }
 }
 
