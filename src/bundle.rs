@@ -89,6 +89,7 @@ impl Default for Limits {
 /// on the record cut in half can be told apart.
 struct Guard<'a, R> {
     inner: R,
+    /// Bytes delivered so far.
     read: u64,
     compressed: u64,
     limits: &'a Limits,
@@ -98,8 +99,9 @@ struct Guard<'a, R> {
     first: bool,
     /// Set once the member was cut: every later read is an end of file.
     stopped: bool,
-    /// Bytes delivered so far.
-    delivered: u64,
+    /// The cut was a size or ratio limit (not corruption or a nested
+    /// archive): the bytes before it are sound.
+    by_limit: bool,
     /// Offset just past the last record boundary delivered.
     boundary: u64,
     bounds: RecordBoundaries,
@@ -122,11 +124,19 @@ impl<'a, R> Guard<'a, R> {
             refused,
             first: true,
             stopped: false,
-            delivered: 0,
+            by_limit: false,
             boundary: 0,
             bounds: RecordBoundaries::default(),
         }
     }
+}
+
+/// The limit a guard may hit next.
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    Member,
+    Total,
+    Ratio,
 }
 
 impl<R: Read> Read for Guard<'_, R> {
@@ -134,7 +144,15 @@ impl<R: Read> Read for Guard<'_, R> {
         if self.stopped {
             return Ok(0);
         }
-        let n = match self.inner.read(buf) {
+        // Never read further than one byte past the tightest limit: the
+        // bytes within it are still delivered (their findings survive the
+        // cut), and the one byte past tells a member that ends right at the
+        // limit from one that goes on.
+        let (room, limit) = self.room();
+        let want = buf
+            .len()
+            .min(usize::try_from(room.saturating_add(1)).unwrap_or(usize::MAX));
+        let n = match self.inner.read(&mut buf[..want]) {
             Ok(n) => n,
             Err(e) => return self.cut(format!("it cannot be read (corrupt or truncated): {e}")),
         };
@@ -144,36 +162,19 @@ impl<R: Read> Read for Guard<'_, R> {
                 return self.cut(format!("it is a nested {what} archive"));
             }
         }
-        self.read += n as u64;
-        self.total.set(self.total.get() + n as u64);
-        if self.read > self.limits.max_member {
-            let why = format!(
-                "it inflates past --max-member-size ({} bytes)",
-                self.limits.max_member
-            );
-            return self.cut(why);
+        let keep = n.min(usize::try_from(room).unwrap_or(usize::MAX));
+        if let Some(b) = self.bounds.last_boundary(&buf[..keep]) {
+            self.boundary = self.read + b as u64;
         }
-        if self.total.get() > self.limits.max_total {
-            let why = format!(
-                "the archive inflates past --max-total-size ({} bytes)",
-                self.limits.max_total
-            );
-            return self.cut(why);
+        self.read += keep as u64;
+        self.total.set(self.total.get() + keep as u64);
+        if n > keep {
+            let why = self.reason(limit);
+            self.stopped = true;
+            self.by_limit = true;
+            self.refused.borrow_mut().get_or_insert(why);
         }
-        if self.read > RATIO_FLOOR
-            && self.read > self.compressed.max(1).saturating_mul(self.limits.max_ratio)
-        {
-            let why = format!(
-                "it inflates more than --max-ratio ({}) times its compressed size of {} bytes (a zip bomb?)",
-                self.limits.max_ratio, self.compressed
-            );
-            return self.cut(why);
-        }
-        if let Some(b) = self.bounds.last_boundary(&buf[..n]) {
-            self.boundary = self.delivered + b as u64;
-        }
-        self.delivered += n as u64;
-        Ok(n)
+        Ok(keep)
     }
 }
 
@@ -184,6 +185,45 @@ impl<R> Guard<'_, R> {
         self.refused.borrow_mut().get_or_insert(why);
         Ok(0)
     }
+
+    /// Bytes this member may still inflate to, and the limit that binds
+    /// (the first of equals, in the order the limits are documented).
+    fn room(&self) -> (u64, Limit) {
+        // The ratio applies past RATIO_FLOOR only.
+        let ratio_cap =
+            RATIO_FLOOR.max(self.compressed.max(1).saturating_mul(self.limits.max_ratio));
+        [
+            (
+                self.limits.max_member.saturating_sub(self.read),
+                Limit::Member,
+            ),
+            (
+                self.limits.max_total.saturating_sub(self.total.get()),
+                Limit::Total,
+            ),
+            (ratio_cap.saturating_sub(self.read), Limit::Ratio),
+        ]
+        .into_iter()
+        .min_by_key(|(room, _)| *room)
+        .unwrap_or((0, Limit::Member))
+    }
+
+    fn reason(&self, limit: Limit) -> String {
+        match limit {
+            Limit::Member => format!(
+                "it inflates past --max-member-size ({} bytes)",
+                self.limits.max_member
+            ),
+            Limit::Total => format!(
+                "the archive inflates past --max-total-size ({} bytes)",
+                self.limits.max_total
+            ),
+            Limit::Ratio => format!(
+                "it inflates more than --max-ratio ({}) times its compressed size of {} bytes (a zip bomb?)",
+                self.limits.max_ratio, self.compressed
+            ),
+        }
+    }
 }
 
 /// A member whose reading was cut short.
@@ -192,6 +232,8 @@ struct Cut {
     /// Where the last whole record read ends: findings from here on are
     /// about the record cut in half, not the data.
     boundary: u64,
+    /// Bytes of a record cut in half were read (and counted as a record).
+    partial: bool,
 }
 
 fn archive_magic(head: &[u8]) -> Option<&'static str> {
@@ -325,13 +367,22 @@ pub fn check_zip(
             ));
             continue;
         }
-        let header = match zip.by_index(i) {
-            Ok(f) => read_header(Guard::new(f.compressed_size(), f, limits, &total, &refused)),
-            Err(e) => Err(io::Error::other(e)),
+        let (header, cut) = match zip.by_index(i) {
+            Ok(f) => {
+                let mut guard = Guard::new(f.compressed_size(), f, limits, &total, &refused);
+                let header = read_header(&mut guard);
+                // Past a whole first record, a limit leaves the header
+                // sound: the member is identified, and its check in pass 2
+                // stops at the same limit with the findings before it.
+                let header_read = guard.by_limit && guard.boundary > 0;
+                let cut = refused.borrow_mut().take();
+                (header, cut.filter(|_| !header_read))
+            }
+            Err(e) => (Err(io::Error::other(e)), None),
         };
-        // A header cut short by the guard reads as a short header: the
+        // Otherwise a header cut short reads as a short header: the
         // refusal decides, not what was read.
-        let header = match (header, refused.borrow_mut().take()) {
+        let header = match (header, cut) {
             (_, Some(why)) => {
                 refuse(&mut archive, format!("member {name}: {why}"));
                 continue;
@@ -429,6 +480,7 @@ pub fn check_zip(
         let cut = refused.borrow_mut().take().map(|why| Cut {
             why,
             boundary: guard.boundary,
+            partial: guard.read > guard.boundary,
         });
         match (res, cut) {
             (_, Some(cut)) => Ok(Some(cut)),
@@ -459,11 +511,18 @@ pub fn check_zip(
                         reports.push(rep);
                         member_ok.push(*i);
                     }
-                    Some(Cut { why, boundary }) => {
+                    Some(Cut {
+                        why,
+                        boundary,
+                        partial,
+                    }) => {
                         // The record cut in half would read as an
                         // unterminated quote or a short row: not the data's
                         // fault. What comes before it was checked and stays.
                         rep.diagnostics.retain(|d| d.span.start < boundary);
+                        if partial {
+                            rep.records = rep.records.saturating_sub(1);
+                        }
                         let checked = if boundary > 0 {
                             reports.push(rep);
                             format!("; only its first {boundary} bytes were checked")
