@@ -767,7 +767,12 @@ fn baselines_survive_re_sorted_rows_and_report_new_and_fixed_findings() {
 #[test]
 fn a_batch_directory_is_checked_as_one_run() {
     let clean = stdout_of(
-        example().args(["check", "--output-format", "concise", "testdata/batch/clean"]),
+        example().args([
+            "check",
+            "--output-format",
+            "concise",
+            "testdata/batch/clean",
+        ]),
         0,
     );
     assert_eq!(clean, "");
@@ -808,9 +813,12 @@ fn a_batch_directory_is_checked_as_one_run() {
 fn batch_references_are_not_checked_when_the_target_format_is_not_in_the_run() {
     let d = "testdata/batch/failing";
     let out = stdout_of(
-        example().args(["check", "--output-format", "concise"]).args(
-            ["rules.csv", "reviews.csv", "rbac2.csv", "findings.csv"].map(|f| format!("{d}/{f}")),
-        ),
+        example()
+            .args(["check", "--output-format", "concise"])
+            .args(
+                ["rules.csv", "reviews.csv", "rbac2.csv", "findings.csv"]
+                    .map(|f| format!("{d}/{f}")),
+            ),
         0,
     );
     assert_eq!(out, "");

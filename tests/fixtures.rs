@@ -209,7 +209,11 @@ fn run_batch(case: &str) -> (String, Vec<&'static str>) {
         .map(|p| {
             let report = check_path(p, &opts).unwrap_or_else(|e| panic!("{e}"));
             let (text, _) = render_diags(&report.diagnostics);
-            assert!(text.is_empty(), "{} alone is not clean:\n{text}", p.display());
+            assert!(
+                text.is_empty(),
+                "{} alone is not clean:\n{text}",
+                p.display()
+            );
             report.format.expect("detected")
         })
         .collect();
