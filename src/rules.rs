@@ -337,7 +337,7 @@ rules! {
     NEW_REVIEW_ON_PUBLISHED_CAMPAIGN = "B009", "new-review-on-published-campaign", Warning, "Reviews CSV (upload)",
         "A reviews row creates a review on a campaign the batch's campaigns file publishes",
         "What it does: when one run checks a campaigns file together with a reviews file, flags each reviews row without ID (a new review) whose Campaign Name (or Campaign ID) names a campaign that a campaigns row publishes (Is Published TRUE). It names that campaigns row.\n\
-         Why it matters: new reviews can only be created while their campaign is a draft. The spec's order is: create the campaign with Is Published FALSE, upload the reviews and wait for them to propagate, then publish the campaign in a second campaigns upload. Uploaded together, the campaign is published first or the reviews are refused.\n\
+         Why it matters: new reviews can only be created while their campaign is a draft. The spec's order is: create the campaign with Is Published FALSE, upload the reviews and wait for them to propagate, then publish the campaign in a second campaigns upload. A batch whose campaigns file publishes the campaign works only if the campaign already exists as a draft and the reviews are uploaded, and have propagated, before that file.\n\
          Example: `campaigns.csv` has `Q2 access review,...,TRUE` and `reviews.csv` creates a review under `Q2 access review`. Fix: set Is Published to FALSE for now, upload the reviews, wait, then upload the campaign again with TRUE.";
     REFERENCES_UNCHECKED = "B010", "references-unchecked", Info, "Entity RBAC ZIP (upload)",
         "References of a relations file were not checked",
