@@ -12,6 +12,7 @@ use crate::check::{self, FileReport, Options};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
 use crate::rules::{self, Rule};
+use crate::scan::RecordBoundaries;
 use crate::schema::{self, Detection};
 use std::cell::{Cell, RefCell};
 use std::io::{self, Read, Seek};
@@ -80,10 +81,15 @@ impl Default for Limits {
     }
 }
 
-/// Counts inflated bytes and fails the read once a limit is passed. The
-/// reason is kept aside so the caller can tell a refusal from corruption.
+/// Counts inflated bytes and ends the member once a limit is passed or the
+/// archive turns out corrupt. It ends it as an end of file, not an error:
+/// an error would make the check of the member fail and lose the findings
+/// of everything read before. The reason is kept aside in `refused`, and
+/// `boundary` says where the last whole record delivered ends, so findings
+/// on the record cut in half can be told apart.
 struct Guard<'a, R> {
     inner: R,
+    /// Bytes delivered so far.
     read: u64,
     compressed: u64,
     limits: &'a Limits,
@@ -91,51 +97,143 @@ struct Guard<'a, R> {
     refused: &'a RefCell<Option<String>>,
     /// The first bytes are sniffed for a nested archive.
     first: bool,
+    /// Set once the member was cut: every later read is an end of file.
+    stopped: bool,
+    /// The cut was a size or ratio limit (not corruption or a nested
+    /// archive): the bytes before it are sound.
+    by_limit: bool,
+    /// Offset just past the last record boundary delivered.
+    boundary: u64,
+    bounds: RecordBoundaries,
+}
+
+impl<'a, R> Guard<'a, R> {
+    fn new(
+        compressed: u64,
+        inner: R,
+        limits: &'a Limits,
+        total: &'a Cell<u64>,
+        refused: &'a RefCell<Option<String>>,
+    ) -> Self {
+        Guard {
+            inner,
+            read: 0,
+            compressed,
+            limits,
+            total,
+            refused,
+            first: true,
+            stopped: false,
+            by_limit: false,
+            boundary: 0,
+            bounds: RecordBoundaries::default(),
+        }
+    }
+}
+
+/// The limit a guard may hit next.
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    Member,
+    Total,
+    Ratio,
 }
 
 impl<R: Read> Read for Guard<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
+        if self.stopped {
+            return Ok(0);
+        }
+        // Never read further than one byte past the tightest limit: the
+        // bytes within it are still delivered (their findings survive the
+        // cut), and the one byte past tells a member that ends right at the
+        // limit from one that goes on.
+        let (room, limit) = self.room();
+        let want = buf
+            .len()
+            .min(usize::try_from(room.saturating_add(1)).unwrap_or(usize::MAX));
+        let n = match self.inner.read(&mut buf[..want]) {
+            Ok(n) => n,
+            Err(e) => return self.cut(format!("it cannot be read (corrupt or truncated): {e}")),
+        };
         if self.first && n > 0 {
             self.first = false;
             if let Some(what) = archive_magic(&buf[..n]) {
-                return Err(self.refuse(format!("it is a nested {what} archive")));
+                return self.cut(format!("it is a nested {what} archive"));
             }
         }
-        self.read += n as u64;
-        self.total.set(self.total.get() + n as u64);
-        if self.read > self.limits.max_member {
-            let why = format!(
-                "it inflates past --max-member-size ({} bytes)",
-                self.limits.max_member
-            );
-            return Err(self.refuse(why));
+        let keep = n.min(usize::try_from(room).unwrap_or(usize::MAX));
+        if let Some(b) = self.bounds.last_boundary(&buf[..keep]) {
+            self.boundary = self.read + b as u64;
         }
-        if self.total.get() > self.limits.max_total {
-            let why = format!(
-                "the archive inflates past --max-total-size ({} bytes)",
-                self.limits.max_total
-            );
-            return Err(self.refuse(why));
+        self.read += keep as u64;
+        self.total.set(self.total.get() + keep as u64);
+        if n > keep {
+            let why = self.reason(limit);
+            self.stopped = true;
+            self.by_limit = true;
+            self.refused.borrow_mut().get_or_insert(why);
         }
-        if self.read > RATIO_FLOOR
-            && self.read > self.compressed.max(1).saturating_mul(self.limits.max_ratio)
-        {
-            let why = format!(
-                "it inflates more than --max-ratio ({}) times its compressed size of {} bytes (a zip bomb?)",
-                self.limits.max_ratio, self.compressed
-            );
-            return Err(self.refuse(why));
-        }
-        Ok(n)
+        Ok(keep)
     }
 }
 
 impl<R> Guard<'_, R> {
-    fn refuse(&self, why: String) -> io::Error {
-        self.refused.borrow_mut().get_or_insert(why.clone());
-        io::Error::other(why)
+    /// Ends the member here; the bytes of this read are not delivered.
+    fn cut(&mut self, why: String) -> io::Result<usize> {
+        self.stopped = true;
+        self.refused.borrow_mut().get_or_insert(why);
+        Ok(0)
     }
+
+    /// Bytes this member may still inflate to, and the limit that binds
+    /// (the first of equals, in the order the limits are documented).
+    fn room(&self) -> (u64, Limit) {
+        // The ratio applies past RATIO_FLOOR only.
+        let ratio_cap =
+            RATIO_FLOOR.max(self.compressed.max(1).saturating_mul(self.limits.max_ratio));
+        [
+            (
+                self.limits.max_member.saturating_sub(self.read),
+                Limit::Member,
+            ),
+            (
+                self.limits.max_total.saturating_sub(self.total.get()),
+                Limit::Total,
+            ),
+            (ratio_cap.saturating_sub(self.read), Limit::Ratio),
+        ]
+        .into_iter()
+        .min_by_key(|(room, _)| *room)
+        .unwrap_or((0, Limit::Member))
+    }
+
+    fn reason(&self, limit: Limit) -> String {
+        match limit {
+            Limit::Member => format!(
+                "it inflates past --max-member-size ({} bytes)",
+                self.limits.max_member
+            ),
+            Limit::Total => format!(
+                "the archive inflates past --max-total-size ({} bytes)",
+                self.limits.max_total
+            ),
+            Limit::Ratio => format!(
+                "it inflates more than --max-ratio ({}) times its compressed size of {} bytes (a zip bomb?)",
+                self.limits.max_ratio, self.compressed
+            ),
+        }
+    }
+}
+
+/// A member whose reading was cut short.
+struct Cut {
+    why: String,
+    /// Where the last whole record read ends: findings from here on are
+    /// about the record cut in half, not the data.
+    boundary: u64,
+    /// Bytes of a record cut in half were read (and counted as a record).
+    partial: bool,
 }
 
 fn archive_magic(head: &[u8]) -> Option<&'static str> {
@@ -269,29 +367,32 @@ pub fn check_zip(
             ));
             continue;
         }
-        let header = match zip.by_index(i) {
+        let (header, cut) = match zip.by_index(i) {
             Ok(f) => {
-                let guard = Guard {
-                    compressed: f.compressed_size(),
-                    inner: f,
-                    read: 0,
-                    limits,
-                    total: &total,
-                    refused: &refused,
-                    first: true,
-                };
-                read_header(guard)
+                let mut guard = Guard::new(f.compressed_size(), f, limits, &total, &refused);
+                let header = read_header(&mut guard);
+                // Past a whole first record, a limit leaves the header
+                // sound: the member is identified, and its check in pass 2
+                // stops at the same limit with the findings before it.
+                let header_read = guard.by_limit && guard.boundary > 0;
+                let cut = refused.borrow_mut().take();
+                (header, cut.filter(|_| !header_read))
             }
-            Err(e) => Err(io::Error::other(e)),
+            Err(e) => (Err(io::Error::other(e)), None),
         };
-        let header = match header {
-            Ok(h) => h,
-            Err(e) => {
-                let why = refused
-                    .borrow_mut()
-                    .take()
-                    .unwrap_or_else(|| format!("it cannot be read (corrupt or truncated): {e}"));
+        // Otherwise a header cut short reads as a short header: the
+        // refusal decides, not what was read.
+        let header = match (header, cut) {
+            (_, Some(why)) => {
                 refuse(&mut archive, format!("member {name}: {why}"));
+                continue;
+            }
+            (Ok(h), None) => h,
+            (Err(e), None) => {
+                refuse(
+                    &mut archive,
+                    format!("member {name}: it cannot be read (corrupt or truncated): {e}"),
+                );
                 continue;
             }
         };
@@ -365,28 +466,27 @@ pub fn check_zip(
 
     // Pass 2: check each member as its table, streamed.
     let mut reports = vec![];
+    // Reads member `i` through a guard. `Ok(Some(cut))`: the guard ended
+    // the member early; what `f` made of the part before is still valid.
     let open = |zip: &mut zip::ZipArchive<std::fs::File>,
                 i: usize,
                 f: &mut dyn FnMut(&mut dyn Read) -> Result<(), Error>|
-     -> Result<(), String> {
+     -> Result<Option<Cut>, String> {
         let member = zip
             .by_index(i)
             .map_err(|e| format!("it cannot be read: {e}"))?;
-        let mut guard = Guard {
-            compressed: member.compressed_size(),
-            inner: member,
-            read: 0,
-            limits,
-            total: &total,
-            refused: &refused,
-            first: true,
-        };
-        f(&mut guard).map_err(|e| {
-            refused
-                .borrow_mut()
-                .take()
-                .unwrap_or_else(|| format!("it cannot be read (corrupt or truncated): {e}"))
-        })
+        let mut guard = Guard::new(member.compressed_size(), member, limits, &total, &refused);
+        let res = f(&mut guard);
+        let cut = refused.borrow_mut().take().map(|why| Cut {
+            why,
+            boundary: guard.boundary,
+            partial: guard.read > guard.boundary,
+        });
+        match (res, cut) {
+            (_, Some(cut)) => Ok(Some(cut)),
+            (Ok(()), None) => Ok(None),
+            (Err(e), None) => Err(format!("it cannot be checked: {e}")),
+        }
     };
     let mut member_ok = Vec::new();
     for (i, name, table) in entities_member.iter().chain(relations_member.iter()) {
@@ -400,33 +500,66 @@ pub fn check_zip(
             Ok(())
         });
         match (res, out) {
-            (Ok(()), Some(mut rep)) => {
+            (Ok(cut), Some(mut rep)) => {
                 rep.member = Some(name.clone());
                 // The standalone entity relations upload is deprecated in
                 // favour of this very bundle: inside it, the notice is noise.
                 rep.diagnostics
                     .retain(|d| d.rule.code != rules::DEPRECATED_FORMAT.code);
-                reports.push(rep);
-                member_ok.push(*i);
+                match cut {
+                    None => {
+                        reports.push(rep);
+                        member_ok.push(*i);
+                    }
+                    Some(Cut {
+                        why,
+                        boundary,
+                        partial,
+                    }) => {
+                        // The record cut in half would read as an
+                        // unterminated quote or a short row: not the data's
+                        // fault. What comes before it was checked and stays.
+                        rep.diagnostics.retain(|d| d.span.start < boundary);
+                        if partial {
+                            rep.records = rep.records.saturating_sub(1);
+                        }
+                        let checked = if boundary > 0 {
+                            reports.push(rep);
+                            format!("; only its first {boundary} bytes were checked")
+                        } else {
+                            String::new()
+                        };
+                        refuse(&mut archive, format!("member {name}: {why}{checked}"));
+                    }
+                }
             }
-            (Err(why), _) => refuse(&mut archive, format!("member {name}: {why}")),
+            (Ok(Some(Cut { why, .. })), None) | (Err(why), _) => {
+                refuse(&mut archive, format!("member {name}: {why}"))
+            }
             // The callback always stores a report when it succeeds.
-            (Ok(()), None) => {}
+            (Ok(None), None) => {}
         }
     }
 
     // Pass 3: references, re-reading the members with the keys in hand.
+    // Keys or references read from a member cut short would be wrong, so a
+    // cut here drops the whole pass.
+    let whole = |res: Result<Option<Cut>, String>| match res {
+        Ok(None) => Ok(()),
+        Ok(Some(cut)) => Err(cut.why),
+        Err(why) => Err(why),
+    };
     if let (Some(k), Some((ei, _, _)), Some((ri, rname, _))) =
         (kind, &entities_member, &relations_member)
     {
         if member_ok.contains(ei) && member_ok.contains(ri) {
             let mut keys = EntityKeys::default();
-            let res = open(&mut zip, *ei, &mut |r| {
+            let res = whole(open(&mut zip, *ei, &mut |r| {
                 refs::collect_entities(r, opts, &mut keys).map_err(|e| Error::io(&display, e))
-            });
+            }));
             let mut found = Vec::new();
             let res = res.and_then(|()| {
-                open(&mut zip, *ri, &mut |r| {
+                whole(open(&mut zip, *ri, &mut |r| {
                     found = refs::check_references(
                         r,
                         opts,
@@ -438,7 +571,7 @@ pub fn check_zip(
                     )
                     .map_err(|e| Error::io(&display, e))?;
                     Ok(())
-                })
+                }))
             });
             match res {
                 Ok(()) => {

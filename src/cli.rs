@@ -3,6 +3,7 @@
 
 use bdxlint::baseline::Baseline;
 use bdxlint::bundle::{self, Kind, Limits};
+use bdxlint::check::batch::{self, BatchInput};
 use bdxlint::check::refs::{self, EntityKeys, RefSources};
 use bdxlint::check::{self, FileReport, Options};
 use bdxlint::config::{self, Config, FailOn};
@@ -571,7 +572,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     // (`--format` still wins) and add to its rule filter.
     let per_input: Vec<(Option<&str>, RuleFilter)> =
         inputs.iter().map(|i| settings.for_input(i)).collect();
-    let results: Vec<Result<Vec<FileReport>, Error>> = inputs
+    let mut results: Vec<Result<Vec<FileReport>, Error>> = inputs
         .par_iter()
         .zip(&per_input)
         .map(|(input, (format, _))| {
@@ -597,6 +598,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
             }
         })
         .collect();
+    add_batch_findings(&inputs, &mut results, &opts, &mut failures);
     let mut reports = Vec::new();
     for (r, (_, filter)) in results.into_iter().zip(&per_input) {
         match r {
@@ -772,4 +774,47 @@ fn check_csv(
     rep.diagnostics
         .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Ok(rep)
+}
+
+/// Batch checks: what the run's CSV files say about each other, added to
+/// each file's report before its rule filter applies. Bundles and standard
+/// input take no part (a bundle's members are checked as one unit, and
+/// standard input cannot be read twice).
+fn add_batch_findings(
+    inputs: &[Input],
+    results: &mut [Result<Vec<FileReport>, Error>],
+    opts: &Options,
+    failures: &mut Vec<Failure>,
+) {
+    let files: Vec<BatchInput<'_>> = inputs
+        .iter()
+        .zip(results.iter())
+        .enumerate()
+        .filter_map(|(index, (input, r))| match (input, r.as_deref()) {
+            (Input::File(path), Ok([rep])) if rep.member.is_none() => Some(BatchInput {
+                index,
+                path,
+                format: rep.format?,
+            }),
+            _ => None,
+        })
+        .collect();
+    match batch::check_batch(&files, opts) {
+        Ok(found) => {
+            for (index, diags) in found {
+                if let Some(Ok([rep])) = results.get_mut(index).map(|r| r.as_deref_mut()) {
+                    rep.diagnostics.extend(diags);
+                    rep.diagnostics
+                        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+                }
+            }
+        }
+        Err(e) => failures.push(Failure {
+            path: match &e {
+                Error::Io { path, .. } => path.display().to_string(),
+                _ => String::new(),
+            },
+            reason: e.to_string(),
+        }),
+    }
 }

@@ -3,8 +3,9 @@
 //! Codes are stable and grouped by family: `F` file and encoding, `Q` CSV
 //! quoting and row structure, `H` header, `C` cell shapes, `K` conditions
 //! between cells of a row, `J` grammars inside JSON cells, `X` consistency
-//! across rows, `B` ZIP bundles and references between files. The same text feeds `bdxlint explain`, the README
-//! rule table and machine outputs.
+//! across rows, `B` ZIP bundles and references between files (inside a bundle,
+//! or across the files of one run). The same text feeds `bdxlint explain`,
+//! the README rule table and machine outputs.
 
 use crate::diagnostic::Severity;
 
@@ -328,11 +329,31 @@ rules! {
         "What it does: in an `entity-rbac` ZIP, flags a role reference (Parent Entity Type or Entity Type `role`) whose Source ID no role row of the entities member defines.\n\
          Why it matters: the role may exist from an earlier sync, which bdxlint cannot see, so it is a warning; more often it is a typo.\n\
          Example: a relation with parent role `admin` when the entities CSV defines role `admins`. Fix: define the role, or check the ID.";
+    UNDEFINED_INTEGRATION = "B008", "undefined-integration", Warning, "Integrations CSV (download)",
+        "An RBAC2 or findings Integration names an integration the batch's integrations download does not list",
+        "What it does: when one run checks an integrations download together with RBAC2 or findings files, flags each Integration cell (`<app>/<integration_id>`) whose integration ID, the part after the `/`, is not in the download's ID column. Says nothing when the run holds no integrations download.\n\
+         Why it matters: the platform attaches the record to that integration; an ID it does not know is usually a typo or an integration of another tenant. It may have been added after the download was taken, so this is a warning.\n\
+         Example: `github/int-0009` in `rbac2.csv` when `integrations.csv` lists `int-0001` to `int-0005`. Fix: correct the ID, or download the integrations again.";
+    NEW_REVIEW_ON_PUBLISHED_CAMPAIGN = "B009", "new-review-on-published-campaign", Warning, "Reviews CSV (upload)",
+        "A reviews row creates a review on a campaign the batch's campaigns file publishes",
+        "What it does: when one run checks a campaigns file together with a reviews file, flags each reviews row without ID (a new review) whose Campaign Name (or Campaign ID) names a campaign that a campaigns row publishes (Is Published TRUE). It names that campaigns row.\n\
+         Why it matters: new reviews can only be created while their campaign is a draft. The spec's order is: create the campaign with Is Published FALSE, upload the reviews and wait for them to propagate, then publish the campaign in a second campaigns upload. A batch whose campaigns file publishes the campaign works only if the campaign already exists as a draft and the reviews are uploaded, and have propagated, before that file.\n\
+         Example: `campaigns.csv` has `Q2 access review,...,TRUE` and `reviews.csv` creates a review under `Q2 access review`. Fix: set Is Published to FALSE for now, upload the reviews, wait, then upload the campaign again with TRUE.";
     REFERENCES_UNCHECKED = "B010", "references-unchecked", Info, "Entity RBAC ZIP (upload)",
         "References of a relations file were not checked",
         "What it does: notes once per relations file that its Source IDs point at entities bdxlint was not given.\n\
          Why it matters: a dangling reference is only found when the entities they point at are known.\n\
          Example: `bdxlint check relations.csv`. Fix: pass the entities export with `--entities entities.csv`.";
+    UNDEFINED_FILTER = "B011", "undefined-filter", Warning, "Rules CSV (upload)",
+        "A rule's Filters names a filter ID the batch's filters file does not define",
+        "What it does: when one run checks a filters file (with an ID column) together with a rules file, flags each element of a rule's Filters that no filters row has as its ID, or that a filters row deletes (Status `deleted`). Rules being deleted are not checked. Says nothing when the run holds no filters file.\n\
+         Why it matters: a rule combines already-configured filters; a filter ID the platform does not have fails the rule or silently drops a condition. The filter may already exist on the platform, so this is a warning.\n\
+         Example: Filters `flt-0001, flt-0009` when `filters.csv` defines `flt-0001` to `flt-0005`. Fix: correct the ID, or add the filter to the filters file.";
+    UNDEFINED_CAMPAIGN = "B012", "undefined-campaign", Warning, "Reviews CSV (upload)",
+        "A review's Campaign Name or Campaign ID names a campaign the batch's campaigns file does not define",
+        "What it does: when one run checks a campaigns file together with a reviews file, flags each Campaign Name that no campaigns row names, or that a campaigns row deletes (Status `deleted`). Campaign ID is checked the same way only against campaigns files that have an ID column, which the upload format does not. Says nothing when the run holds no campaigns file.\n\
+         Why it matters: a review belongs to an existing campaign; a name the platform does not know is refused. The campaign may already exist on the platform, so this is a warning.\n\
+         Example: Campaign Name `Q2 acess review` when `campaigns.csv` defines `Q2 access review`. Fix: correct the name, or add the campaign (as a draft) to the campaigns file.";
 }
 
 /// Finds a rule by code or name (case-insensitive).

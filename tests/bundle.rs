@@ -178,8 +178,11 @@ fn each_bundle_rule_fires() {
 
     fired.extend(refused_cases(d));
 
+    // The batch rules (references across the files of one run) are
+    // asserted by tests/fixtures.rs on testdata/batch/.
     let b_rules: BTreeSet<&str> = rules::ALL
         .iter()
+        .filter(|r| !bdxlint::check::batch::RULES.contains(r))
         .map(|r| r.code)
         .filter(|c| c.starts_with('B'))
         .collect();
@@ -283,4 +286,179 @@ fn role_integrations_are_checked_inside_a_bundle() {
     );
     let c = codes(&check(&z, None, &Limits::default()));
     assert!(c.contains("J004") && c.contains("C010"), "{c:?}");
+}
+
+#[test]
+fn a_member_cut_by_the_size_guard_keeps_the_findings_before_the_cut() {
+    // Line 2 lacks its Name (C001); later rows quote theirs, so a cut
+    // inside one leaves an open quote that must not become a finding.
+    let mut entities = ENTITIES.lines().next().expect("header").to_owned() + "\n";
+    entities.push_str("github,,identity,github,583232,user,,\n");
+    let mut row_starts = Vec::new();
+    for n in 0..20 {
+        row_starts.push(entities.len());
+        entities.push_str(&format!(
+            "github,\"user, number {n}\",identity,github,u-{n},user,,\n"
+        ));
+    }
+    // Inside the quoted Name of the 11th row.
+    let cut_row = row_starts[10];
+    let limit = (cut_row + 10) as u64;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let z = zip_of(
+        dir.path(),
+        "cut.zip",
+        &[
+            ("e.csv", entities.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+        ],
+    );
+    let small = Limits {
+        max_member: limit,
+        ..Limits::default()
+    };
+    let reps = check(&z, None, &small);
+    assert_eq!(
+        findings(&reps),
+        vec![("".into(), "B005", 1, 1), ("e.csv".into(), "C001", 2, 8)]
+    );
+    let refusal = &reps[0].diagnostics[0].message;
+    assert!(
+        refusal.contains("--max-member-size")
+            && refusal.contains(&format!("only its first {cut_row} bytes were checked")),
+        "{refusal}"
+    );
+    // The member the limit did not reach is checked whole; the references
+    // are not checked against entities read in part.
+    let members: Vec<(&str, u64)> = reps[1..]
+        .iter()
+        .map(|r| (r.member.as_deref().unwrap_or(""), r.records))
+        .collect();
+    assert_eq!(members, [("e.csv", 11), ("r.csv", 1)]);
+}
+
+fn bdxlint() -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("bdxlint").expect("binary builds");
+    c.env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR");
+    c
+}
+
+/// Runs `bdxlint check` in `dir`; returns stdout, asserting the exit code.
+fn run_in(dir: &Path, args: &[&str], code: i32) -> String {
+    let out = bdxlint()
+        .current_dir(dir)
+        .arg("check")
+        .args(args)
+        .assert()
+        .code(code)
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).expect("utf-8")
+}
+
+#[test]
+fn the_binary_exits_0_on_a_valid_bundle_1_on_findings_and_2_when_it_cannot_read_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    zip_of(
+        d,
+        "valid.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+        ],
+    );
+    assert_eq!(
+        run_in(d, &["--output-format", "concise", "valid.zip"], 0),
+        ""
+    );
+    // A role the bundle does not define is a warning: still exit 0.
+    let undefined = RBAC.replace("role-admin", "role-nobody");
+    zip_of(
+        d,
+        "warn.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", undefined.as_bytes()),
+        ],
+    );
+    assert!(run_in(d, &["--output-format", "concise", "warn.zip"], 0)
+        .starts_with("warn.zip:r.csv:2:15: B007 [warning]"));
+    let dangling = RELATIONS.replace("team-admins", "team-nobody");
+    zip_of(
+        d,
+        "dangling.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", dangling.as_bytes()),
+        ],
+    );
+    run_in(d, &["dangling.zip"], 1);
+    // A hostile or corrupt archive is a finding about it (B005), not a
+    // failure of the run.
+    let bytes = std::fs::read(d.join("valid.zip")).expect("read zip");
+    std::fs::write(d.join("cut.zip"), &bytes[..bytes.len() / 2]).expect("write");
+    assert!(run_in(d, &["--output-format", "concise", "cut.zip"], 1)
+        .starts_with("cut.zip:1:1: B005 [error] the archive cannot be read"));
+    // An archive that is not there cannot be checked at all.
+    bdxlint()
+        .current_dir(d)
+        .args(["check", "nope.zip"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("nope.zip"));
+    // --format entity-rbac on standard input: bundles need a file.
+    bdxlint()
+        .current_dir(d)
+        .args(["check", "--format", "entity-rbac", "-"])
+        .write_stdin(RBAC)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn findings_inside_a_member_name_the_archive_and_the_member() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let dangling = RELATIONS.replace("team-admins", "team-nobody");
+    zip_of(
+        d,
+        "bundle.zip",
+        &[
+            ("entities.csv", ENTITIES.as_bytes()),
+            ("relations.csv", dangling.as_bytes()),
+        ],
+    );
+    let concise = run_in(d, &["--output-format", "concise", "bundle.zip"], 1);
+    assert_eq!(
+        concise,
+        "bundle.zip:relations.csv:2:24: B006 [error] connection `team-nobody` is not defined by the bundle's entities CSV\n"
+    );
+    let human = run_in(d, &["--color", "never", "bundle.zip"], 1);
+    insta::assert_snapshot!(human);
+    let json: serde_json::Value =
+        serde_json::from_str(&run_in(d, &["--output-format", "json", "bundle.zip"], 1))
+            .expect("one JSON document");
+    let files = json["files"].as_array().expect("files");
+    let diags: Vec<&serde_json::Value> = files
+        .iter()
+        .flat_map(|f| f["diagnostics"].as_array().expect("diagnostics"))
+        .collect();
+    assert_eq!(diags.len(), 1, "{json}");
+    assert_eq!(diags[0]["member"], "relations.csv");
+    assert_eq!(diags[0]["code"], "B006");
+    assert_eq!(
+        (&diags[0]["line"], &diags[0]["col"]),
+        (&2.into(), &24.into())
+    );
+    assert!(files.iter().all(|f| f["path"] == "bundle.zip"), "{json}");
+    // The span is relative to the member.
+    let (a, b) = (
+        diags[0]["span"]["start"].as_u64().expect("start") as usize,
+        diags[0]["span"]["end"].as_u64().expect("end") as usize,
+    );
+    assert_eq!(&dangling[a..b], "team-nobody");
 }

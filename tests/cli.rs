@@ -763,3 +763,74 @@ fn baselines_survive_re_sorted_rows_and_report_new_and_fixed_findings() {
         .code(2)
         .stderr(predicate::str::contains("baseline missing.json"));
 }
+
+#[test]
+fn a_batch_directory_is_checked_as_one_run() {
+    let clean = stdout_of(
+        example().args([
+            "check",
+            "--output-format",
+            "concise",
+            "testdata/batch/clean",
+        ]),
+        0,
+    );
+    assert_eq!(clean, "");
+    // Batch findings are warnings: exit 0 unless told otherwise.
+    let failing = stdout_of(
+        example().args([
+            "check",
+            "--output-format",
+            "concise",
+            "testdata/batch/failing",
+        ]),
+        0,
+    );
+    insta::assert_snapshot!(failing);
+    example()
+        .args(["check", "--fail-on", "warning", "testdata/batch/failing"])
+        .assert()
+        .code(1);
+    // They pass through the rule filter like any other finding.
+    let ignored = stdout_of(
+        example().args([
+            "check",
+            "--output-format",
+            "concise",
+            "--ignore",
+            "B011,undefined-campaign",
+            "testdata/batch/failing",
+        ]),
+        0,
+    );
+    assert!(
+        !ignored.contains("B011") && !ignored.contains("B012") && ignored.contains("B009"),
+        "{ignored}"
+    );
+}
+
+#[test]
+fn batch_references_are_not_checked_when_the_target_format_is_not_in_the_run() {
+    let d = "testdata/batch/failing";
+    let out = stdout_of(
+        example()
+            .args(["check", "--output-format", "concise"])
+            .args(
+                ["rules.csv", "reviews.csv", "rbac2.csv", "findings.csv"]
+                    .map(|f| format!("{d}/{f}")),
+            ),
+        0,
+    );
+    assert_eq!(out, "");
+    // Files named one by one form a run just like a directory.
+    let out = stdout_of(
+        example()
+            .args(["check", "--output-format", "concise"])
+            .args(["rules.csv", "filters.csv"].map(|f| format!("{d}/{f}"))),
+        0,
+    );
+    assert_eq!(
+        out,
+        "testdata/batch/failing/rules.csv:3:43: B011 [warning] filter `flt-0009` is not defined by the batch's filters file\n"
+    );
+}

@@ -8,9 +8,14 @@
 //!   least one diagnostic of that rule when checked as its directory's
 //!   format. Every diagnostic it produces (code, line, column, message, and
 //!   the earlier lines it relates to) is snapshot-tested, so a reviewer reads the exact output in the diff.
+//! - `testdata/batch/<case>/` is one run of several formats: every file
+//!   checks clean on its own, `clean/` has no batch finding either, and
+//!   `failing/` fires each batch rule exactly once (snapshot-tested).
 //! - Every rule in the registry has at least one fixture.
 
+use bdxlint::check::batch::{self, BatchInput};
 use bdxlint::check::{check_path, Options};
+use bdxlint::diagnostic::Diagnostic;
 use bdxlint::rules;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -74,9 +79,14 @@ fn render(path: &Path, format: Option<&str>) -> Result<(String, Vec<&'static str
         ..Options::default()
     };
     let report = check_path(path, &opts).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(render_diags(&report.diagnostics))
+}
+
+/// Diagnostics as snapshot text, and the names of their rules.
+fn render_diags(diags: &[Diagnostic]) -> (String, Vec<&'static str>) {
     let mut text = String::new();
     let mut codes = Vec::new();
-    for d in &report.diagnostics {
+    for d in diags {
         codes.push(d.rule.name);
         text.push_str(&format!(
             "{}:{}: {} {} [{}] {} (column: {}, span: {}..{})\n    help: {}\n",
@@ -100,7 +110,7 @@ fn render(path: &Path, format: Option<&str>) -> Result<(String, Vec<&'static str
             ));
         }
     }
-    Ok((text, codes))
+    (text, codes)
 }
 
 #[test]
@@ -177,14 +187,86 @@ fn failing_fixtures_fire_their_rule_and_match_snapshots() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// A batch directory, as the CLI runs it: every file checked on its own
+/// (which must be clean), then the batch checks over all of them. Returns
+/// the batch findings rendered per file, and their rule names. Paths are
+/// relative to the package root (the tests' working directory), as the
+/// messages quote them.
+fn run_batch(case: &str) -> (String, Vec<&'static str>) {
+    let dir = Path::new("testdata/batch").join(case);
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("batch dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    paths.sort();
+    let opts = Options {
+        snippets: false,
+        ..Options::default()
+    };
+    let formats: Vec<&'static str> = paths
+        .iter()
+        .map(|p| {
+            let report = check_path(p, &opts).unwrap_or_else(|e| panic!("{e}"));
+            let (text, _) = render_diags(&report.diagnostics);
+            assert!(
+                text.is_empty(),
+                "{} alone is not clean:\n{text}",
+                p.display()
+            );
+            report.format.expect("detected")
+        })
+        .collect();
+    let inputs: Vec<BatchInput<'_>> = paths
+        .iter()
+        .zip(&formats)
+        .enumerate()
+        .map(|(index, (path, format))| BatchInput {
+            index,
+            path,
+            format,
+        })
+        .collect();
+    let found = batch::check_batch(&inputs, &opts).expect("batch reads");
+    let mut text = String::new();
+    let mut codes = Vec::new();
+    for (index, diags) in found {
+        let (t, c) = render_diags(&diags);
+        text.push_str(&format!("{}\n{t}", paths[index].display()));
+        codes.extend(c);
+    }
+    (text, codes)
+}
+
+#[test]
+fn the_clean_batch_is_silent_and_the_failing_batch_fires_each_rule_once() {
+    let (text, _) = run_batch("clean");
+    assert!(text.is_empty(), "clean batch:\n{text}");
+    let (text, codes) = run_batch("failing");
+    for r in batch::RULES {
+        let n = codes.iter().filter(|c| **c == r.name).count();
+        assert_eq!(n, 1, "{} fired {n} times in\n{text}", r.name);
+    }
+    assert_eq!(codes.len(), batch::RULES.len(), "{text}");
+    insta::with_settings!({
+        snapshot_path => "snapshots/fixtures",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+        description => "testdata/batch/failing",
+    }, {
+        insta::assert_snapshot!("batch__failing", text);
+    });
+}
+
 #[test]
 fn every_rule_has_a_failing_fixture() {
-    let named: BTreeSet<String> = fixtures().iter().map(|(_, p)| stem(p)).collect();
+    let mut named: BTreeSet<String> = fixtures().iter().map(|(_, p)| stem(p)).collect();
+    named.extend(run_batch("failing").1.iter().map(|n| n.to_string()));
     let missing: Vec<&str> = rules::ALL
         .iter()
-        // ZIP bundle and reference rules (B) are asserted by tests/bundle.rs,
-        // whose fixtures are archives built by the test itself.
-        .filter(|r| !r.code.starts_with('B'))
+        // The bundle rules are asserted by tests/bundle.rs, whose fixtures
+        // are archives built by the test itself.
+        .filter(|r| !r.code.starts_with('B') || batch::RULES.contains(r))
         .map(|r| r.name)
         .filter(|n| !named.contains(*n))
         .collect();

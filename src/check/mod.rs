@@ -7,6 +7,7 @@
 //! file order, which makes the output identical at any thread count: chunk
 //! boundaries depend on bytes only, never on the number of threads.
 
+pub mod batch;
 mod cross;
 mod filter;
 mod grammar;

@@ -55,14 +55,29 @@ fn key(entity_type: &str, source_id: &str) -> u64 {
 /// columns (by header name) resolved to indexes. `f` gets the chunk's
 /// emitter, the record and the column indexes (`None` when the header lacks
 /// the column).
-fn stream<R: Read>(
+pub(crate) fn stream<R: Read>(
+    reader: R,
+    opts: &Options,
+    wanted: &[&str],
+    f: impl FnMut(&mut Emitter<'_>, &Record, &[Option<usize>]),
+) -> io::Result<Vec<Diagnostic>> {
+    stream_with_columns(reader, opts, wanted, f).map(|(diags, _)| diags)
+}
+
+/// The index of each wanted column in the header, `None` where it lacks it.
+pub(crate) type Columns = Vec<Option<usize>>;
+
+/// [`stream`], also returning the column indexes the header resolved
+/// (`None` for a file without a header row): a caller may need to know
+/// that a column exists even when no row follows.
+pub(crate) fn stream_with_columns<R: Read>(
     reader: R,
     opts: &Options,
     wanted: &[&str],
     mut f: impl FnMut(&mut Emitter<'_>, &Record, &[Option<usize>]),
-) -> io::Result<Vec<Diagnostic>> {
+) -> io::Result<(Vec<Diagnostic>, Option<Columns>)> {
     let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
-    let mut cols: Option<Vec<Option<usize>>> = None;
+    let mut cols: Option<Columns> = None;
     let mut line = 1;
     let mut out = Vec::new();
     let mut rec = Record::default();
@@ -99,12 +114,12 @@ fn stream<R: Read>(
         line = scanner.line();
         out.extend(emit.diags.into_iter().map(|d| rebase(d, chunk.base)));
     }
-    Ok(out)
+    Ok((out, cols))
 }
 
 /// A cell's decoded text (lossy: an invalid byte is reported by the main
 /// check, and here only makes a key that matches nothing).
-fn cell(data: &[u8], f: &FieldSpan) -> String {
+pub(crate) fn cell(data: &[u8], f: &FieldSpan) -> String {
     let (s, e) = f.content();
     let raw = String::from_utf8_lossy(&data[s..e]);
     unescape(&raw, f.escapes).into_owned()
