@@ -104,12 +104,50 @@ pub fn check_path(path: &Path, opts: &Options) -> Result<FileReport, Error> {
 }
 
 /// Checks CSV bytes from any reader. `display` names the file in findings;
-/// `file_name` helps format detection break ties.
+/// `file_name` helps format detection break ties. The findings come back
+/// in the report, sorted by position.
 pub fn check_reader<R: Read>(
     reader: R,
     display: &str,
     file_name: Option<&str>,
     opts: &Options,
+) -> Result<FileReport, Error> {
+    let mut found = Vec::new();
+    let mut report = check_reader_with(reader, display, file_name, opts, &mut |d| found.push(d))?;
+    found.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    report.diagnostics = found;
+    Ok(report)
+}
+
+/// Like [`check_reader`], but hands each finding to `sink` as soon as the
+/// chunk it is in has been folded, so that memory does not grow with the
+/// number of findings; the returned report has none. Findings arrive in
+/// file order, except those reported once per file with a count of the
+/// rows like them, which come last (the count is known only at the end).
+pub fn check_reader_with<R: Read>(
+    reader: R,
+    display: &str,
+    file_name: Option<&str>,
+    opts: &Options,
+    sink: &mut dyn FnMut(Diagnostic),
+) -> Result<FileReport, Error> {
+    let mut report = check_stream(reader, display, file_name, opts, sink)?;
+    // What is left: findings of a file that stopped before its rows.
+    report
+        .diagnostics
+        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    for d in report.diagnostics.drain(..) {
+        sink(d);
+    }
+    Ok(report)
+}
+
+fn check_stream<R: Read>(
+    reader: R,
+    display: &str,
+    file_name: Option<&str>,
+    opts: &Options,
+    sink: &mut dyn FnMut(Diagnostic),
 ) -> Result<FileReport, Error> {
     let mut report = FileReport {
         path: display.to_owned(),
@@ -259,6 +297,13 @@ pub fn check_reader<R: Read>(
     report
         .diagnostics
         .extend(emit.diags.into_iter().map(|d| rebase(d, first.base)));
+    // Header findings come before any row's.
+    report
+        .diagnostics
+        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    for d in report.diagnostics.drain(..) {
+        sink(d);
+    }
 
     // The rest of the first chunk, then every later chunk, in parallel
     // batches. Each chunk is checked with lines counted from 1 and fixed up
@@ -275,14 +320,19 @@ pub fn check_reader<R: Read>(
     // The folded batch's bytes stay alive until its fold is done: cross-row
     // findings are built from them.
     let mut pending: Option<(Vec<Chunk>, Vec<ChunkResult>)> = None;
-    let fold_batch =
-        |fold: &mut Fold, report: &mut FileReport, done: Option<(Vec<Chunk>, Vec<ChunkResult>)>| {
-            if let Some((chunks, results)) = done {
-                for (r, c) in results.into_iter().zip(&chunks) {
-                    fold.add(r, c, &cross, report);
-                }
+    // Folded findings wait here (a batch's worth at most) for the sink,
+    // which is called on this thread only.
+    let mut ready = Vec::new();
+    let fold_batch = |fold: &mut Fold,
+                      report: &mut FileReport,
+                      ready: &mut Vec<Diagnostic>,
+                      done: Option<(Vec<Chunk>, Vec<ChunkResult>)>| {
+        if let Some((chunks, results)) = done {
+            for (r, c) in results.into_iter().zip(&chunks) {
+                fold.add(r, c, &cross, report, ready);
             }
-        };
+        }
+    };
     loop {
         while batch.len() < batch_len {
             match chunks.next_chunk().map_err(io)? {
@@ -301,21 +351,25 @@ pub fn check_reader<R: Read>(
                     .map(|c| check_chunk(&plan, &cross, c, opts.snippets))
                     .collect::<Vec<ChunkResult>>()
             },
-            || fold_batch(&mut fold, &mut report, previous),
+            || fold_batch(&mut fold, &mut report, &mut ready, previous),
         );
+        for d in ready.drain(..) {
+            sink(d);
+        }
         pending = Some((std::mem::take(&mut batch), results));
         if chunks.eof && chunks.buf.is_empty() {
             break;
         }
     }
-    fold_batch(&mut fold, &mut report, pending.take());
+    fold_batch(&mut fold, &mut report, &mut ready, pending.take());
+    for d in ready.drain(..) {
+        sink(d);
+    }
     if let Some(span) = chunks.too_long.take() {
         // The runaway record starts right after the last chunk checked.
-        report
-            .diagnostics
-            .push(runaway_record(span, fold.next_line, opts));
+        sink(runaway_record(span, fold.next_line, opts));
     }
-    fold.finish(&mut report);
+    fold.finish(sink);
     Ok(report)
 }
 
@@ -546,14 +600,16 @@ fn check_chunk(plan: &Plan, cross: &CrossPlan, chunk: &Chunk, snippets: bool) ->
 struct Fold {
     /// Line number of the next chunk's first line.
     next_line: u64,
-    /// Once-per-file findings seen: (rule, message) -> (index in the
-    /// report, how many more were dropped).
-    once: HashMap<(&'static str, String), (usize, u64)>,
+    /// Once-per-file findings: (rule, message) -> the first one, held back
+    /// until the end, and how many more were dropped.
+    once: HashMap<(&'static str, String), (Diagnostic, u64)>,
     /// The line ending the file uses, from its first terminated record.
     convention: Option<LineEnding>,
-    mixed: Option<(u64, Range<u64>, LineEnding)>,
+    mixed: bool,
     /// What the cross-row rules remember of earlier rows.
     cross: CrossState,
+    /// One chunk's findings, sorted before they go out; reused.
+    out: Vec<Diagnostic>,
 }
 
 impl Fold {
@@ -562,32 +618,28 @@ impl Fold {
             next_line,
             once: HashMap::new(),
             convention: header_ending.filter(|e| *e != LineEnding::Eof),
-            mixed: None,
+            mixed: false,
             cross,
+            out: Vec::new(),
         }
     }
 
-    /// Folds the result of `chunk`, the next chunk in file order.
-    fn add(&mut self, r: ChunkResult, chunk: &Chunk, plan: &CrossPlan, report: &mut FileReport) {
+    /// Folds the result of `chunk`, the next chunk in file order, and adds
+    /// its findings to `ready` in order.
+    fn add(
+        &mut self,
+        r: ChunkResult,
+        chunk: &Chunk,
+        plan: &CrossPlan,
+        report: &mut FileReport,
+        ready: &mut Vec<Diagnostic>,
+    ) {
         let shift = self.next_line - 1;
-        self.cross.fold(
-            plan,
-            &r.events,
-            &chunk.data,
-            chunk.base,
-            shift,
-            &mut report.diagnostics,
-        );
+        let out = &mut self.out;
+        self.cross
+            .fold(plan, &r.events, &chunk.data, chunk.base, shift, out);
         let abs = |line: u64| line + shift;
         for mut d in r.diags {
-            if d.once_per_file {
-                let key = (d.rule.code, d.message.clone());
-                if let Some((_, dropped)) = self.once.get_mut(&key) {
-                    *dropped += 1;
-                    continue;
-                }
-                self.once.insert(key, (report.diagnostics.len(), 0));
-            }
             d.line = abs(d.line);
             if let Some(s) = &mut d.snippet {
                 s.line = abs(s.line);
@@ -595,10 +647,20 @@ impl Fold {
             for rel in &mut d.related {
                 rel.line = abs(rel.line);
             }
-            report.diagnostics.push(d);
+            if d.once_per_file {
+                let key = (d.rule.code, d.message.clone());
+                match self.once.get_mut(&key) {
+                    Some((_, dropped)) => *dropped += 1,
+                    None => {
+                        self.once.insert(key, (d, 0));
+                    }
+                }
+                continue;
+            }
+            out.push(d);
         }
         report.records += r.records;
-        if self.mixed.is_none() {
+        if !self.mixed {
             let lf = r.endings.first_lf.map(|(l, s)| (abs(l), s, LineEnding::Lf));
             let crlf = r
                 .endings
@@ -611,40 +673,48 @@ impl Fold {
                     .min_by_key(|e| e.0)
                     .map(|e| e.2);
             }
-            self.mixed = match self.convention {
+            let odd = match self.convention {
                 Some(LineEnding::Lf) => crlf,
                 Some(LineEnding::CrLf) => lf,
                 _ => None,
             };
-        }
-        self.next_line += r.lines;
-    }
-
-    fn finish(self, report: &mut FileReport) {
-        for (index, dropped) in self.once.values() {
-            if *dropped > 0 {
-                let d = &mut report.diagnostics[*index];
-                d.message
-                    .push_str(&format!(" (and {dropped} more rows like this one)"));
+            if let Some((line, span, kind)) = odd {
+                self.mixed = true;
+                let (found, want) = match kind {
+                    LineEnding::CrLf => ("CRLF", "LF"),
+                    _ => ("LF", "CRLF"),
+                };
+                let mut d = file_diag(
+                    &rules::MIXED_LINE_ENDINGS,
+                    span,
+                    format!("line {line} ends with {found}; earlier lines end with {want}"),
+                    &format!("use {want} line endings throughout"),
+                );
+                d.line = line;
+                out.push(d);
             }
         }
-        if let Some((line, span, kind)) = self.mixed {
-            let (found, want) = match kind {
-                LineEnding::CrLf => ("CRLF", "LF"),
-                _ => ("LF", "CRLF"),
-            };
-            let mut d = file_diag(
-                &rules::MIXED_LINE_ENDINGS,
-                span,
-                format!("line {line} ends with {found}; earlier lines end with {want}"),
-                &format!("use {want} line endings throughout"),
-            );
-            d.line = line;
-            report.diagnostics.push(d);
+        self.next_line += r.lines;
+        out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        ready.append(out);
+    }
+
+    fn finish(self, sink: &mut dyn FnMut(Diagnostic)) {
+        let mut held: Vec<Diagnostic> = self
+            .once
+            .into_values()
+            .map(|(mut d, dropped)| {
+                if dropped > 0 {
+                    d.message
+                        .push_str(&format!(" (and {dropped} more rows like this one)"));
+                }
+                d
+            })
+            .collect();
+        held.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        for d in held {
+            sink(d);
         }
-        report
-            .diagnostics
-            .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     }
 }
 
