@@ -7,10 +7,11 @@ use bdxlint::check::batch::{self, BatchInput};
 use bdxlint::check::refs::{self, EntityKeys, RefSources};
 use bdxlint::check::{self, FileReport, Options};
 use bdxlint::config::{self, Config, FailOn};
+use bdxlint::diagnostic::Diagnostic;
 use bdxlint::diagnostic::Severity;
 use bdxlint::error::Error;
 use bdxlint::filter::{self, Level, RuleFilter};
-use bdxlint::report::{self, Failure, HumanOptions, OutputFormat, Summary};
+use bdxlint::report::{self, Failure, HumanOptions, OutputFormat, StreamWriter, Summary};
 use bdxlint::{rules, schema};
 use clap::{Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
@@ -572,31 +573,25 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     // (`--format` still wins) and add to its rule filter.
     let per_input: Vec<(Option<&str>, RuleFilter)> =
         inputs.iter().map(|i| settings.for_input(i)).collect();
+    let run = Run {
+        args,
+        opts: &opts,
+        limits: &limits,
+        forced_kind,
+        external: external.as_ref(),
+    };
+    if StreamWriter::streams(settings.output_format)
+        && args.baseline.is_none()
+        && args.write_baseline.is_none()
+        && !args.statistics
+        && !args.quiet
+    {
+        return run.stream(&inputs, &per_input, &settings, failures, out);
+    }
     let mut results: Vec<Result<Vec<FileReport>, Error>> = inputs
         .par_iter()
         .zip(&per_input)
-        .map(|(input, (format, _))| {
-            let own;
-            let opts = match format {
-                Some(f) if args.format.is_none() => {
-                    own = Options {
-                        format: Some((*f).to_owned()),
-                        ..opts.clone()
-                    };
-                    &own
-                }
-                _ => &opts,
-            };
-            match input {
-                Input::File(p) if bundle::is_bundle_path(p, args.format.as_deref()) => {
-                    bundle::check_zip(p, forced_kind, opts, &limits, external.as_ref())
-                }
-                Input::File(p) => check_csv(p, opts, external.as_ref()).map(|r| vec![r]),
-                Input::Stdin => {
-                    check::check_reader(io::stdin().lock(), "-", None, opts).map(|r| vec![r])
-                }
-            }
-        })
+        .map(|(input, (format, _))| run.check_input(input, *format))
         .collect();
     add_batch_findings(&inputs, &mut results, &opts, &mut failures);
     let mut reports = Vec::new();
@@ -625,12 +620,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     for f in &failures {
         eprintln!("bdxlint: {}", f.reason);
     }
-    let color = use_color(args.color);
-    let human = HumanOptions {
-        color,
-        unicode: color || io::stdout().is_terminal(),
-        width: if io::stdout().is_terminal() { 120 } else { 100 },
-    };
+    let human = human_options(args.color);
     // Read the baseline before writing one: `--baseline b --write-baseline b`
     // reports against the old file and leaves the new one.
     let old = match &args.baseline {
@@ -816,5 +806,339 @@ fn add_batch_findings(
             },
             reason: e.to_string(),
         }),
+    }
+}
+
+/// What every input of one `check` run is checked with.
+struct Run<'a> {
+    args: &'a CheckArgs,
+    opts: &'a Options,
+    limits: &'a Limits,
+    forced_kind: Option<Kind>,
+    external: Option<&'a EntityKeys>,
+}
+
+/// Files up to this size are checked whole, in parallel with their
+/// neighbours; larger ones stream their findings as they are found.
+const STREAM_ABOVE: u64 = 8 << 20;
+
+impl Run<'_> {
+    /// The options for one input: a config override may name its format
+    /// (`--format` still wins).
+    fn opts_for(&self, format: Option<&str>) -> std::borrow::Cow<'_, Options> {
+        match format {
+            Some(f) if self.args.format.is_none() => std::borrow::Cow::Owned(Options {
+                format: Some(f.to_owned()),
+                ..self.opts.clone()
+            }),
+            _ => std::borrow::Cow::Borrowed(self.opts),
+        }
+    }
+
+    fn is_bundle(&self, input: &Input) -> bool {
+        matches!(input, Input::File(p) if bundle::is_bundle_path(p, self.args.format.as_deref()))
+    }
+
+    /// Checks one input whole: its reports, with their findings.
+    fn check_input(&self, input: &Input, format: Option<&str>) -> Result<Vec<FileReport>, Error> {
+        let opts = self.opts_for(format);
+        match input {
+            Input::File(p) if self.is_bundle(input) => {
+                bundle::check_zip(p, self.forced_kind, &opts, self.limits, self.external)
+            }
+            Input::File(p) => check_csv(p, &opts, self.external).map(|r| vec![r]),
+            Input::Stdin => {
+                check::check_reader(io::stdin().lock(), "-", None, &opts).map(|r| vec![r])
+            }
+        }
+    }
+
+    /// Whether an input is checked whole: ZIP bundles, and files small
+    /// enough that holding their findings costs little.
+    fn whole(&self, input: &Input) -> bool {
+        match input {
+            Input::Stdin => false,
+            Input::File(p) => {
+                self.is_bundle(input)
+                    || std::fs::metadata(p).map_or(true, |m| m.len() <= STREAM_ABOVE)
+            }
+        }
+    }
+
+    /// The batch checks, before any file is checked: a streamed file's
+    /// findings go out while it is read, so what the batch says about it
+    /// must be known by its end.
+    fn batch_up_front(
+        &self,
+        inputs: &[Input],
+        per_input: &[(Option<&str>, RuleFilter)],
+        failures: &mut Vec<Failure>,
+    ) -> std::collections::HashMap<usize, Vec<Diagnostic>> {
+        let formats: Vec<(usize, &Path, &str)> = inputs
+            .iter()
+            .enumerate()
+            .filter_map(|(index, input)| match input {
+                Input::File(p) if !self.is_bundle(input) => {
+                    let named = self.args.format.as_deref().or(per_input[index].0);
+                    let format = match named {
+                        Some(f) => schema::table(f).ok().flatten().map(|t| t.name.as_str()),
+                        None => check::sniff_format(p),
+                    };
+                    Some((index, p.as_path(), format?))
+                }
+                _ => None,
+            })
+            .collect();
+        let files: Vec<BatchInput<'_>> = formats
+            .iter()
+            .map(|&(index, path, format)| BatchInput {
+                index,
+                path,
+                format,
+            })
+            .collect();
+        match batch::check_batch(&files, self.opts) {
+            Ok(found) => found.into_iter().collect(),
+            Err(e) => {
+                failures.push(Failure {
+                    path: match &e {
+                        Error::Io { path, .. } => path.display().to_string(),
+                        _ => String::new(),
+                    },
+                    reason: e.to_string(),
+                });
+                Default::default()
+            }
+        }
+    }
+
+    /// A run whose output format can be streamed: files in order, small
+    /// ones checked in parallel and written whole, large ones written while
+    /// they are read, so memory stays flat however many findings there are.
+    fn stream(
+        &self,
+        inputs: &[Input],
+        per_input: &[(Option<&str>, RuleFilter)],
+        settings: &Settings,
+        mut failures: Vec<Failure>,
+        out: &mut dyn Write,
+    ) -> io::Result<u8> {
+        let mut extra = self.batch_up_front(inputs, per_input, &mut failures);
+        let mut w =
+            StreamWriter::new(out, settings.output_format, &human_options(self.args.color))?;
+        let mut t = Tally {
+            summary: Summary::default(),
+            fail_on: settings.fail_on,
+            failing: false,
+            max: settings.max_diagnostics,
+            in_file: 0,
+            error: None,
+        };
+        let mut i = 0;
+        while i < inputs.len() {
+            let mut j = i;
+            while j < inputs.len() && self.whole(&inputs[j]) {
+                j += 1;
+            }
+            if j > i {
+                let results: Vec<Result<Vec<FileReport>, Error>> = (i..j)
+                    .into_par_iter()
+                    .map(|k| self.check_input(&inputs[k], per_input[k].0))
+                    .collect();
+                for (k, r) in (i..j).zip(results) {
+                    match r {
+                        Ok(reports) => {
+                            let more = extra.remove(&k).unwrap_or_default();
+                            for mut rep in reports {
+                                if rep.member.is_none() && !more.is_empty() {
+                                    rep.diagnostics.extend(more.iter().cloned());
+                                    rep.diagnostics
+                                        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+                                }
+                                w.start_file(&rep.path, rep.member.as_deref());
+                                t.start_file();
+                                for d in rep.diagnostics.drain(..) {
+                                    t.emit(&mut w, &per_input[k].1, d);
+                                }
+                                w.end_file(rep.format, rep.records)?;
+                            }
+                        }
+                        Err(e) => failures.push(failure(e)),
+                    }
+                }
+                i = j;
+                continue;
+            }
+            let more = extra.remove(&i).unwrap_or_default();
+            if let Err(e) = self.stream_one(
+                &inputs[i],
+                per_input[i].0,
+                &per_input[i].1,
+                more,
+                &mut w,
+                &mut t,
+            ) {
+                failures.push(failure(e));
+            }
+            if let Some(e) = t.error.take() {
+                return Err(e);
+            }
+            i += 1;
+        }
+        if let Some(e) = t.error.take() {
+            return Err(e);
+        }
+        for f in &failures {
+            eprintln!("bdxlint: {}", f.reason);
+        }
+        t.summary.failures = failures.len();
+        t.summary.files += failures.len();
+        w.finish(&failures, &t.summary)?;
+        if t.summary.hidden > 0 && settings.output_format != OutputFormat::Human {
+            eprintln!(
+                "bdxlint: {} not shown (--max-diagnostics)",
+                if t.summary.hidden == 1 {
+                    "1 finding".to_owned()
+                } else {
+                    format!("{} findings", t.summary.hidden)
+                }
+            );
+        }
+        Ok(if t.summary.failures > 0 {
+            EXIT_TROUBLE
+        } else if t.failing && !settings.exit_zero {
+            EXIT_FINDINGS
+        } else {
+            EXIT_CLEAN
+        })
+    }
+
+    /// Checks one large file (or standard input), writing its findings as
+    /// each chunk is folded; its reference and batch findings follow.
+    fn stream_one(
+        &self,
+        input: &Input,
+        format: Option<&str>,
+        filter: &RuleFilter,
+        more: Vec<Diagnostic>,
+        w: &mut StreamWriter<'_>,
+        t: &mut Tally,
+    ) -> Result<(), Error> {
+        let opts = self.opts_for(format);
+        let display = match input {
+            Input::File(p) => p.display().to_string(),
+            Input::Stdin => "-".to_owned(),
+        };
+        w.start_file(&display, None);
+        t.start_file();
+        let mut sink = |d: Diagnostic| t.emit(w, filter, d);
+        let rep = match input {
+            Input::File(p) => {
+                let file = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+                let name = p.file_name().and_then(|n| n.to_str());
+                check::check_reader_with(file, &display, name, &opts, &mut sink).map_err(|e| {
+                    match e {
+                        Error::Io { source, .. } => Error::io(p, source),
+                        other => other,
+                    }
+                })?
+            }
+            Input::Stdin => {
+                check::check_reader_with(io::stdin().lock(), "-", None, &opts, &mut sink)?
+            }
+        };
+        let mut after = more;
+        if let (Input::File(p), Some(kind)) = (input, rep.format) {
+            if let Some(rbac) = relations_kind(kind) {
+                let file = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+                let sources = RefSources {
+                    bundle: None,
+                    external: self.external,
+                    rbac,
+                };
+                after.extend(
+                    refs::check_references(file, &opts, sources).map_err(|e| Error::io(p, e))?,
+                );
+            }
+        }
+        after.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        for d in after {
+            sink(d);
+        }
+        if let Err(e) = w.end_file(rep.format, rep.records) {
+            t.error.get_or_insert(e);
+        }
+        Ok(())
+    }
+}
+
+/// Counts, filters and caps the findings of a streamed run.
+struct Tally {
+    summary: Summary,
+    fail_on: Severity,
+    failing: bool,
+    max: Option<usize>,
+    in_file: usize,
+    /// The first write error; later findings are dropped.
+    error: Option<io::Error>,
+}
+
+impl Tally {
+    fn start_file(&mut self) {
+        self.in_file = 0;
+        self.summary.files += 1;
+    }
+
+    fn emit(&mut self, w: &mut StreamWriter<'_>, filter: &RuleFilter, mut d: Diagnostic) {
+        let Some(severity) = filter.judge(d.rule, d.severity) else {
+            return;
+        };
+        d.severity = severity;
+        match severity {
+            Severity::Error => self.summary.errors += 1,
+            Severity::Warning => self.summary.warnings += 1,
+            Severity::Info => self.summary.infos += 1,
+        }
+        self.failing |= severity >= self.fail_on;
+        self.in_file += 1;
+        if self.max.is_some_and(|m| self.in_file > m) {
+            self.summary.hidden += 1;
+            return;
+        }
+        if self.error.is_none() {
+            if let Err(e) = w.diagnostic(&d) {
+                self.error = Some(e);
+            }
+        }
+    }
+}
+
+/// Whether a format is a relations file whose references are checked (and
+/// whether it is the RBAC kind).
+fn relations_kind(format: &str) -> Option<bool> {
+    match format {
+        "entity-relations" => Some(false),
+        "entity-rbac-relations" => Some(true),
+        _ => None,
+    }
+}
+
+fn failure(e: Error) -> Failure {
+    let path = match &e {
+        Error::Io { path, .. } | Error::Detect { path, .. } => path.display().to_string(),
+        _ => String::new(),
+    };
+    Failure {
+        path,
+        reason: e.to_string(),
+    }
+}
+
+fn human_options(choice: ColorChoice) -> HumanOptions {
+    let color = use_color(choice);
+    HumanOptions {
+        color,
+        unicode: color || io::stdout().is_terminal(),
+        width: if io::stdout().is_terminal() { 120 } else { 100 },
     }
 }

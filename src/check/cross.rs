@@ -471,7 +471,13 @@ impl CrossState {
 
     #[cfg(test)]
     pub(crate) fn row(&mut self, fp: u64, line: u32) -> RowSeen {
-        row_seen(&mut self.rows, self.row_cap, &mut self.cap_reached, fp, line)
+        row_seen(
+            &mut self.rows,
+            self.row_cap,
+            &mut self.cap_reached,
+            fp,
+            line,
+        )
     }
 
     /// Runs one chunk's events through the state, in file order, and

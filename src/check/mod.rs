@@ -373,6 +373,31 @@ fn check_stream<R: Read>(
     Ok(report)
 }
 
+/// The format a CSV file's header fits, read from its first MiB, the way
+/// [`check_reader`] detects it; `None` when it fits none or cannot be read
+/// (checking the file then says why). For the batch checks, which need
+/// every file's format before any file is checked.
+pub fn sniff_format(path: &Path) -> Option<&'static str> {
+    let mut buf = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(1 << 20)
+        .read_to_end(&mut buf)
+        .ok()?;
+    let data = buf.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(&buf);
+    let mut rec = Record::default();
+    if !Scanner::new(data, 0, 1).next_record(&mut rec) {
+        return None;
+    }
+    let header = header::read_header(data, &rec);
+    let names: Vec<&str> = header.names.iter().map(|n| n.as_str()).collect();
+    let file_name = path.file_name().and_then(|n| n.to_str());
+    match schema::detect_format(schema::tables().ok()?, &names, file_name) {
+        Detection::Found(name) => Some(schema::table(name).ok()??.name.as_str()),
+        _ => None,
+    }
+}
+
 /// A record longer than `max_record_bytes`, starting on `line`: reading
 /// stopped there.
 fn runaway_record(span: Range<u64>, line: u64, opts: &Options) -> Diagnostic {

@@ -546,7 +546,9 @@ mod tests {
 
     #[test]
     fn trims() {
-        for s in ["", " ", "a", " a", "a ", "\u{a0}a", "a\u{a0}", "\u{3000}", "ab c"] {
+        for s in [
+            "", " ", "a", " a", "a ", "\u{a0}a", "a\u{a0}", "\u{3000}", "ab c",
+        ] {
             assert_eq!(trim(s), s.trim(), "{s:?}");
             assert_eq!(is_filled(s), !s.trim().is_empty(), "{s:?}");
         }

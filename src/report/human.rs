@@ -139,37 +139,51 @@ pub(super) fn render(
     summary: &Summary,
     opts: &HumanOptions,
 ) -> io::Result<()> {
+    let handler = handler(opts);
+    for r in reports {
+        let location = r.location();
+        for d in &r.diagnostics {
+            write_one(out, &handler, &location, d)?;
+        }
+    }
+    writeln!(out, "{}", summary_line(summary))
+}
+
+pub(super) fn handler(opts: &HumanOptions) -> GraphicalReportHandler {
     let theme = match (opts.unicode, opts.color) {
         (true, true) => GraphicalTheme::unicode(),
         (true, false) => GraphicalTheme::unicode_nocolor(),
         (false, true) => GraphicalTheme::ascii(),
         (false, false) => GraphicalTheme::none(),
     };
-    let handler = GraphicalReportHandler::new_themed(theme)
+    GraphicalReportHandler::new_themed(theme)
         .with_width(opts.width)
         .with_links(false)
-        .with_context_lines(1);
-    for r in reports {
-        let location = r.location();
-        for d in &r.diagnostics {
-            let finding = Finding {
-                d,
-                source: d.snippet.as_ref().map(|snippet| SnippetSource {
-                    name: &location,
-                    snippet,
-                }),
-            };
-            let mut text = String::new();
-            if finding.source.is_none() {
-                // No source lines to show (file-level findings): say where.
-                text.push_str(&format!("{location}:{}:{}\n", d.line, d.col));
-            }
-            handler
-                .render_report(&mut text, &finding)
-                .map_err(|_| io::Error::other("rendering a finding failed"))?;
-            out.write_all(text.as_bytes())?;
-            writeln!(out)?;
-        }
+        .with_context_lines(1)
+}
+
+/// One finding, with its source lines when it has them.
+pub(super) fn write_one(
+    out: &mut dyn Write,
+    handler: &GraphicalReportHandler,
+    location: &str,
+    d: &crate::diagnostic::Diagnostic,
+) -> io::Result<()> {
+    let finding = Finding {
+        d,
+        source: d.snippet.as_ref().map(|snippet| SnippetSource {
+            name: location,
+            snippet,
+        }),
+    };
+    let mut text = String::new();
+    if finding.source.is_none() {
+        // No source lines to show (file-level findings): say where.
+        text.push_str(&format!("{location}:{}:{}\n", d.line, d.col));
     }
-    writeln!(out, "{}", summary_line(summary))
+    handler
+        .render_report(&mut text, &finding)
+        .map_err(|_| io::Error::other("rendering a finding failed"))?;
+    out.write_all(text.as_bytes())?;
+    writeln!(out)
 }

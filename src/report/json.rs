@@ -1,6 +1,6 @@
 //! The JSON document: a stable contract, documented in the README.
 //!
-//! `{"version":1,"files":[{"path","format","records","diagnostics":[...]}],
+//! `{"version":1,"files":[{"path","diagnostics":[...],"format","records"}],
 //! "summary":{"files","errors","warnings","infos"}}`. Fields are only ever
 //! added, never renamed or removed, without bumping `version`.
 
@@ -20,9 +20,11 @@ struct Doc<'a> {
 #[derive(Serialize)]
 struct File<'a> {
     path: &'a str,
+    // Before `format` and `records`, which a streamed file knows only at
+    // its end (see stream.rs): both writers give the same bytes.
+    diagnostics: Vec<Diag<'a>>,
     format: Option<&'a str>,
     records: u64,
-    diagnostics: Vec<Diag<'a>>,
     /// Why the file could not be checked; absent when it was.
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
@@ -60,7 +62,7 @@ struct Related<'a> {
 }
 
 #[derive(Serialize)]
-struct JsonSummary {
+pub(super) struct JsonSummary {
     files: usize,
     errors: usize,
     warnings: usize,
@@ -80,6 +82,19 @@ struct JsonSummary {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+pub(super) fn summary(s: &Summary) -> JsonSummary {
+    JsonSummary {
+        files: s.files,
+        errors: s.errors,
+        warnings: s.warnings,
+        infos: s.infos,
+        unreadable: s.failures,
+        hidden: s.hidden,
+        baselined: s.baselined,
+        stale_baseline: s.stale_baseline,
+    }
 }
 
 pub(super) fn diag<'a>(d: &'a Diagnostic, member: Option<&'a str>) -> Diag<'a> {
@@ -139,16 +154,7 @@ pub(super) fn render(
     let doc = Doc {
         version: 1,
         files,
-        summary: JsonSummary {
-            files: s.files,
-            errors: s.errors,
-            warnings: s.warnings,
-            infos: s.infos,
-            unreadable: s.failures,
-            hidden: s.hidden,
-            baselined: s.baselined,
-            stale_baseline: s.stale_baseline,
-        },
+        summary: summary(s),
     };
     serde_json::to_writer(&mut *out, &doc)?;
     writeln!(out)

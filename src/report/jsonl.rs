@@ -10,10 +10,10 @@ use serde::Serialize;
 use std::io::{self, Write};
 
 #[derive(Serialize)]
-struct Line<'a> {
-    path: &'a str,
+pub(super) struct Line<'a> {
+    pub(super) path: &'a str,
     #[serde(flatten)]
-    diag: Diag<'a>,
+    pub(super) diag: Diag<'a>,
 }
 
 #[derive(Serialize)]

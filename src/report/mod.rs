@@ -13,6 +13,7 @@ mod junit;
 pub mod position;
 mod rdjsonl;
 mod sarif;
+mod stream;
 
 use crate::check::FileReport;
 use crate::diagnostic::Severity;
@@ -20,6 +21,7 @@ use std::io::{self, Write};
 
 pub use human::HumanOptions;
 pub use sarif::uri;
+pub use stream::StreamWriter;
 
 /// The output formats of `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]

@@ -1,0 +1,172 @@
+//! Writers that put findings out as they arrive, for the formats whose
+//! shape allows it (`human`, `json`, `jsonl`, `concise`): memory then stays flat
+//! however many findings a file has. The bytes are the same whether a file's
+//! findings were streamed or collected first.
+
+use super::json::diag;
+use super::{Failure, HumanOptions, OutputFormat, Summary};
+use crate::diagnostic::Diagnostic;
+use serde::Serialize;
+use std::io::{self, Write};
+
+/// Writes one run, file by file and finding by finding.
+pub struct StreamWriter<'w> {
+    out: &'w mut dyn Write,
+    format: OutputFormat,
+    /// Files written so far (for the JSON separators).
+    files: usize,
+    /// Findings written for the current file.
+    in_file: usize,
+    /// The current file: its path, and where it is shown (`archive:member`).
+    path: String,
+    location: String,
+    member: Option<String>,
+    /// Whether the current file's opening is written.
+    open: bool,
+    handler: Option<miette::GraphicalReportHandler>,
+}
+
+impl<'w> StreamWriter<'w> {
+    /// Whether `format` can be written this way.
+    pub fn streams(format: OutputFormat) -> bool {
+        matches!(
+            format,
+            OutputFormat::Json | OutputFormat::Jsonl | OutputFormat::Concise | OutputFormat::Human
+        )
+    }
+
+    pub fn new(
+        out: &'w mut dyn Write,
+        format: OutputFormat,
+        human: &HumanOptions,
+    ) -> io::Result<Self> {
+        if format == OutputFormat::Json {
+            out.write_all(b"{\"version\":1,\"files\":[")?;
+        }
+        Ok(StreamWriter {
+            out,
+            format,
+            files: 0,
+            in_file: 0,
+            path: String::new(),
+            location: String::new(),
+            member: None,
+            open: false,
+            handler: (format == OutputFormat::Human).then(|| super::human::handler(human)),
+        })
+    }
+
+    /// Starts a file; its findings follow, then [`StreamWriter::end_file`].
+    /// Nothing is written until the first finding or the end, so a file
+    /// that turns out unreadable leaves no trace here (it is a failure).
+    pub fn start_file(&mut self, path: &str, member: Option<&str>) {
+        self.path = path.to_owned();
+        self.member = member.map(str::to_owned);
+        self.location = match member {
+            Some(m) => format!("{path}:{m}"),
+            None => path.to_owned(),
+        };
+        self.in_file = 0;
+        self.open = false;
+    }
+
+    fn open(&mut self) -> io::Result<()> {
+        if self.open {
+            return Ok(());
+        }
+        self.open = true;
+        if self.format == OutputFormat::Json {
+            if self.files > 0 {
+                self.out.write_all(b",")?;
+            }
+            self.out.write_all(b"{\"path\":")?;
+            serde_json::to_writer(&mut *self.out, &self.path)?;
+            self.out.write_all(b",\"diagnostics\":[")?;
+        }
+        self.files += 1;
+        Ok(())
+    }
+
+    pub fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
+        self.open()?;
+        let member = self.member.as_deref();
+        match self.format {
+            OutputFormat::Json => {
+                if self.in_file > 0 {
+                    self.out.write_all(b",")?;
+                }
+                serde_json::to_writer(&mut *self.out, &diag(d, member))?;
+            }
+            OutputFormat::Jsonl => {
+                serde_json::to_writer(
+                    &mut *self.out,
+                    &super::jsonl::Line {
+                        path: &self.path,
+                        diag: diag(d, member),
+                    },
+                )?;
+                self.out.write_all(b"\n")?;
+            }
+            OutputFormat::Human => {
+                if let Some(h) = &self.handler {
+                    super::human::write_one(&mut *self.out, h, &self.location, d)?;
+                }
+            }
+            _ => writeln!(
+                self.out,
+                "{}:{}:{}: {} [{}] {}",
+                self.location, d.line, d.col, d.rule.code, d.severity, d.message
+            )?,
+        }
+        self.in_file += 1;
+        Ok(())
+    }
+
+    /// Ends the current file with what is known only at its end.
+    pub fn end_file(&mut self, format: Option<&str>, records: u64) -> io::Result<()> {
+        self.open()?;
+        if self.format == OutputFormat::Json {
+            self.out.write_all(b"],\"format\":")?;
+            serde_json::to_writer(&mut *self.out, &format)?;
+            write!(self.out, ",\"records\":{records}}}")?;
+        }
+        Ok(())
+    }
+
+    /// Ends the run: files that could not be checked, then the summary.
+    pub fn finish(self, failures: &[Failure], s: &Summary) -> io::Result<()> {
+        match self.format {
+            OutputFormat::Json => {
+                #[derive(Serialize)]
+                struct Unreadable<'a> {
+                    path: &'a str,
+                    diagnostics: [(); 0],
+                    format: Option<&'a str>,
+                    records: u64,
+                    error: &'a str,
+                }
+                for (i, f) in failures.iter().enumerate() {
+                    if self.files + i > 0 {
+                        self.out.write_all(b",")?;
+                    }
+                    serde_json::to_writer(
+                        &mut *self.out,
+                        &Unreadable {
+                            path: &f.path,
+                            diagnostics: [],
+                            format: None,
+                            records: 0,
+                            error: &f.reason,
+                        },
+                    )?;
+                }
+                self.out.write_all(b"],\"summary\":")?;
+                serde_json::to_writer(&mut *self.out, &super::json::summary(s))?;
+                self.out.write_all(b"}\n")
+            }
+            OutputFormat::Jsonl => super::jsonl::render(self.out, &[], failures),
+            OutputFormat::Human => writeln!(self.out, "{}", super::summary_line(s)),
+            _ => Ok(()),
+        }
+    }
+}
