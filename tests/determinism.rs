@@ -1,0 +1,91 @@
+//! The output is the same, byte for byte, at any thread count, and whether a
+//! file's findings were streamed (files over 8 MiB) or collected first.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+/// About 10 MB of entitlements (so the file is streamed, in ten 1 MiB
+/// chunks) with findings spread through it: bad booleans and e-mails,
+/// identity conflicts and duplicate rows whose first sighting is several
+/// chunks earlier, and a run of rows that are all wrong.
+fn generate(path: &Path) {
+    let mut text = String::from(
+        "Project,Privilege Name,Privilege Value,Email,User ID,Username,Name,Connection,Connection Type,Resource,Resource Type\n",
+    );
+    let rows = 100_000;
+    for i in 0..rows {
+        let user = i % 5_000;
+        let mut value = "true";
+        let mut email = format!("user{user}@example.com");
+        let mut id = format!("{}", 100_000 + user);
+        if i % 997 == 0 {
+            value = "yes";
+        }
+        if i % 1_499 == 0 {
+            email = format!("user{user}.example.com");
+        }
+        // The same e-mail and username with another user ID, far from the
+        // row that established them.
+        if i % 9_973 == 0 && i > 0 {
+            id = format!("{}", 900_000 + i);
+        }
+        if (60_000..60_050).contains(&i) {
+            value = "maybe";
+        }
+        writeln!(
+            text,
+            "acme,perm.{},{value},{email},{id},u{user},\"User {user}, Jr.\",team-{},group,\"repo/{}\",repository",
+            i % 40,
+            i % 30,
+            i % 7,
+        )
+        .expect("write to a String");
+        if i % 12_007 == 0 && i > 0 {
+            // A duplicate of a row from about 60,000 rows (chunks) earlier.
+            let line = text.lines().nth(1 + i / 7).map(str::to_owned);
+            if let Some(line) = line {
+                text.push_str(&line);
+                text.push('\n');
+            }
+        }
+    }
+    assert!(text.len() > 9 << 20, "streamed files are over 8 MiB");
+    std::fs::write(path, text).expect("write the generated file");
+}
+
+fn run(args: &[&str]) -> (Vec<u8>, i32) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bdxlint"))
+        .args(args)
+        .output()
+        .expect("bdxlint runs");
+    (out.stdout, out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn identical_output_at_1_2_and_7_threads_streamed_or_collected() {
+    let dir = std::env::temp_dir().join(format!("bdxlint-determinism-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("entitlements.csv");
+    generate(&file);
+    let baseline = dir.join("empty-baseline.json");
+    std::fs::write(&baseline, "{\"version\":1,\"findings\":[]}\n").expect("baseline");
+    let f = file.to_str().expect("utf-8 temp path");
+    let b = baseline.to_str().expect("utf-8 temp path");
+    for format in ["json", "concise"] {
+        let (one, code) = run(&["check", "--threads", "1", "--output-format", format, f]);
+        assert_eq!(code, 1);
+        let text = String::from_utf8_lossy(&one);
+        for code in ["C005", "C003", "X00", "X005"] {
+            assert!(text.contains(code), "{format}: no {code} finding");
+        }
+        for threads in ["2", "7"] {
+            let (other, _) = run(&["check", "--threads", threads, "--output-format", format, f]);
+            assert!(one == other, "{format}: --threads {threads} differs from --threads 1");
+        }
+        // A baseline makes the run collect findings before writing them.
+        let (collected, _) = run(&["check", "--baseline", b, "--output-format", format, f]);
+        assert!(one == collected, "{format}: streamed and collected output differ");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
