@@ -575,6 +575,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         inputs.iter().map(|i| settings.for_input(i)).collect();
     let run = Run {
         args,
+        progress: settings.output_format == OutputFormat::Human && io::stderr().is_terminal(),
         opts: &opts,
         limits: &limits,
         forced_kind,
@@ -812,6 +813,9 @@ fn add_batch_findings(
 /// What every input of one `check` run is checked with.
 struct Run<'a> {
     args: &'a CheckArgs,
+    /// Show a progress bar for large files: stderr is a terminal and the
+    /// output is for a person.
+    progress: bool,
     opts: &'a Options,
     limits: &'a Limits,
     forced_kind: Option<Kind>,
@@ -933,6 +937,7 @@ impl Run<'_> {
             max: settings.max_diagnostics,
             in_file: 0,
             error: None,
+            bar: None,
         };
         let mut i = 0;
         while i < inputs.len() {
@@ -1031,11 +1036,24 @@ impl Run<'_> {
         };
         w.start_file(&display, None);
         t.start_file();
+        let file = match input {
+            Input::File(p) => Some(std::fs::File::open(p).map_err(|e| Error::io(p, e))?),
+            Input::Stdin => None,
+        };
+        t.bar = match &file {
+            Some(f) if self.progress => f.metadata().ok().map(|m| progress_bar(&display, m.len())),
+            _ => None,
+        };
+        let bar = t.bar.clone();
         let mut sink = |d: Diagnostic| t.emit(w, filter, d);
-        let rep = match input {
-            Input::File(p) => {
-                let file = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
+        let rep = match (input, file) {
+            (Input::File(p), Some(file)) => {
                 let name = p.file_name().and_then(|n| n.to_str());
+                let file = Progress {
+                    inner: file,
+                    bar,
+                    lines: 0,
+                };
                 check::check_reader_with(file, &display, name, &opts, &mut sink).map_err(|e| {
                     match e {
                         Error::Io { source, .. } => Error::io(p, source),
@@ -1043,10 +1061,12 @@ impl Run<'_> {
                     }
                 })?
             }
-            Input::Stdin => {
-                check::check_reader_with(io::stdin().lock(), "-", None, &opts, &mut sink)?
-            }
+            _ => check::check_reader_with(io::stdin().lock(), "-", None, &opts, &mut sink)?,
         };
+        if let Some(bar) = t.bar.take() {
+            bar.finish_and_clear();
+        }
+        let mut sink = |d: Diagnostic| t.emit(w, filter, d);
         let mut after = more;
         if let (Input::File(p), Some(kind)) = (input, rep.format) {
             if let Some(rbac) = relations_kind(kind) {
@@ -1081,6 +1101,8 @@ struct Tally {
     in_file: usize,
     /// The first write error; later findings are dropped.
     error: Option<io::Error>,
+    /// The current file's progress bar, if one is shown.
+    bar: Option<indicatif::ProgressBar>,
 }
 
 impl Tally {
@@ -1106,10 +1128,53 @@ impl Tally {
             return;
         }
         if self.error.is_none() {
-            if let Err(e) = w.diagnostic(&d) {
+            let written = match &self.bar {
+                // The bar draws on stderr, often the same terminal: clear
+                // it while the finding goes out, then draw it again.
+                Some(bar) => bar.suspend(|| w.diagnostic(&d).and_then(|()| w.flush())),
+                None => w.diagnostic(&d),
+            };
+            if let Err(e) = written {
                 self.error = Some(e);
             }
         }
+    }
+}
+
+/// The progress bar of a large file: bytes, rows per second, time left.
+fn progress_bar(name: &str, len: u64) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(len),
+        indicatif::ProgressDrawTarget::stderr_with_hz(8),
+    );
+    let style = indicatif::ProgressStyle::with_template(
+        "{prefix} [{bar:30}] {bytes}/{total_bytes} {msg} ETA {eta}",
+    )
+    .map(|s| s.progress_chars("=> "));
+    if let Ok(style) = style {
+        bar.set_style(style);
+    }
+    bar.set_prefix(name.to_owned());
+    bar
+}
+
+/// Counts what the checker reads, for the progress bar.
+struct Progress<R> {
+    inner: R,
+    bar: Option<indicatif::ProgressBar>,
+    lines: u64,
+}
+
+impl<R: io::Read> io::Read for Progress<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if let Some(bar) = &self.bar {
+            self.lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
+            bar.inc(n as u64);
+            let secs = bar.elapsed().as_secs_f64().max(1e-3);
+            bar.set_message(format!("{:.0} rows/s", self.lines as f64 / secs));
+        }
+        Ok(n)
     }
 }
 

@@ -81,11 +81,30 @@ fn identical_output_at_1_2_and_7_threads_streamed_or_collected() {
         }
         for threads in ["2", "7"] {
             let (other, _) = run(&["check", "--threads", threads, "--output-format", format, f]);
-            assert!(one == other, "{format}: --threads {threads} differs from --threads 1");
+            assert!(
+                one == other,
+                "{format}: --threads {threads} differs from --threads 1"
+            );
         }
         // A baseline makes the run collect findings before writing them.
         let (collected, _) = run(&["check", "--baseline", b, "--output-format", format, f]);
-        assert!(one == collected, "{format}: streamed and collected output differ");
+        assert!(
+            one == collected,
+            "{format}: streamed and collected output differ"
+        );
     }
+    // Human output on a large file: the progress bar is for a terminal
+    // only, so with stderr captured nothing is drawn there.
+    let out = Command::new(env!("CARGO_BIN_EXE_bdxlint"))
+        .args(["check", f])
+        .output()
+        .expect("bdxlint runs");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("not shown (--max-diagnostics)"), "{text}");
     std::fs::remove_dir_all(&dir).ok();
 }

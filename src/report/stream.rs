@@ -122,6 +122,11 @@ impl<'w> StreamWriter<'w> {
         Ok(())
     }
 
+    /// Pushes buffered output out (before a progress bar redraws).
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
     /// Ends the current file with what is known only at its end.
     pub fn end_file(&mut self, format: Option<&str>, records: u64) -> io::Result<()> {
         self.open()?;
