@@ -445,7 +445,21 @@ impl Settings {
             (Input::File(p), Some(c)) => c.overrides_for(p, &self.cwd),
             _ => Vec::new(),
         };
-        let format = overrides.iter().rev().find_map(|o| o.format.as_deref());
+        // An override's format applies to the files it fits: a bundle kind
+        // to ZIP files, a CSV format to the others (a ZIP's members are
+        // always told apart by their headers). So one glob can cover a
+        // directory that mixes loose CSV files and bundles.
+        let format = match input {
+            Input::File(p) => {
+                let zip = bundle::is_bundle_path(p, None);
+                overrides
+                    .iter()
+                    .rev()
+                    .filter_map(|o| o.format.as_deref())
+                    .find(|f| Kind::from_name(f).is_some() == zip)
+            }
+            Input::Stdin => None,
+        };
         (
             format,
             config::filter_for(&self.filter, &overrides, &self.cli_severity),
@@ -575,9 +589,11 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         .par_iter()
         .zip(&per_input)
         .map(|(input, (format, _))| {
+            let format = args.format.as_deref().or(*format);
+            let kind = format.and_then(Kind::from_name);
             let own;
             let opts = match format {
-                Some(f) if args.format.is_none() => {
+                Some(f) if args.format.is_none() && kind.is_none() => {
                     own = Options {
                         format: Some((*f).to_owned()),
                         ..opts.clone()
@@ -587,8 +603,8 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
                 _ => &opts,
             };
             match input {
-                Input::File(p) if bundle::is_bundle_path(p, args.format.as_deref()) => {
-                    bundle::check_zip(p, forced_kind, opts, &limits, external.as_ref())
+                Input::File(p) if bundle::is_bundle_path(p, format) => {
+                    bundle::check_zip(p, kind, opts, &limits, external.as_ref())
                 }
                 Input::File(p) => check_csv(p, opts, external.as_ref()).map(|r| vec![r]),
                 Input::Stdin => {

@@ -18,9 +18,14 @@
 //!
 //! [[overrides]]                       # globs relative to this file's directory
 //! paths = ["exports/legacy_*.csv"]
-//! format = "entitlements"
+//! format = "entitlements"             # a bundle kind for ZIP files
 //! ignore = ["H003"]
 //! ```
+//!
+//! An override matches the path of a file on disk; for a ZIP bundle that
+//! is the archive, and its settings apply to the archive's own findings and
+//! to every member (member names mean nothing to the platform, so they are
+//! not matched).
 
 use crate::filter::{self, Level, RuleFilter};
 use crate::report::OutputFormat;
@@ -164,7 +169,11 @@ impl Config {
                 set.add(Glob::new(g).map_err(|e| at(format!("{key}.paths: {e}")))?);
             }
             if let Some(f) = &o.format {
-                if !crate::schema::format_names().any(|n| n == f) {
+                // A bundle kind maps ZIP files as `--format entity-rbac` does.
+                let known = crate::schema::format_names()
+                    .chain(crate::bundle::Kind::NAMES)
+                    .any(|n| n == f);
+                if !known {
                     return Err(at(format!(
                         "{key}.format: no format {f:?}; `bdxlint formats` lists them"
                     )));
@@ -319,5 +328,6 @@ ignore = ["H003"]
         let e = parse("[[overrides]]\npaths = [\"a\"]\nformat = \"nope\"").expect_err("format");
         assert!(e.contains("overrides[0].format: no format \"nope\""), "{e}");
         assert!(parse("[[overrides]]\npaths = [\"a[\"]").is_err());
+        assert!(parse("[[overrides]]\npaths = [\"a\"]\nformat = \"entity-rbac\"").is_ok());
     }
 }

@@ -20,6 +20,10 @@ struct Doc<'a> {
 #[derive(Serialize)]
 struct File<'a> {
     path: &'a str,
+    /// The ZIP member this report is about (`path` is the archive); absent
+    /// outside bundles. Without it a clean member would be unnamed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    member: Option<&'a str>,
     format: Option<&'a str>,
     records: u64,
     diagnostics: Vec<Diag<'a>>,
@@ -119,6 +123,7 @@ pub(super) fn render(
         .iter()
         .map(|r| File {
             path: &r.path,
+            member: r.member.as_deref(),
             format: r.format,
             records: r.records,
             diagnostics: r
@@ -131,6 +136,7 @@ pub(super) fn render(
         .collect();
     files.extend(failures.iter().map(|f| File {
         path: &f.path,
+        member: None,
         format: None,
         records: 0,
         diagnostics: Vec::new(),

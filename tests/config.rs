@@ -1,0 +1,176 @@
+//! `bdxlint.toml` end to end, as a user lays out a repository: overrides
+//! on loose CSV files and on ZIP bundles, `exclude` and `--force-exclude`,
+//! errors that point into the file, and baselines.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use zip::write::SimpleFileOptions;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn bdxlint(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("bdxlint").expect("binary builds");
+    c.current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR");
+    c
+}
+
+fn write(dir: &Path, name: &str, text: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    std::fs::write(&p, text).expect("write fixture");
+    p
+}
+
+fn fixture(rel: &str) -> Vec<u8> {
+    std::fs::read(Path::new(ROOT).join("testdata").join(rel)).expect("fixture")
+}
+
+fn zip_of(dir: &Path, name: &str, members: &[(&str, &[u8])]) -> PathBuf {
+    let path = dir.join(name);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    let file = std::fs::File::create(&path).expect("create zip");
+    let mut w = zip::ZipWriter::new(file);
+    let opts = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (n, data) in members {
+        w.start_file(*n, opts).expect("start member");
+        w.write_all(data).expect("write member");
+    }
+    w.finish().expect("finish zip");
+    path
+}
+
+/// Runs and returns stdout, asserting the exit code.
+fn stdout(c: &mut Command, code: i32) -> String {
+    let out = c.assert().code(code).get_output().stdout.clone();
+    String::from_utf8(out).expect("utf-8")
+}
+
+/// `path:line:col: CODE` of every concise line, the message dropped.
+fn findings(concise: &str) -> Vec<String> {
+    concise
+        .lines()
+        .map(|l| {
+            let mut parts = l.splitn(2, " [");
+            parts.next().expect("a line").to_owned()
+        })
+        .collect()
+}
+
+/// (path, member, format) of every report of a JSON document.
+fn formats(json: &str) -> Vec<(String, Option<String>, String)> {
+    let doc: Value = serde_json::from_str(json).expect("one JSON document");
+    doc["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().expect("path").to_owned(),
+                f["member"].as_str().map(str::to_owned),
+                f["format"].as_str().unwrap_or("?").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A repository with two bundles whose relations reference entities the
+/// bundle lacks (B006 in the entities-bulk one), an entity-rbac bundle (B007
+/// warnings, B010 info) and a loose employees CSV with errors.
+fn repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    zip_of(
+        d,
+        "uploads/rbac.zip",
+        &[
+            ("entities.csv", &fixture("entities/valid.csv")),
+            ("rel.csv", &fixture("entity-rbac-relations/valid.csv")),
+        ],
+    );
+    zip_of(
+        d,
+        "uploads/bulk.zip",
+        &[
+            ("e.csv", &fixture("entities/surrounding-whitespace.csv")),
+            ("r.csv", &fixture("entity-relations/valid.csv")),
+        ],
+    );
+    write(d, "uploads/employees.csv", &fixture("example/employees.csv"));
+    dir
+}
+
+#[test]
+fn overrides_map_zip_files_to_a_bundle_kind_and_csv_files_to_a_format() {
+    let dir = repo();
+    let d = dir.path();
+    // The bundle kind of one glob applies to the ZIP files, the CSV format
+    // of the same glob to the CSV file: forced to entity-rbac, the
+    // entities-bulk ZIP's relations member is read as RBAC relations.
+    write(
+        d,
+        "bdxlint.toml",
+        b"[[overrides]]\npaths = [\"uploads/*\"]\nformat = \"entity-rbac\"\n\
+          [[overrides]]\npaths = [\"uploads/*\"]\nformat = \"entitlements\"\n",
+    );
+    let out = stdout(
+        bdxlint(d).args(["check", "--output-format", "json", "uploads"]),
+        1,
+    );
+    assert_eq!(
+        formats(&out),
+        [
+            ("uploads/bulk.zip", None, "entity-rbac"),
+            ("uploads/bulk.zip", Some("e.csv"), "entities"),
+            ("uploads/bulk.zip", Some("r.csv"), "entity-rbac-relations"),
+            ("uploads/employees.csv", None, "entitlements"),
+            ("uploads/rbac.zip", None, "entity-rbac"),
+            ("uploads/rbac.zip", Some("entities.csv"), "entities"),
+            ("uploads/rbac.zip", Some("rel.csv"), "entity-rbac-relations"),
+        ]
+        .map(|(p, m, f)| (p.to_owned(), m.map(str::to_owned), f.to_owned()))
+    );
+    // `--format` still wins over the overrides.
+    let out = stdout(
+        bdxlint(d).args([
+            "check",
+            "--output-format",
+            "json",
+            "--format",
+            "entities-bulk",
+            "uploads/bulk.zip",
+        ]),
+        1,
+    );
+    assert_eq!(formats(&out)[2].2, "entity-relations");
+}
+
+#[test]
+fn an_override_on_a_bundle_applies_to_the_archive_and_every_member() {
+    let dir = repo();
+    let d = dir.path();
+    write(
+        d,
+        "bdxlint.toml",
+        b"output-format = \"concise\"\n\
+          [[overrides]]\npaths = [\"uploads/bulk.zip\"]\nignore = [\"dangling-reference\"]\n\
+          severity = { C015 = \"error\" }\n\
+          [[overrides]]\npaths = [\"uploads/*.zip\"]\nignore = [\"B010\"]\n",
+    );
+    let out = stdout(bdxlint(d).args(["check", "--select", "B,C015", "uploads"]), 1);
+    assert_eq!(
+        out,
+        "uploads/bulk.zip:e.csv:2:42: C015 [error] `v1 ` has spaces around it\n\
+         uploads/rbac.zip:rel.csv:5:15: B007 [warning] role `role-auditor` is not defined by the bundle's entities CSV (nor --entities)\n\
+         uploads/rbac.zip:rel.csv:8:15: B007 [warning] role `role-auditor` is not defined by the bundle's entities CSV (nor --entities)\n"
+    );
+}
