@@ -46,15 +46,20 @@ pub enum FailOn {
     Warning,
 }
 
+/// A string as written, with its byte range in the file, so that a value
+/// that parses but means nothing (a selector naming no rule, a bad glob)
+/// is reported at its place like a syntax error.
+type Str = toml::Spanned<String>;
+
 /// The file as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Raw {
-    select: Option<Vec<String>>,
+    select: Option<Vec<Str>>,
     #[serde(default)]
-    ignore: Vec<String>,
+    ignore: Vec<Str>,
     #[serde(default)]
-    severity: BTreeMap<String, Level>,
+    severity: BTreeMap<Str, Level>,
     fail_on: Option<FailOn>,
     output_format: Option<OutputFormat>,
     max_diagnostics: Option<usize>,
@@ -65,12 +70,38 @@ struct Raw {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawOverride {
-    paths: Vec<String>,
-    format: Option<String>,
+    paths: toml::Spanned<Vec<Str>>,
+    format: Option<Str>,
     #[serde(default)]
-    ignore: Vec<String>,
+    ignore: Vec<Str>,
     #[serde(default)]
-    severity: BTreeMap<String, Level>,
+    severity: BTreeMap<Str, Level>,
+}
+
+fn strings(v: Vec<Str>) -> Vec<String> {
+    v.into_iter().map(toml::Spanned::into_inner).collect()
+}
+
+/// `message` about the bytes `span` of `text`, in the shape of the toml
+/// parser's own errors: the line and column, the line with a caret under
+/// the value, then the message.
+fn located(text: &str, span: std::ops::Range<usize>, message: &str) -> String {
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let line_no = text[..start].matches('\n').count() + 1;
+    let col = text[line_start..start].chars().count() + 1;
+    let line = text[line_start..line_end].trim_end_matches('\r');
+    let width = text[start..span.end.clamp(start, line_end)]
+        .chars()
+        .count()
+        .max(1);
+    let gutter = " ".repeat(line_no.to_string().len());
+    format!(
+        "invalid value at line {line_no}, column {col}\n{gutter} |\n{line_no} | {line}\n{gutter} | {}{}\n{message}",
+        " ".repeat(col - 1),
+        "^".repeat(width)
+    )
 }
 
 /// A loaded, checked configuration.
@@ -116,8 +147,8 @@ impl std::error::Error for ConfigError {}
 
 /// Orders a severity map from least to most specific selector (`ALL`, then
 /// shorter codes), so the more specific one is applied last and wins.
-fn ordered(map: BTreeMap<String, Level>) -> Vec<(String, Level)> {
-    let mut v: Vec<(String, Level)> = map.into_iter().collect();
+fn ordered(map: BTreeMap<Str, Level>) -> Vec<(String, Level)> {
+    let mut v: Vec<(String, Level)> = map.into_iter().map(|(k, l)| (k.into_inner(), l)).collect();
     v.sort_by_key(|(s, _)| (!s.eq_ignore_ascii_case("all"), s.len()));
     v
 }
@@ -144,8 +175,10 @@ impl Config {
         // toml's message already says "TOML parse error at line L, column C"
         // and quotes the line with a caret under the unknown key.
         let raw: Raw = toml::from_str(text).map_err(|e| at(e.to_string().trim_end().to_owned()))?;
-        let check =
-            |sel: &str, key: &str| filter::validate(sel).map_err(|e| at(format!("{key}: {e}")));
+        let bad = |v: &Str, msg: String| at(located(text, v.span(), &msg));
+        let check = |sel: &Str, key: &str| {
+            filter::validate(sel.get_ref()).map_err(|e| bad(sel, format!("{key}: {e}")))
+        };
         for s in raw.select.iter().flatten() {
             check(s, "select")?;
         }
@@ -161,22 +194,27 @@ impl Config {
         let mut overrides = Vec::new();
         for (i, o) in raw.overrides.into_iter().enumerate() {
             let key = format!("overrides[{i}]");
-            if o.paths.is_empty() {
-                return Err(at(format!("{key}.paths: give at least one glob")));
+            if o.paths.get_ref().is_empty() {
+                let msg = format!("{key}.paths: give at least one glob");
+                return Err(at(located(text, o.paths.span(), &msg)));
             }
             let mut set = GlobSetBuilder::new();
-            for g in &o.paths {
-                set.add(Glob::new(g).map_err(|e| at(format!("{key}.paths: {e}")))?);
+            for g in o.paths.get_ref() {
+                set.add(Glob::new(g.get_ref()).map_err(|e| bad(g, format!("{key}.paths: {e}")))?);
             }
             if let Some(f) = &o.format {
                 // A bundle kind maps ZIP files as `--format entity-rbac` does.
                 let known = crate::schema::format_names()
                     .chain(crate::bundle::Kind::NAMES)
-                    .any(|n| n == f);
+                    .any(|n| n == f.get_ref());
                 if !known {
-                    return Err(at(format!(
-                        "{key}.format: no format {f:?}; `bdxlint formats` lists them"
-                    )));
+                    return Err(bad(
+                        f,
+                        format!(
+                            "{key}.format: no format {:?}; `bdxlint formats` lists them",
+                            f.get_ref()
+                        ),
+                    ));
                 }
             }
             for s in &o.ignore {
@@ -187,16 +225,16 @@ impl Config {
             }
             overrides.push(Override {
                 globs: set.build().map_err(|e| at(format!("{key}.paths: {e}")))?,
-                format: o.format,
-                ignore: o.ignore,
+                format: o.format.map(toml::Spanned::into_inner),
+                ignore: strings(o.ignore),
                 severity: ordered(o.severity),
             });
         }
         Ok(Config {
             path: path.to_path_buf(),
             root,
-            select: raw.select,
-            ignore: raw.ignore,
+            select: raw.select.map(strings),
+            ignore: strings(raw.ignore),
             severity: ordered(raw.severity),
             fail_on: raw.fail_on,
             output_format: raw.output_format,
@@ -316,6 +354,28 @@ ignore = ["H003"]
             e.contains("line 3") && e.contains("unknown field `formats`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn values_naming_nothing_are_errors_with_their_place() {
+        let e = parse("select = [\"C\", \"Z9\"]\n").expect_err("no rule");
+        assert_eq!(
+            e,
+            "/repo/bdxlint.toml: invalid value at line 1, column 16\n  |\n1 | select = [\"C\", \"Z9\"]\n  |                ^^^^\n\
+             select: \"Z9\" names no rule (give a code like C004, a code prefix like C or J00, a name like invalid-date, or ALL; `bdxlint rules` lists them)"
+        );
+        let e = parse("[[overrides]]\npaths = [\"a\"]\n[overrides.severity]\nnope = \"off\"\n")
+            .expect_err("no rule");
+        assert!(
+            e.contains("line 4, column 1\n") && e.contains("overrides[0].severity: \"nope\""),
+            "{e}"
+        );
+        let e = parse("[[overrides]]\npaths = [\"a\", \"b[\"]\n").expect_err("glob");
+        assert!(e.contains("line 2, column 15\n"), "{e}");
+        let e = parse("[[overrides]]\npaths = []\n").expect_err("no glob");
+        assert!(e.contains("line 2, column 9\n"), "{e}");
+        let e = parse("[[overrides]]\npaths = [\"a\"]\nformat = \"nope\"").expect_err("format");
+        assert!(e.contains("line 3, column 10\n"), "{e}");
     }
 
     #[test]

@@ -105,7 +105,11 @@ fn repo() -> tempfile::TempDir {
             ("r.csv", &fixture("entity-relations/valid.csv")),
         ],
     );
-    write(d, "uploads/employees.csv", &fixture("example/employees.csv"));
+    write(
+        d,
+        "uploads/employees.csv",
+        &fixture("example/employees.csv"),
+    );
     dir
 }
 
@@ -166,11 +170,33 @@ fn an_override_on_a_bundle_applies_to_the_archive_and_every_member() {
           severity = { C015 = \"error\" }\n\
           [[overrides]]\npaths = [\"uploads/*.zip\"]\nignore = [\"B010\"]\n",
     );
-    let out = stdout(bdxlint(d).args(["check", "--select", "B,C015", "uploads"]), 1);
+    let out = stdout(
+        bdxlint(d).args(["check", "--select", "B,C015", "uploads"]),
+        1,
+    );
     assert_eq!(
         out,
         "uploads/bulk.zip:e.csv:2:42: C015 [error] `v1 ` has spaces around it\n\
          uploads/rbac.zip:rel.csv:5:15: B007 [warning] role `role-auditor` is not defined by the bundle's entities CSV (nor --entities)\n\
          uploads/rbac.zip:rel.csv:8:15: B007 [warning] role `role-auditor` is not defined by the bundle's entities CSV (nor --entities)\n"
     );
+}
+
+#[test]
+fn a_config_value_naming_no_rule_exits_2_pointing_at_it() {
+    let dir = repo();
+    let d = dir.path();
+    write(
+        d,
+        "bdxlint.toml",
+        b"[[overrides]]\npaths = [\"uploads/*.zip\"]\nignore = [\"B010\", \"dangling-refs\"]\n",
+    );
+    bdxlint(d.join("uploads").as_path())
+        .args(["check", "."])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "bdxlint.toml: invalid value at line 3, column 19\n  |\n3 | ignore = [\"B010\", \"dangling-refs\"]\n  |                   ^^^^^^^^^^^^^^^\noverrides[0].ignore: \"dangling-refs\" names no rule",
+        ));
 }
