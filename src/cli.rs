@@ -146,6 +146,12 @@ pub struct CheckArgs {
     #[arg(long)]
     pub isolated: bool,
 
+    /// Skip the config's `exclude` paths even when named on the command
+    /// line, as pre-commit names every staged file (without it, only
+    /// directory walks skip them).
+    #[arg(long)]
+    pub force_exclude: bool,
+
     /// Report only findings this baseline file does not record, and count
     /// its entries that no longer occur.
     #[arg(long, value_name = "FILE")]
@@ -344,15 +350,18 @@ enum Input {
 }
 
 /// Expands directories to every `.csv` and `.zip` below them, sorted, so the order of
-/// the report never depends on the file system.
-fn expand(paths: &[PathBuf], failures: &mut Vec<Failure>) -> Vec<Input> {
+/// the report never depends on the file system. The config's `exclude`
+/// prunes the walks, and the named paths too with `--force-exclude`.
+fn expand(paths: &[PathBuf], settings: &Settings, failures: &mut Vec<Failure>) -> Vec<Input> {
     let mut inputs = Vec::new();
     for p in paths {
         if p.as_os_str() == "-" {
             inputs.push(Input::Stdin);
+        } else if settings.force_exclude && settings.excluded(p) {
+            continue;
         } else if p.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found, failures);
+            walk(p, settings, &mut found, failures);
             found.sort();
             inputs.extend(found.into_iter().map(Input::File));
         } else {
@@ -365,7 +374,7 @@ fn expand(paths: &[PathBuf], failures: &mut Vec<Failure>) -> Vec<Input> {
 /// Collects every `.csv` and `.zip` (a bundle) below `dir`. An unreadable directory is a failure
 /// naming it, and the walk goes on. Symbolic links to directories are not
 /// followed (a link back up would loop); links to files are checked.
-fn walk(dir: &Path, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
+fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
@@ -388,9 +397,16 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
             }
         };
         let path = entry.path();
+        if settings
+            .config
+            .as_ref()
+            .is_some_and(|c| c.excludes_entry(&path, &settings.cwd))
+        {
+            continue;
+        }
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         if is_dir {
-            walk(&path, found, failures);
+            walk(&path, settings, found, failures);
         } else if path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("zip"))
@@ -435,10 +451,19 @@ struct Settings {
     output_format: OutputFormat,
     /// Findings printed per file; `None`: all.
     max_diagnostics: Option<usize>,
+    /// `--force-exclude` or the config's `force-exclude`.
+    force_exclude: bool,
     cwd: PathBuf,
 }
 
 impl Settings {
+    /// Whether the config's `exclude` covers `path`.
+    fn excluded(&self, path: &Path) -> bool {
+        self.config
+            .as_ref()
+            .is_some_and(|c| c.is_excluded(path, &self.cwd))
+    }
+
     /// The config overrides matching an input, and the rule filter for it.
     fn for_input(&self, input: &Input) -> (Option<&str>, RuleFilter) {
         let overrides = match (input, &self.config) {
@@ -507,6 +532,7 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
         .fail_on
         .or(c.and_then(|c| c.fail_on))
         .unwrap_or(FailOn::Error);
+    let force_exclude = args.force_exclude || c.and_then(|c| c.force_exclude).unwrap_or(false);
     Ok(Settings {
         config,
         filter,
@@ -515,6 +541,7 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
         exit_zero: args.exit_zero,
         output_format,
         max_diagnostics: max.filter(|&n| n > 0),
+        force_exclude,
         cwd,
     })
 }
@@ -538,7 +565,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
             .build_global();
     }
     let mut failures = Vec::new();
-    let inputs = expand(&args.paths, &mut failures);
+    let inputs = expand(&args.paths, &settings, &mut failures);
     let stdin_count = inputs.iter().filter(|i| matches!(i, Input::Stdin)).count();
     if stdin_count > 0 && args.format.is_none() {
         eprintln!("bdxlint: reading standard input (`-`) needs --format NAME");

@@ -13,6 +13,8 @@
 //! fail-on = "error"                   # or "warning"
 //! output-format = "concise"
 //! max-diagnostics = 50
+//! exclude = ["fixtures", "exports/old/**"]   # skipped by directory walks
+//! force-exclude = true                # ...and when named (pre-commit)
 //! [severity]
 //! C015 = "off"                        # off | info | warning | error
 //!
@@ -63,6 +65,9 @@ struct Raw {
     fail_on: Option<FailOn>,
     output_format: Option<OutputFormat>,
     max_diagnostics: Option<usize>,
+    #[serde(default)]
+    exclude: Vec<Str>,
+    force_exclude: Option<bool>,
     #[serde(default)]
     overrides: Vec<RawOverride>,
 }
@@ -120,7 +125,34 @@ pub struct Config {
     pub fail_on: Option<FailOn>,
     pub output_format: Option<OutputFormat>,
     pub max_diagnostics: Option<usize>,
+    /// Paths a directory walk skips (and, with `force-exclude`, named
+    /// paths too).
+    pub exclude: Exclude,
+    pub force_exclude: Option<bool>,
     pub overrides: Vec<Override>,
+}
+
+/// `exclude`, as ruff reads it: a pattern without `/` matches a file or
+/// directory name anywhere below the config's directory (`fixtures`,
+/// `*_broken.csv`); a pattern with `/` matches the path relative to that
+/// directory (`exports/old/**`). A file is excluded when it or any
+/// directory above it (up to the config's directory) matches.
+#[derive(Debug, Default)]
+pub struct Exclude {
+    names: Option<GlobSet>,
+    paths: Option<GlobSet>,
+}
+
+impl Exclude {
+    fn matches(&self, rel: &Path) -> bool {
+        !rel.as_os_str().is_empty()
+            && (self.paths.as_ref().is_some_and(|g| g.is_match(rel))
+                || self
+                    .names
+                    .as_ref()
+                    .zip(rel.file_name())
+                    .is_some_and(|(g, n)| g.is_match(n)))
+    }
 }
 
 /// `[[overrides]]`: settings for the files matching `paths`.
@@ -191,6 +223,30 @@ impl Config {
         let root = path
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let (mut names, mut paths) = (Vec::new(), Vec::new());
+        for g in &raw.exclude {
+            let glob = Glob::new(g.get_ref().trim_end_matches('/'))
+                .map_err(|e| bad(g, format!("exclude: {e}")))?;
+            if g.get_ref().trim_end_matches('/').contains('/') {
+                paths.push(glob);
+            } else {
+                names.push(glob);
+            }
+        }
+        let set = |globs: Vec<Glob>| -> Result<Option<GlobSet>, ConfigError> {
+            if globs.is_empty() {
+                return Ok(None);
+            }
+            let mut b = GlobSetBuilder::new();
+            for g in globs {
+                b.add(g);
+            }
+            b.build().map(Some).map_err(|e| at(format!("exclude: {e}")))
+        };
+        let exclude = Exclude {
+            names: set(names)?,
+            paths: set(paths)?,
+        };
         let mut overrides = Vec::new();
         for (i, o) in raw.overrides.into_iter().enumerate() {
             let key = format!("overrides[{i}]");
@@ -239,8 +295,25 @@ impl Config {
             fail_on: raw.fail_on,
             output_format: raw.output_format,
             max_diagnostics: raw.max_diagnostics,
+            exclude,
+            force_exclude: raw.force_exclude,
             overrides,
         })
+    }
+
+    /// Whether `exclude` covers `path` (as given, relative to `cwd`
+    /// unless absolute) or a directory above it. Paths outside the config's
+    /// directory never are.
+    pub fn is_excluded(&self, path: &Path, cwd: &Path) -> bool {
+        relative(path, cwd, &self.root)
+            .is_some_and(|rel| rel.ancestors().any(|a| self.exclude.matches(a)))
+    }
+
+    /// Whether `exclude` names `path` itself, for a directory walk: it
+    /// prunes excluded directories as it meets them, and below a directory
+    /// the user named, only what lies under it is matched.
+    pub fn excludes_entry(&self, path: &Path, cwd: &Path) -> bool {
+        relative(path, cwd, &self.root).is_some_and(|rel| self.exclude.matches(&rel))
     }
 
     /// The overrides that apply to `file` (as given on the command line,
@@ -376,6 +449,27 @@ ignore = ["H003"]
         assert!(e.contains("line 2, column 9\n"), "{e}");
         let e = parse("[[overrides]]\npaths = [\"a\"]\nformat = \"nope\"").expect_err("format");
         assert!(e.contains("line 3, column 10\n"), "{e}");
+    }
+
+    #[test]
+    fn exclude_names_match_at_any_depth_and_paths_from_the_root() {
+        let c = parse("exclude = [\"fixtures\", \"*.draft.csv\", \"exports/old/\", \"a/*.zip\"]")
+            .expect("valid");
+        let cwd = Path::new("/repo");
+        let yes = |p: &str| c.is_excluded(Path::new(p), cwd);
+        assert!(yes("fixtures"));
+        assert!(yes("x/fixtures/y/e.csv"));
+        assert!(yes("e.draft.csv"));
+        assert!(yes("exports/old"));
+        assert!(yes("exports/old/e.csv"));
+        assert!(yes("a/b.zip"));
+        assert!(yes("/repo/a/b.zip"));
+        assert!(!yes("x/exports/old/e.csv"));
+        assert!(!yes("fixtures.csv"));
+        assert!(!yes("/elsewhere/fixtures/e.csv"));
+        // A walk sees only the entry itself; its parents were seen before.
+        assert!(!c.excludes_entry(Path::new("fixtures/e.csv"), cwd));
+        assert!(c.excludes_entry(Path::new("x/fixtures"), cwd));
     }
 
     #[test]

@@ -200,3 +200,137 @@ fn a_config_value_naming_no_rule_exits_2_pointing_at_it() {
             "bdxlint.toml: invalid value at line 3, column 19\n  |\n3 | ignore = [\"B010\", \"dangling-refs\"]\n  |                   ^^^^^^^^^^^^^^^\noverrides[0].ignore: \"dangling-refs\" names no rule",
         ));
 }
+
+/// A repository with broken files under `fixtures/` (at any depth) and
+/// `uploads/old/`, and a clean upload.
+fn repo_with_excludes(extra: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let bad = fixture("example/employees.csv");
+    write(d, "uploads/employees.csv", &fixture("employees/valid.csv"));
+    write(d, "uploads/old/employees.csv", &bad);
+    write(d, "uploads/fixtures/employees.csv", &bad);
+    write(d, "fixtures/a/employees.csv", &bad);
+    write(d, "uploads/employees.draft.csv", &bad);
+    zip_of(
+        d,
+        "uploads/old/rbac.zip",
+        &[("e.csv", &fixture("entities/surrounding-whitespace.csv"))],
+    );
+    write(
+        d,
+        "bdxlint.toml",
+        format!(
+            "output-format = \"concise\"\n\
+             exclude = [\"fixtures\", \"uploads/old/**\", \"*.draft.csv\"]\n{extra}"
+        )
+        .as_bytes(),
+    );
+    dir
+}
+
+#[test]
+fn exclude_prunes_directory_walks_but_not_named_files() {
+    let dir = repo_with_excludes("");
+    let d = dir.path();
+    // Walked: only the clean file is left, from the root or a subdirectory.
+    bdxlint(d)
+        .args(["check", "--statistics", "."])
+        .assert()
+        .code(0)
+        .stdout("0 errors, 0 warnings, 0 infos in 1 file\n");
+    bdxlint(&d.join("uploads"))
+        .args(["check", "-q", "."])
+        .assert()
+        .code(0)
+        .stdout("");
+    // Named files and directories are checked: the user asked for them.
+    let out = stdout(
+        bdxlint(d).args([
+            "check",
+            "--select",
+            "C003",
+            "uploads/old/employees.csv",
+            "uploads/employees.draft.csv",
+            "fixtures",
+        ]),
+        1,
+    );
+    assert_eq!(
+        findings(&out),
+        [
+            "uploads/old/employees.csv:4:21: C003",
+            "uploads/employees.draft.csv:4:21: C003",
+            "fixtures/a/employees.csv:4:21: C003",
+        ]
+    );
+    // --isolated reads no config, so nothing is excluded.
+    let out = stdout(
+        bdxlint(d).args(["check", "--isolated", "-q", "--select", "C003,C015", "."]),
+        1,
+    );
+    assert_eq!(out, "4 errors, 1 warning, 0 infos in 7 files\n");
+}
+
+#[test]
+fn force_exclude_skips_named_paths_as_pre_commit_passes_them() {
+    let dir = repo_with_excludes("");
+    let d = dir.path();
+    let named = [
+        "uploads/employees.csv",
+        "uploads/old/employees.csv",
+        "uploads/old/rbac.zip",
+        "uploads/fixtures/employees.csv",
+        "./uploads/employees.draft.csv",
+        "fixtures",
+    ];
+    bdxlint(d)
+        .args(["check", "--force-exclude", "--statistics"])
+        .args(named)
+        .assert()
+        .code(0)
+        .stdout("0 errors, 0 warnings, 0 infos in 1 file\n");
+    // From a subdirectory, paths resolve against the config's directory.
+    bdxlint(&d.join("uploads"))
+        .args([
+            "check",
+            "--force-exclude",
+            "-q",
+            "old/employees.csv",
+            "employees.csv",
+        ])
+        .assert()
+        .code(0)
+        .stdout("");
+    // Only excluded files named: nothing to check, and that is not a failure.
+    bdxlint(d)
+        .args([
+            "check",
+            "--force-exclude",
+            "-q",
+            "uploads/old/employees.csv",
+        ])
+        .assert()
+        .code(0)
+        .stdout("");
+    // The config can ask for it too.
+    let dir = repo_with_excludes("force-exclude = true\n");
+    bdxlint(dir.path())
+        .args(["check", "-q"])
+        .args(named)
+        .assert()
+        .code(0)
+        .stdout("");
+}
+
+#[test]
+fn a_bad_exclude_glob_exits_2_pointing_at_it() {
+    let dir = repo();
+    write(dir.path(), "bdxlint.toml", b"exclude = [\"ok\", \"a[\"]\n");
+    bdxlint(dir.path())
+        .args(["check", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 1, column 18"))
+        .stderr(predicate::str::contains("exclude: "));
+}
