@@ -287,6 +287,27 @@ fn formats(name: Option<&str>, out: &mut dyn Write) -> io::Result<u8> {
             for t in tables {
                 writeln!(out, "{:<27} {}", t.name, t.title)?;
             }
+            for k in [Kind::EntityRbac, Kind::EntitiesBulk] {
+                writeln!(out, "{:<27} {}", k.name(), k.title())?;
+            }
+        }
+        Some(name) if Kind::from_name(name).is_some() => {
+            let k = Kind::from_name(name).expect("matched by the guard");
+            writeln!(
+                out,
+                "{} ({})
+",
+                k.title(),
+                k.name()
+            )?;
+            writeln!(
+                out,
+                "A ZIP archive of two CSV files, told apart by their headers (member\n\
+                 names are not used): an entities CSV (`bdxlint formats entities`)\n\
+                 and a relations CSV (`bdxlint formats {}`).\n\
+                 Relations must point at entities of the archive.",
+                k.relations()
+            )?;
         }
         Some(name) => {
             let Some(t) = tables.iter().find(|t| t.name == name) else {
@@ -324,6 +345,13 @@ fn template(format: &str, example: bool, out: &mut dyn Write) -> io::Result<u8> 
         Ok(t) => t,
         Err(code) => return Ok(code),
     };
+    if let Some(k) = Kind::from_name(format) {
+        eprintln!(
+            "bdxlint: {format} is a ZIP of two CSV files; start each with `bdxlint template entities` and `bdxlint template {}`",
+            k.relations()
+        );
+        return Ok(EXIT_TROUBLE);
+    }
     let Some(t) = tables.iter().find(|t| t.name == format) else {
         eprintln!("bdxlint: no format {format:?}; `bdxlint formats` lists them");
         return Ok(EXIT_TROUBLE);

@@ -68,3 +68,30 @@ fn rules_lists_every_rule_as_text_and_as_json() {
         );
     }
 }
+
+/// Every name `--format` accepts is listed by `formats`, and a bundle
+/// kind explains its members instead of being "no format".
+#[test]
+fn formats_lists_every_name_check_accepts_including_bundle_kinds() {
+    let list = run(&["formats"]);
+    let names: Vec<&str> = list
+        .lines()
+        .map(|l| l.split_whitespace().next().expect("a name"))
+        .collect();
+    let mut want: Vec<&str> = bdxlint::schema::format_names().collect();
+    want.extend(bdxlint::bundle::Kind::NAMES);
+    assert_eq!(names, want);
+    let rbac = run(&["formats", "entity-rbac"]);
+    assert!(
+        rbac.contains("`bdxlint formats entity-rbac-relations`"),
+        "{rbac}"
+    );
+    Command::cargo_bin("bdxlint")
+        .expect("binary builds")
+        .args(["template", "entities-bulk"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "`bdxlint template entities` and `bdxlint template entity-relations`",
+        ));
+}
