@@ -763,10 +763,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         }
         report::render(out, format, &reports, &failures, &s, &human)?;
         if s.stale_baseline > 0 && format != OutputFormat::Human {
-            eprintln!(
-                "bdxlint: {} baseline entries no longer match (rewrite it with --write-baseline)",
-                s.stale_baseline
-            );
+            eprintln!("bdxlint: {}", report::stale_baseline_note(s.stale_baseline));
         }
         if s.hidden > 0 && format != OutputFormat::Human {
             // Machine formats have no summary line of their own (JSON

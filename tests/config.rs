@@ -334,3 +334,118 @@ fn a_bad_exclude_glob_exits_2_pointing_at_it() {
         .stderr(predicate::str::contains("line 1, column 18"))
         .stderr(predicate::str::contains("exclude: "));
 }
+
+/// `text` with `rows` inserted after its header.
+fn insert_rows(text: &[u8], rows: &str) -> Vec<u8> {
+    let text = String::from_utf8(text.to_vec()).expect("utf-8");
+    let (header, body) = text.split_once('\n').expect("a header");
+    format!("{header}\n{rows}{body}").into_bytes()
+}
+
+#[test]
+fn baselines_record_bundle_members_and_survive_rows_inserted_above_findings() {
+    let dir = repo();
+    let d = dir.path();
+    let run = |args: &[&str]| {
+        let mut c = bdxlint(d);
+        c.args(["check", "--output-format", "concise"])
+            .args(args)
+            .arg("uploads");
+        c
+    };
+    run(&["--write-baseline", "base.json"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains(
+            "recorded 17 findings in base.json",
+        ));
+    let base: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("base.json")).expect("written"))
+            .expect("JSON");
+    let entries = base["findings"].as_array().expect("findings");
+    let where_: Vec<(&str, Option<&str>, &str)> = entries
+        .iter()
+        .map(|e| {
+            (
+                e["path"].as_str().expect("path"),
+                e["member"].as_str(),
+                e["code"].as_str().expect("code"),
+            )
+        })
+        .collect();
+    assert!(where_.contains(&("uploads/bulk.zip", Some("r.csv"), "B006")));
+    assert!(where_.contains(&("uploads/bulk.zip", Some("e.csv"), "C015")));
+    assert!(where_.contains(&("uploads/employees.csv", None, "C003")));
+    assert!(entries
+        .iter()
+        .filter(|e| e["path"] == "uploads/employees.csv")
+        .all(|e| e.get("member").is_none()));
+
+    // Rows inserted above every finding move them all down; none is new.
+    let employees = d.join("uploads/employees.csv");
+    let text = std::fs::read(&employees).expect("read");
+    std::fs::write(
+        &employees,
+        insert_rows(
+            &text,
+            "E-1901,Ann Byron,ann.byron@example.com,Engineering,Engineer,03/07/2024,,charles.babbage@example.com,reviewer,,\n\
+             E-1902,Bob Byron,bob.byron@example.com,Engineering,Engineer,03/07/2024,,charles.babbage@example.com,reviewer,,\n",
+        ),
+    )
+    .expect("write");
+    let entities = insert_rows(
+        &fixture("entities/surrounding-whitespace.csv"),
+        "bob,identity,github,583239,user,,\n",
+    );
+    zip_of(
+        d,
+        "uploads/bulk.zip",
+        &[
+            ("e.csv", &entities),
+            ("r.csv", &fixture("entity-relations/valid.csv")),
+        ],
+    );
+    let moved = stdout(
+        bdxlint(d).args([
+            "check",
+            "--isolated",
+            "--output-format",
+            "concise",
+            "--select",
+            "C003,C015",
+            "uploads",
+        ]),
+        1,
+    );
+    assert_eq!(
+        findings(&moved),
+        [
+            "uploads/bulk.zip:e.csv:3:42: C015",
+            "uploads/employees.csv:6:21: C003"
+        ]
+    );
+    run(&["--baseline", "base.json"])
+        .assert()
+        .code(0)
+        .stdout("");
+
+    // Fixing the whitespace leaves one entry that no longer matches.
+    let fixed = String::from_utf8(entities)
+        .expect("utf-8")
+        .replace("v1 ,", "v1,");
+    zip_of(
+        d,
+        "uploads/bulk.zip",
+        &[
+            ("e.csv", fixed.as_bytes()),
+            ("r.csv", &fixture("entity-relations/valid.csv")),
+        ],
+    );
+    run(&["--baseline", "base.json"])
+        .assert()
+        .code(0)
+        .stdout("")
+        .stderr(predicate::str::contains(
+            "bdxlint: 1 baseline entry no longer matches (rewrite it with --write-baseline)\n",
+        ));
+}
