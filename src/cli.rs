@@ -31,12 +31,13 @@ pub const EXIT_TROUBLE: u8 = 2;
         and checks every row against the format's schema table: required columns and cells, \
         date, e-mail, boolean, enum and JSON shapes, and the conditions between cells of a row.",
     after_help = "Examples:\n  \
-        bdxlint check exports/                      check every .csv below exports/\n  \
+        bdxlint check exports/                      check every .csv and .zip below exports/\n  \
         bdxlint check --format entitlements -  < f  read standard input\n  \
         bdxlint check --output-format json a.csv    machine-readable findings\n  \
         bdxlint explain invalid-date                what a rule checks and how to fix it\n  \
         bdxlint formats employees                   the columns of a format\n\n\
-        Exit status: 0 no errors, 1 errors found, 2 usage or I/O problem."
+        Exit status: 0 clean, 1 findings at or above --fail-on (default: errors),\n\
+        2 usage, configuration or I/O problem."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -47,7 +48,7 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Check files and directories (every .csv below a directory, sorted).
+    /// Check files and directories (every .csv and .zip below a directory, sorted).
     Check(CheckArgs),
     /// Explain a rule: what it checks, why, and an example.
     Explain {

@@ -19,3 +19,42 @@ fn readme_rule_table_matches_the_registry() {
         }
     }
 }
+
+/// Every flag of `bdxlint check --help` is documented in the README, and
+/// every `--flag` the README's option table names exists.
+#[test]
+fn readme_documents_every_check_flag() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bdxlint"))
+        .args(["check", "--help"])
+        .output()
+        .expect("runs");
+    let help = String::from_utf8(out.stdout).expect("utf-8");
+    let flag = regex::Regex::new(r"--[a-z][a-z-]*").expect("regex");
+    let long_flags = |text: &str| -> std::collections::BTreeSet<String> {
+        flag.find_iter(text)
+            .map(|m| m.as_str().to_owned())
+            .collect()
+    };
+    let in_help: std::collections::BTreeSet<String> = help
+        .lines()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .flat_map(|l| long_flags(l))
+        .filter(|f| f != "--help")
+        .collect();
+    assert!(in_help.contains("--force-exclude"), "{help}");
+    for f in &in_help {
+        assert!(readme.contains(f.as_str()), "README does not mention {f}");
+    }
+    let start = readme
+        .find("Options of `check`:")
+        .expect("the option table");
+    let end = start + readme[start..].find("\n\n`-`").expect("the table's end");
+    for f in long_flags(&readme[start..end]) {
+        assert!(
+            in_help.contains(&f),
+            "README's option table names {f}, which check lacks"
+        );
+    }
+}
