@@ -50,7 +50,17 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     assert_eq!(get(&h, "id"), "bdxlint");
     assert_eq!(get(&h, "language"), "rust");
     assert_eq!(get(&h, "require_serial"), "true");
-    assert!(get(&h, "entry").starts_with("bdxlint "));
+    // pre-commit passes staged files by name: --force-exclude makes the
+    // user's `exclude` apply to them.
+    assert_eq!(get(&h, "entry"), "bdxlint check --force-exclude");
+    // `language: rust` runs `cargo install --bins --path .` at the root:
+    // the root manifest must be a package building the entry's binary.
+    let manifest = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).expect("Cargo.toml");
+    assert!(manifest.starts_with("[package]\n"), "not a package");
+    assert!(
+        manifest.contains("[[bin]]\nname = \"bdxlint\"\n"),
+        "no bdxlint binary"
+    );
     // pre-commit matches `files` with Python's re.search; this regex means
     // the same in Rust's syntax.
     let files = regex::Regex::new(get(&h, "files")).expect("files is a regex");
@@ -238,14 +248,7 @@ fn the_hook_entry_fails_on_findings_and_passes_clean_files() {
 }
 
 fn action(format: &str, dir: &Path) -> (std::process::Output, String) {
-    let bin = Path::new(env!("CARGO_BIN_EXE_bdxlint"))
-        .parent()
-        .expect("binary directory")
-        .to_path_buf();
-    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .expect("PATH");
+    let path = path_with_binary();
     let gh_output = dir.join("github_output");
     let out = Command::new("bash")
         .arg(Path::new(ROOT).join("scripts/action-run.sh"))
@@ -412,18 +415,10 @@ fn gitlab_script(dir: &Path) -> std::process::Output {
         script[0].starts_with("cargo install --locked "),
         "{script:?}"
     );
-    let bin = Path::new(env!("CARGO_BIN_EXE_bdxlint"))
-        .parent()
-        .expect("binary directory")
-        .to_path_buf();
-    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .expect("PATH");
     Command::new("bash")
         .args(["-eo", "pipefail", "-c", &script[1..].join("\n")])
         .current_dir(dir)
-        .env("PATH", path)
+        .env("PATH", path_with_binary())
         .output()
         .expect("bash runs")
 }
@@ -459,4 +454,78 @@ fn the_readme_gitlab_job_writes_both_reports_and_fails_on_findings() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let clean = std::fs::read_to_string(root.join("gl-code-quality-report.json")).expect("report");
     assert_eq!(clean.trim(), "[]");
+}
+
+/// PATH with the built binary first, as the action's install step leaves it.
+fn path_with_binary() -> std::ffi::OsString {
+    let bin = Path::new(env!("CARGO_BIN_EXE_bdxlint"))
+        .parent()
+        .expect("binary directory")
+        .to_path_buf();
+    std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH")
+}
+
+/// The action as a workflow runs it: from the user's checkout, the script
+/// at $GITHUB_ACTION_PATH, every input at its default except `output-format`
+/// (the runner sets each input's env var, defaults included).
+#[test]
+fn the_action_with_default_inputs_checks_the_users_checkout_under_its_config() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    put(
+        root,
+        "uploads/employees.csv",
+        &fixture("example/employees.csv"),
+    );
+    put(
+        root,
+        "fixtures/broken.csv",
+        &fixture("example/entitlements.csv"),
+    );
+    put(root, "bdxlint.toml", b"exclude = [\"fixtures\"]\n");
+    let gh_output = root.join("github_output");
+    let run = |format: &str| {
+        Command::new("bash")
+            .arg("-c")
+            .arg("bash \"$GITHUB_ACTION_PATH/scripts/action-run.sh\"")
+            .current_dir(root)
+            .env("PATH", path_with_binary())
+            .env("GITHUB_ACTION_PATH", ROOT)
+            .env("GITHUB_OUTPUT", &gh_output)
+            .env("BDXLINT_PATHS", ".")
+            .env("BDXLINT_FORMAT", format)
+            .env("BDXLINT_ARGS", "")
+            .env("BDXLINT_SARIF_FILE", "bdxlint.sarif")
+            .output()
+            .expect("bash runs")
+    };
+    let out = run("github");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 4, "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .all(|l| l.contains(" file=uploads/employees.csv,line=")),
+        "{stdout}"
+    );
+    let out = run("sarif");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let sarif: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("bdxlint.sarif")).expect("SARIF in the checkout"),
+    )
+    .expect("JSON");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 4);
+    assert_eq!(
+        results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "uploads/employees.csv"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&gh_output).expect("outputs"),
+        "exit-code=1\nsarif-file=bdxlint.sarif\nexit-code=1\n"
+    );
 }
