@@ -449,3 +449,45 @@ fn baselines_record_bundle_members_and_survive_rows_inserted_above_findings() {
             "bdxlint: 1 baseline entry no longer matches (rewrite it with --write-baseline)\n",
         ));
 }
+
+#[test]
+fn a_baseline_written_by_walking_dot_matches_files_named_as_pre_commit_names_them() {
+    let dir = repo();
+    let d = dir.path();
+    bdxlint(d)
+        .args(["check", "--write-baseline", "base.json", "."])
+        .assert()
+        .code(0);
+    for args in [
+        &["uploads/employees.csv", "uploads/bulk.zip"][..],
+        &["./uploads/"][..],
+        &["uploads"][..],
+    ] {
+        bdxlint(d)
+            .args([
+                "check",
+                "--output-format",
+                "concise",
+                "--baseline",
+                "base.json",
+            ])
+            .args(args)
+            .assert()
+            .code(0)
+            .stdout("")
+            .stderr("");
+    }
+    // The same finding has the same SARIF fingerprint either way.
+    let print = |path: &str| {
+        let out = stdout(
+            bdxlint(d).args(["check", "--output-format", "sarif", path]),
+            1,
+        );
+        let doc: Value = serde_json::from_str(&out).expect("JSON");
+        doc["runs"][0]["results"][0]["partialFingerprints"]["primaryLocationLineHash"].clone()
+    };
+    assert_eq!(
+        print("./uploads/employees.csv"),
+        print("uploads/employees.csv")
+    );
+}
