@@ -40,7 +40,7 @@ fn readme_documents_every_check_flag() {
     let in_help: std::collections::BTreeSet<String> = help
         .lines()
         .filter(|l| l.trim_start().starts_with('-'))
-        .flat_map(|l| long_flags(l))
+        .flat_map(&long_flags)
         .filter(|f| f != "--help")
         .collect();
     assert!(in_help.contains("--force-exclude"), "{help}");
