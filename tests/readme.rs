@@ -58,3 +58,23 @@ fn readme_documents_every_check_flag() {
         );
     }
 }
+
+/// The README's example `bdxlint.toml` is a valid config.
+#[test]
+fn readme_config_example_parses() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let section = readme.find("## Configuration").expect("the section");
+    let start = section + readme[section..].find("```toml\n").expect("a toml block") + 8;
+    let end = start + readme[start..].find("```").expect("block end");
+    let config = bdxlint::config::Config::parse(
+        &readme[start..end],
+        std::path::Path::new("/repo/bdxlint.toml"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config.overrides.len(), 2);
+    assert!(config.is_excluded(
+        std::path::Path::new("exports/old/a.csv"),
+        std::path::Path::new("/repo")
+    ));
+}
