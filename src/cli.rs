@@ -283,8 +283,8 @@ fn formats(name: Option<&str>, out: &mut dyn Write) -> io::Result<u8> {
         Ok(t) => t,
         Err(code) => return Ok(code),
     };
-    match name {
-        None => {
+    match (name, name.and_then(Kind::from_name)) {
+        (None, _) => {
             for t in tables {
                 writeln!(out, "{:<27} {}", t.name, t.title)?;
             }
@@ -292,15 +292,8 @@ fn formats(name: Option<&str>, out: &mut dyn Write) -> io::Result<u8> {
                 writeln!(out, "{:<27} {}", k.name(), k.title())?;
             }
         }
-        Some(name) if Kind::from_name(name).is_some() => {
-            let k = Kind::from_name(name).expect("matched by the guard");
-            writeln!(
-                out,
-                "{} ({})
-",
-                k.title(),
-                k.name()
-            )?;
+        (Some(_), Some(k)) => {
+            writeln!(out, "{} ({})\n", k.title(), k.name())?;
             writeln!(
                 out,
                 "A ZIP archive of two CSV files, told apart by their headers (member\n\
@@ -310,7 +303,7 @@ fn formats(name: Option<&str>, out: &mut dyn Write) -> io::Result<u8> {
                 k.relations()
             )?;
         }
-        Some(name) => {
+        (Some(name), None) => {
             let Some(t) = tables.iter().find(|t| t.name == name) else {
                 eprintln!("bdxlint: no format {name:?}; `bdxlint formats` lists them");
                 return Ok(EXIT_TROUBLE);
