@@ -70,6 +70,10 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     for no in ["notes.txt", "csv", "a.csv.bak"] {
         assert!(!files.is_match(no), "{no}");
     }
+    // A user's `files:` replaces the hook's; the types keep non-CSV files
+    // out (types_or needs pre-commit 2.9).
+    assert_eq!(get(&h, "types_or"), "[csv, zip]");
+    assert_eq!(get(&h, "minimum_pre_commit_version"), "2.9.0");
     let keys: Vec<&str> = h.iter().map(|(k, _)| k.as_str()).collect();
     for k in &keys {
         assert!(
@@ -80,6 +84,8 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
                 "entry",
                 "language",
                 "files",
+                "types_or",
+                "minimum_pre_commit_version",
                 "require_serial"
             ]
             .contains(k),
@@ -111,9 +117,10 @@ fn run_entry(files: &[&str]) -> std::process::Output {
 }
 
 /// The files pre-commit would pass: every file of the repository (relative,
-/// `/`-separated, as `git ls-files` prints them) that the hook's `files`
-/// and the user's `files` both match, sorted.
-fn staged(root: &Path, user_files: &str) -> Vec<String> {
+/// `/`-separated, as `git ls-files` prints them) that `files` matches (the
+/// user's, which replaces the hook's, as pre-commit merges a hook's
+/// settings) and whose identify tags meet `types_or`, sorted.
+fn staged(root: &Path, user_files: Option<&str>) -> Vec<String> {
     fn all(dir: &Path, root: &Path, out: &mut Vec<String>) {
         for e in std::fs::read_dir(dir).expect("read_dir") {
             let p = e.expect("entry").path();
@@ -126,11 +133,26 @@ fn staged(root: &Path, user_files: &str) -> Vec<String> {
         }
     }
     let h = hook();
-    let hook_files = regex::Regex::new(get(&h, "files")).expect("regex");
-    let user_files = regex::Regex::new(user_files).expect("regex");
+    let files = regex::Regex::new(user_files.unwrap_or(get(&h, "files"))).expect("regex");
+    let types_or: Vec<&str> = get(&h, "types_or")
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .map(str::trim)
+        .collect();
+    // identify's tags for the extensions that matter here: a file's
+    // lowercased extension, `csv` or `zip`, is its type tag.
+    let tags = |f: &str| -> Vec<String> {
+        Path::new(f)
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .filter(|e| e == "csv" || e == "zip")
+            .into_iter()
+            .collect()
+    };
     let mut out = Vec::new();
     all(root, root, &mut out);
-    out.retain(|f| hook_files.is_match(f) && user_files.is_match(f));
+    out.retain(|f| files.is_match(f) && tags(f).iter().any(|t| types_or.contains(&t.as_str())));
     out.sort();
     out
 }
@@ -183,7 +205,12 @@ fn the_hook_runs_as_pre_commit_would_in_a_users_repository() {
         }
         w.finish().expect("finish");
     }
-    let files = staged(root, "^uploads/");
+    assert_eq!(
+        staged(root, None).len(),
+        4,
+        "elsewhere/ too without the user's files"
+    );
+    let files = staged(root, Some("^uploads/"));
     assert_eq!(
         files,
         [
