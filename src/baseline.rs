@@ -4,7 +4,7 @@
 //! the recorded ones that no longer occur (fixed, so the baseline can be
 //! rewritten smaller).
 //!
-//! A finding is recorded by path, rule code, column and the content hash of
+//! A finding is recorded by path (and ZIP member), rule code, column and the content hash of
 //! [`crate::report::fingerprint`] (rule, path, column and the offending
 //! cell's text), never by line number: exports re-sort rows, and a baseline keyed by
 //! lines would report every finding as new after a sort. Equal cells
@@ -35,6 +35,10 @@ pub struct Baseline {
 #[serde(deny_unknown_fields)]
 pub struct Entry {
     pub path: String,
+    /// The ZIP member the findings are in (`path` is then the archive);
+    /// absent outside bundles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
     pub code: String,
     pub column: Option<String>,
     /// 16 hex digits of the content hash.
@@ -45,7 +49,7 @@ pub struct Entry {
     pub message: String,
 }
 
-type Key = (String, String, Option<String>, String);
+type Key = (String, Option<String>, String, Option<String>, String);
 
 /// A baseline that cannot be read or written.
 #[derive(Debug)]
@@ -59,9 +63,10 @@ impl fmt::Display for BaselineError {
 
 impl std::error::Error for BaselineError {}
 
-fn key_of(path: &str, d: &crate::diagnostic::Diagnostic) -> Key {
+fn key_of(path: &str, member: Option<&str>, d: &crate::diagnostic::Diagnostic) -> Key {
     (
         uri(path),
+        member.map(str::to_owned),
         d.rule.code.to_owned(),
         d.column.as_deref().map(str::to_owned),
         format!("{:016x}", fingerprint::content_hash(path, d)),
@@ -83,7 +88,7 @@ impl Baseline {
         let mut map: BTreeMap<Key, (u32, String)> = BTreeMap::new();
         for r in reports {
             for d in &r.diagnostics {
-                map.entry(key_of(&r.path, d))
+                map.entry(key_of(&r.path, r.member.as_deref(), d))
                     .or_insert((0, d.message.clone()))
                     .0 += 1;
             }
@@ -93,8 +98,9 @@ impl Baseline {
             findings: map
                 .into_iter()
                 .map(
-                    |((path, code, column, fingerprint), (count, message))| Entry {
+                    |((path, member, code, column, fingerprint), (count, message))| Entry {
                         path,
+                        member,
                         code,
                         column,
                         fingerprint,
@@ -130,6 +136,7 @@ impl Baseline {
             *left
                 .entry((
                     e.path.clone(),
+                    e.member.clone(),
                     e.code.clone(),
                     e.column.clone(),
                     e.fingerprint.clone(),
@@ -140,15 +147,17 @@ impl Baseline {
         let checked: HashSet<String> = reports.iter().map(|r| uri(&r.path)).collect();
         for r in reports.iter_mut() {
             let path = r.path.clone();
-            r.diagnostics
-                .retain(|d| match left.get_mut(&key_of(&path, d)) {
+            let member = r.member.clone();
+            r.diagnostics.retain(
+                |d| match left.get_mut(&key_of(&path, member.as_deref(), d)) {
                     Some(n) if *n > 0 => {
                         *n -= 1;
                         out.matched += 1;
                         false
                     }
                     _ => true,
-                });
+                },
+            );
         }
         // Entries of files not checked in this run are not stale: the run
         // may cover only some files (pre-commit passes the changed ones).

@@ -43,8 +43,16 @@ impl Kind {
         }
     }
 
+    /// What `bdxlint formats` calls it.
+    pub fn title(self) -> &'static str {
+        match self {
+            Kind::EntityRbac => "Entity RBAC ZIP (upload): entities + RBAC relations",
+            Kind::EntitiesBulk => "Entities bulk ZIP (upload): entities + entity relations",
+        }
+    }
+
     /// The table of the relations member.
-    fn relations(self) -> &'static str {
+    pub fn relations(self) -> &'static str {
         match self {
             Kind::EntityRbac => "entity-rbac-relations",
             Kind::EntitiesBulk => "entity-relations",

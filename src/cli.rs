@@ -33,12 +33,13 @@ pub const EXIT_TROUBLE: u8 = 2;
         and checks every row against the format's schema table: required columns and cells, \
         date, e-mail, boolean, enum and JSON shapes, and the conditions between cells of a row.",
     after_help = "Examples:\n  \
-        bdxlint check exports/                      check every .csv below exports/\n  \
+        bdxlint check exports/                      check every .csv and .zip below exports/\n  \
         bdxlint check --format entitlements -  < f  read standard input\n  \
         bdxlint check --output-format json a.csv    machine-readable findings\n  \
         bdxlint explain invalid-date                what a rule checks and how to fix it\n  \
         bdxlint formats employees                   the columns of a format\n\n\
-        Exit status: 0 no errors, 1 errors found, 2 usage or I/O problem."
+        Exit status: 0 clean, 1 findings at or above --fail-on (default: errors),\n\
+        2 usage, configuration or I/O problem."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -49,7 +50,7 @@ pub struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Check files and directories (every .csv below a directory, sorted).
+    /// Check files and directories (every .csv and .zip below a directory, sorted).
     Check(CheckArgs),
     /// Explain a rule: what it checks, why, and an example.
     Explain {
@@ -147,6 +148,12 @@ pub struct CheckArgs {
     /// Ignore every configuration file.
     #[arg(long)]
     pub isolated: bool,
+
+    /// Skip the config's `exclude` paths even when named on the command
+    /// line, as pre-commit names every staged file (without it, only
+    /// directory walks skip them).
+    #[arg(long)]
+    pub force_exclude: bool,
 
     /// Report only findings this baseline file does not record, and count
     /// its entries that no longer occur.
@@ -278,13 +285,27 @@ fn formats(name: Option<&str>, out: &mut dyn Write) -> io::Result<u8> {
         Ok(t) => t,
         Err(code) => return Ok(code),
     };
-    match name {
-        None => {
+    match (name, name.and_then(Kind::from_name)) {
+        (None, _) => {
             for t in tables {
                 writeln!(out, "{:<27} {}", t.name, t.title)?;
             }
+            for k in [Kind::EntityRbac, Kind::EntitiesBulk] {
+                writeln!(out, "{:<27} {}", k.name(), k.title())?;
+            }
         }
-        Some(name) => {
+        (Some(_), Some(k)) => {
+            writeln!(out, "{} ({})\n", k.title(), k.name())?;
+            writeln!(
+                out,
+                "A ZIP archive of two CSV files, told apart by their headers (member\n\
+                 names are not used): an entities CSV (`bdxlint formats entities`)\n\
+                 and a relations CSV (`bdxlint formats {}`).\n\
+                 Relations must point at entities of the archive.",
+                k.relations()
+            )?;
+        }
+        (Some(name), None) => {
             let Some(t) = tables.iter().find(|t| t.name == name) else {
                 eprintln!("bdxlint: no format {name:?}; `bdxlint formats` lists them");
                 return Ok(EXIT_TROUBLE);
@@ -320,6 +341,13 @@ fn template(format: &str, example: bool, out: &mut dyn Write) -> io::Result<u8> 
         Ok(t) => t,
         Err(code) => return Ok(code),
     };
+    if let Some(k) = Kind::from_name(format) {
+        eprintln!(
+            "bdxlint: {format} is a ZIP of two CSV files; start each with `bdxlint template entities` and `bdxlint template {}`",
+            k.relations()
+        );
+        return Ok(EXIT_TROUBLE);
+    }
     let Some(t) = tables.iter().find(|t| t.name == format) else {
         eprintln!("bdxlint: no format {format:?}; `bdxlint formats` lists them");
         return Ok(EXIT_TROUBLE);
@@ -346,15 +374,18 @@ enum Input {
 }
 
 /// Expands directories to every `.csv` and `.zip` below them, sorted, so the order of
-/// the report never depends on the file system.
-fn expand(paths: &[PathBuf], failures: &mut Vec<Failure>) -> Vec<Input> {
+/// the report never depends on the file system. The config's `exclude`
+/// prunes the walks, and the named paths too with `--force-exclude`.
+fn expand(paths: &[PathBuf], settings: &Settings, failures: &mut Vec<Failure>) -> Vec<Input> {
     let mut inputs = Vec::new();
     for p in paths {
         if p.as_os_str() == "-" {
             inputs.push(Input::Stdin);
+        } else if settings.force_exclude && settings.excluded(p) {
+            continue;
         } else if p.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found, failures);
+            walk(p, settings, &mut found, failures);
             found.sort();
             inputs.extend(found.into_iter().map(Input::File));
         } else {
@@ -367,7 +398,7 @@ fn expand(paths: &[PathBuf], failures: &mut Vec<Failure>) -> Vec<Input> {
 /// Collects every `.csv` and `.zip` (a bundle) below `dir`. An unreadable directory is a failure
 /// naming it, and the walk goes on. Symbolic links to directories are not
 /// followed (a link back up would loop); links to files are checked.
-fn walk(dir: &Path, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
+fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
@@ -390,9 +421,16 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
             }
         };
         let path = entry.path();
+        if settings
+            .config
+            .as_ref()
+            .is_some_and(|c| c.excludes_entry(&path, &settings.cwd))
+        {
+            continue;
+        }
         let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
         if is_dir {
-            walk(&path, found, failures);
+            walk(&path, settings, found, failures);
         } else if path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("zip"))
@@ -437,17 +475,40 @@ struct Settings {
     output_format: OutputFormat,
     /// Findings printed per file; `None`: all.
     max_diagnostics: Option<usize>,
+    /// `--force-exclude` or the config's `force-exclude`.
+    force_exclude: bool,
     cwd: PathBuf,
 }
 
 impl Settings {
+    /// Whether the config's `exclude` covers `path`.
+    fn excluded(&self, path: &Path) -> bool {
+        self.config
+            .as_ref()
+            .is_some_and(|c| c.is_excluded(path, &self.cwd))
+    }
+
     /// The config overrides matching an input, and the rule filter for it.
     fn for_input(&self, input: &Input) -> (Option<&str>, RuleFilter) {
         let overrides = match (input, &self.config) {
             (Input::File(p), Some(c)) => c.overrides_for(p, &self.cwd),
             _ => Vec::new(),
         };
-        let format = overrides.iter().rev().find_map(|o| o.format.as_deref());
+        // An override's format applies to the files it fits: a bundle kind
+        // to ZIP files, a CSV format to the others (a ZIP's members are
+        // always told apart by their headers). So one glob can cover a
+        // directory that mixes loose CSV files and bundles.
+        let format = match input {
+            Input::File(p) => {
+                let zip = bundle::is_bundle_path(p, None);
+                overrides
+                    .iter()
+                    .rev()
+                    .filter_map(|o| o.format.as_deref())
+                    .find(|f| Kind::from_name(f).is_some() == zip)
+            }
+            Input::Stdin => None,
+        };
         (
             format,
             config::filter_for(&self.filter, &overrides, &self.cli_severity),
@@ -495,6 +556,7 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
         .fail_on
         .or(c.and_then(|c| c.fail_on))
         .unwrap_or(FailOn::Error);
+    let force_exclude = args.force_exclude || c.and_then(|c| c.force_exclude).unwrap_or(false);
     Ok(Settings {
         config,
         filter,
@@ -503,6 +565,7 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
         exit_zero: args.exit_zero,
         output_format,
         max_diagnostics: max.filter(|&n| n > 0),
+        force_exclude,
         cwd,
     })
 }
@@ -526,7 +589,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
             .build_global();
     }
     let mut failures = Vec::new();
-    let inputs = expand(&args.paths, &mut failures);
+    let inputs = expand(&args.paths, &settings, &mut failures);
     let stdin_count = inputs.iter().filter(|i| matches!(i, Input::Stdin)).count();
     if stdin_count > 0 && args.format.is_none() {
         eprintln!("bdxlint: reading standard input (`-`) needs --format NAME");
@@ -578,7 +641,6 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         progress: settings.output_format == OutputFormat::Human && io::stderr().is_terminal(),
         opts: &opts,
         limits: &limits,
-        forced_kind,
         external: external.as_ref(),
     };
     if StreamWriter::streams(settings.output_format)
@@ -685,10 +747,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         }
         report::render(out, format, &reports, &failures, &s, &human)?;
         if s.stale_baseline > 0 && format != OutputFormat::Human {
-            eprintln!(
-                "bdxlint: {} baseline entries no longer match (rewrite it with --write-baseline)",
-                s.stale_baseline
-            );
+            eprintln!("bdxlint: {}", report::stale_baseline_note(s.stale_baseline));
         }
         if s.hidden > 0 && format != OutputFormat::Human {
             // Machine formats have no summary line of their own (JSON
@@ -818,7 +877,6 @@ struct Run<'a> {
     progress: bool,
     opts: &'a Options,
     limits: &'a Limits,
-    forced_kind: Option<Kind>,
     external: Option<&'a EntityKeys>,
 }
 
@@ -827,28 +885,37 @@ struct Run<'a> {
 const STREAM_ABOVE: u64 = 8 << 20;
 
 impl Run<'_> {
+    /// The format an input is checked as: `--format`, else a config
+    /// override's; a bundle kind is not a CSV format.
+    fn format_of<'f>(&'f self, format: Option<&'f str>) -> Option<&'f str> {
+        self.args.format.as_deref().or(format)
+    }
+
     /// The options for one input: a config override may name its format
     /// (`--format` still wins).
     fn opts_for(&self, format: Option<&str>) -> std::borrow::Cow<'_, Options> {
-        match format {
-            Some(f) if self.args.format.is_none() => std::borrow::Cow::Owned(Options {
-                format: Some(f.to_owned()),
-                ..self.opts.clone()
-            }),
+        match self.format_of(format) {
+            Some(f) if self.args.format.is_none() && Kind::from_name(f).is_none() => {
+                std::borrow::Cow::Owned(Options {
+                    format: Some(f.to_owned()),
+                    ..self.opts.clone()
+                })
+            }
             _ => std::borrow::Cow::Borrowed(self.opts),
         }
     }
 
-    fn is_bundle(&self, input: &Input) -> bool {
-        matches!(input, Input::File(p) if bundle::is_bundle_path(p, self.args.format.as_deref()))
+    fn is_bundle(&self, input: &Input, format: Option<&str>) -> bool {
+        matches!(input, Input::File(p) if bundle::is_bundle_path(p, self.format_of(format)))
     }
 
     /// Checks one input whole: its reports, with their findings.
     fn check_input(&self, input: &Input, format: Option<&str>) -> Result<Vec<FileReport>, Error> {
         let opts = self.opts_for(format);
+        let kind = self.format_of(format).and_then(Kind::from_name);
         match input {
-            Input::File(p) if self.is_bundle(input) => {
-                bundle::check_zip(p, self.forced_kind, &opts, self.limits, self.external)
+            Input::File(p) if self.is_bundle(input, format) => {
+                bundle::check_zip(p, kind, &opts, self.limits, self.external)
             }
             Input::File(p) => check_csv(p, &opts, self.external).map(|r| vec![r]),
             Input::Stdin => {
@@ -859,11 +926,11 @@ impl Run<'_> {
 
     /// Whether an input is checked whole: ZIP bundles, and files small
     /// enough that holding their findings costs little.
-    fn whole(&self, input: &Input) -> bool {
+    fn whole(&self, input: &Input, format: Option<&str>) -> bool {
         match input {
             Input::Stdin => false,
             Input::File(p) => {
-                self.is_bundle(input)
+                self.is_bundle(input, format)
                     || std::fs::metadata(p).map_or(true, |m| m.len() <= STREAM_ABOVE)
             }
         }
@@ -882,7 +949,7 @@ impl Run<'_> {
             .iter()
             .enumerate()
             .filter_map(|(index, input)| match input {
-                Input::File(p) if !self.is_bundle(input) => {
+                Input::File(p) if !self.is_bundle(input, per_input[index].0) => {
                     let named = self.args.format.as_deref().or(per_input[index].0);
                     let format = match named {
                         Some(f) => schema::table(f).ok().flatten().map(|t| t.name.as_str()),
@@ -942,7 +1009,7 @@ impl Run<'_> {
         let mut i = 0;
         while i < inputs.len() {
             let mut j = i;
-            while j < inputs.len() && self.whole(&inputs[j]) {
+            while j < inputs.len() && self.whole(&inputs[j], per_input[j].0) {
                 j += 1;
             }
             if j > i {

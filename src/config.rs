@@ -13,14 +13,21 @@
 //! fail-on = "error"                   # or "warning"
 //! output-format = "concise"
 //! max-diagnostics = 50
+//! exclude = ["fixtures", "exports/old/**"]   # skipped by directory walks
+//! force-exclude = true                # ...and when named (pre-commit)
 //! [severity]
 //! C015 = "off"                        # off | info | warning | error
 //!
 //! [[overrides]]                       # globs relative to this file's directory
 //! paths = ["exports/legacy_*.csv"]
-//! format = "entitlements"
+//! format = "entitlements"             # a bundle kind for ZIP files
 //! ignore = ["H003"]
 //! ```
+//!
+//! An override matches the path of a file on disk; for a ZIP bundle that
+//! is the archive, and its settings apply to the archive's own findings and
+//! to every member (member names mean nothing to the platform, so they are
+//! not matched).
 
 use crate::filter::{self, Level, RuleFilter};
 use crate::report::OutputFormat;
@@ -41,18 +48,26 @@ pub enum FailOn {
     Warning,
 }
 
+/// A string as written, with its byte range in the file, so that a value
+/// that parses but means nothing (a selector naming no rule, a bad glob)
+/// is reported at its place like a syntax error.
+type Str = toml::Spanned<String>;
+
 /// The file as written.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Raw {
-    select: Option<Vec<String>>,
+    select: Option<Vec<Str>>,
     #[serde(default)]
-    ignore: Vec<String>,
+    ignore: Vec<Str>,
     #[serde(default)]
-    severity: BTreeMap<String, Level>,
+    severity: BTreeMap<Str, Level>,
     fail_on: Option<FailOn>,
     output_format: Option<OutputFormat>,
     max_diagnostics: Option<usize>,
+    #[serde(default)]
+    exclude: Vec<Str>,
+    force_exclude: Option<bool>,
     #[serde(default)]
     overrides: Vec<RawOverride>,
 }
@@ -60,12 +75,38 @@ struct Raw {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawOverride {
-    paths: Vec<String>,
-    format: Option<String>,
+    paths: toml::Spanned<Vec<Str>>,
+    format: Option<Str>,
     #[serde(default)]
-    ignore: Vec<String>,
+    ignore: Vec<Str>,
     #[serde(default)]
-    severity: BTreeMap<String, Level>,
+    severity: BTreeMap<Str, Level>,
+}
+
+fn strings(v: Vec<Str>) -> Vec<String> {
+    v.into_iter().map(toml::Spanned::into_inner).collect()
+}
+
+/// `message` about the bytes `span` of `text`, in the shape of the toml
+/// parser's own errors: the line and column, the line with a caret under
+/// the value, then the message.
+fn located(text: &str, span: std::ops::Range<usize>, message: &str) -> String {
+    let start = span.start.min(text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let line_no = text[..start].matches('\n').count() + 1;
+    let col = text[line_start..start].chars().count() + 1;
+    let line = text[line_start..line_end].trim_end_matches('\r');
+    let width = text[start..span.end.clamp(start, line_end)]
+        .chars()
+        .count()
+        .max(1);
+    let gutter = " ".repeat(line_no.to_string().len());
+    format!(
+        "invalid value at line {line_no}, column {col}\n{gutter} |\n{line_no} | {line}\n{gutter} | {}{}\n{message}",
+        " ".repeat(col - 1),
+        "^".repeat(width)
+    )
 }
 
 /// A loaded, checked configuration.
@@ -84,7 +125,34 @@ pub struct Config {
     pub fail_on: Option<FailOn>,
     pub output_format: Option<OutputFormat>,
     pub max_diagnostics: Option<usize>,
+    /// Paths a directory walk skips (and, with `force-exclude`, named
+    /// paths too).
+    pub exclude: Exclude,
+    pub force_exclude: Option<bool>,
     pub overrides: Vec<Override>,
+}
+
+/// `exclude`, as ruff reads it: a pattern without `/` matches a file or
+/// directory name anywhere below the config's directory (`fixtures`,
+/// `*_broken.csv`); a pattern with `/` matches the path relative to that
+/// directory (`exports/old/**`). A file is excluded when it or any
+/// directory above it (up to the config's directory) matches.
+#[derive(Debug, Default)]
+pub struct Exclude {
+    names: Option<GlobSet>,
+    paths: Option<GlobSet>,
+}
+
+impl Exclude {
+    fn matches(&self, rel: &Path) -> bool {
+        !rel.as_os_str().is_empty()
+            && (self.paths.as_ref().is_some_and(|g| g.is_match(rel))
+                || self
+                    .names
+                    .as_ref()
+                    .zip(rel.file_name())
+                    .is_some_and(|(g, n)| g.is_match(n)))
+    }
 }
 
 /// `[[overrides]]`: settings for the files matching `paths`.
@@ -111,8 +179,8 @@ impl std::error::Error for ConfigError {}
 
 /// Orders a severity map from least to most specific selector (`ALL`, then
 /// shorter codes), so the more specific one is applied last and wins.
-fn ordered(map: BTreeMap<String, Level>) -> Vec<(String, Level)> {
-    let mut v: Vec<(String, Level)> = map.into_iter().collect();
+fn ordered(map: BTreeMap<Str, Level>) -> Vec<(String, Level)> {
+    let mut v: Vec<(String, Level)> = map.into_iter().map(|(k, l)| (k.into_inner(), l)).collect();
     v.sort_by_key(|(s, _)| (!s.eq_ignore_ascii_case("all"), s.len()));
     v
 }
@@ -139,8 +207,10 @@ impl Config {
         // toml's message already says "TOML parse error at line L, column C"
         // and quotes the line with a caret under the unknown key.
         let raw: Raw = toml::from_str(text).map_err(|e| at(e.to_string().trim_end().to_owned()))?;
-        let check =
-            |sel: &str, key: &str| filter::validate(sel).map_err(|e| at(format!("{key}: {e}")));
+        let bad = |v: &Str, msg: String| at(located(text, v.span(), &msg));
+        let check = |sel: &Str, key: &str| {
+            filter::validate(sel.get_ref()).map_err(|e| bad(sel, format!("{key}: {e}")))
+        };
         for s in raw.select.iter().flatten() {
             check(s, "select")?;
         }
@@ -153,21 +223,54 @@ impl Config {
         let root = path
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let (mut names, mut paths) = (Vec::new(), Vec::new());
+        for g in &raw.exclude {
+            let glob = Glob::new(g.get_ref().trim_end_matches('/'))
+                .map_err(|e| bad(g, format!("exclude: {e}")))?;
+            if g.get_ref().trim_end_matches('/').contains('/') {
+                paths.push(glob);
+            } else {
+                names.push(glob);
+            }
+        }
+        let set = |globs: Vec<Glob>| -> Result<Option<GlobSet>, ConfigError> {
+            if globs.is_empty() {
+                return Ok(None);
+            }
+            let mut b = GlobSetBuilder::new();
+            for g in globs {
+                b.add(g);
+            }
+            b.build().map(Some).map_err(|e| at(format!("exclude: {e}")))
+        };
+        let exclude = Exclude {
+            names: set(names)?,
+            paths: set(paths)?,
+        };
         let mut overrides = Vec::new();
         for (i, o) in raw.overrides.into_iter().enumerate() {
             let key = format!("overrides[{i}]");
-            if o.paths.is_empty() {
-                return Err(at(format!("{key}.paths: give at least one glob")));
+            if o.paths.get_ref().is_empty() {
+                let msg = format!("{key}.paths: give at least one glob");
+                return Err(at(located(text, o.paths.span(), &msg)));
             }
             let mut set = GlobSetBuilder::new();
-            for g in &o.paths {
-                set.add(Glob::new(g).map_err(|e| at(format!("{key}.paths: {e}")))?);
+            for g in o.paths.get_ref() {
+                set.add(Glob::new(g.get_ref()).map_err(|e| bad(g, format!("{key}.paths: {e}")))?);
             }
             if let Some(f) = &o.format {
-                if !crate::schema::format_names().any(|n| n == f) {
-                    return Err(at(format!(
-                        "{key}.format: no format {f:?}; `bdxlint formats` lists them"
-                    )));
+                // A bundle kind maps ZIP files as `--format entity-rbac` does.
+                let known = crate::schema::format_names()
+                    .chain(crate::bundle::Kind::NAMES)
+                    .any(|n| n == f.get_ref());
+                if !known {
+                    return Err(bad(
+                        f,
+                        format!(
+                            "{key}.format: no format {:?}; `bdxlint formats` lists them",
+                            f.get_ref()
+                        ),
+                    ));
                 }
             }
             for s in &o.ignore {
@@ -178,22 +281,39 @@ impl Config {
             }
             overrides.push(Override {
                 globs: set.build().map_err(|e| at(format!("{key}.paths: {e}")))?,
-                format: o.format,
-                ignore: o.ignore,
+                format: o.format.map(toml::Spanned::into_inner),
+                ignore: strings(o.ignore),
                 severity: ordered(o.severity),
             });
         }
         Ok(Config {
             path: path.to_path_buf(),
             root,
-            select: raw.select,
-            ignore: raw.ignore,
+            select: raw.select.map(strings),
+            ignore: strings(raw.ignore),
             severity: ordered(raw.severity),
             fail_on: raw.fail_on,
             output_format: raw.output_format,
             max_diagnostics: raw.max_diagnostics,
+            exclude,
+            force_exclude: raw.force_exclude,
             overrides,
         })
+    }
+
+    /// Whether `exclude` covers `path` (as given, relative to `cwd`
+    /// unless absolute) or a directory above it. Paths outside the config's
+    /// directory never are.
+    pub fn is_excluded(&self, path: &Path, cwd: &Path) -> bool {
+        relative(path, cwd, &self.root)
+            .is_some_and(|rel| rel.ancestors().any(|a| self.exclude.matches(a)))
+    }
+
+    /// Whether `exclude` names `path` itself, for a directory walk: it
+    /// prunes excluded directories as it meets them, and below a directory
+    /// the user named, only what lies under it is matched.
+    pub fn excludes_entry(&self, path: &Path, cwd: &Path) -> bool {
+        relative(path, cwd, &self.root).is_some_and(|rel| self.exclude.matches(&rel))
     }
 
     /// The overrides that apply to `file` (as given on the command line,
@@ -310,6 +430,49 @@ ignore = ["H003"]
     }
 
     #[test]
+    fn values_naming_nothing_are_errors_with_their_place() {
+        let e = parse("select = [\"C\", \"Z9\"]\n").expect_err("no rule");
+        assert_eq!(
+            e,
+            "/repo/bdxlint.toml: invalid value at line 1, column 16\n  |\n1 | select = [\"C\", \"Z9\"]\n  |                ^^^^\n\
+             select: \"Z9\" names no rule (give a code like C004, a code prefix like C or J00, a name like invalid-date, or ALL; `bdxlint rules` lists them)"
+        );
+        let e = parse("[[overrides]]\npaths = [\"a\"]\n[overrides.severity]\nnope = \"off\"\n")
+            .expect_err("no rule");
+        assert!(
+            e.contains("line 4, column 1\n") && e.contains("overrides[0].severity: \"nope\""),
+            "{e}"
+        );
+        let e = parse("[[overrides]]\npaths = [\"a\", \"b[\"]\n").expect_err("glob");
+        assert!(e.contains("line 2, column 15\n"), "{e}");
+        let e = parse("[[overrides]]\npaths = []\n").expect_err("no glob");
+        assert!(e.contains("line 2, column 9\n"), "{e}");
+        let e = parse("[[overrides]]\npaths = [\"a\"]\nformat = \"nope\"").expect_err("format");
+        assert!(e.contains("line 3, column 10\n"), "{e}");
+    }
+
+    #[test]
+    fn exclude_names_match_at_any_depth_and_paths_from_the_root() {
+        let c = parse("exclude = [\"fixtures\", \"*.draft.csv\", \"exports/old/\", \"a/*.zip\"]")
+            .expect("valid");
+        let cwd = Path::new("/repo");
+        let yes = |p: &str| c.is_excluded(Path::new(p), cwd);
+        assert!(yes("fixtures"));
+        assert!(yes("x/fixtures/y/e.csv"));
+        assert!(yes("e.draft.csv"));
+        assert!(yes("exports/old"));
+        assert!(yes("exports/old/e.csv"));
+        assert!(yes("a/b.zip"));
+        assert!(yes("/repo/a/b.zip"));
+        assert!(!yes("x/exports/old/e.csv"));
+        assert!(!yes("fixtures.csv"));
+        assert!(!yes("/elsewhere/fixtures/e.csv"));
+        // A walk sees only the entry itself; its parents were seen before.
+        assert!(!c.excludes_entry(Path::new("fixtures/e.csv"), cwd));
+        assert!(c.excludes_entry(Path::new("x/fixtures"), cwd));
+    }
+
+    #[test]
     fn values_are_checked() {
         assert!(parse("select = [\"Z9\"]")
             .expect_err("rule")
@@ -319,5 +482,6 @@ ignore = ["H003"]
         let e = parse("[[overrides]]\npaths = [\"a\"]\nformat = \"nope\"").expect_err("format");
         assert!(e.contains("overrides[0].format: no format \"nope\""), "{e}");
         assert!(parse("[[overrides]]\npaths = [\"a[\"]").is_err());
+        assert!(parse("[[overrides]]\npaths = [\"a\"]\nformat = \"entity-rbac\"").is_ok());
     }
 }

@@ -50,7 +50,17 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     assert_eq!(get(&h, "id"), "bdxlint");
     assert_eq!(get(&h, "language"), "rust");
     assert_eq!(get(&h, "require_serial"), "true");
-    assert!(get(&h, "entry").starts_with("bdxlint "));
+    // pre-commit passes staged files by name: --force-exclude makes the
+    // user's `exclude` apply to them.
+    assert_eq!(get(&h, "entry"), "bdxlint check --force-exclude");
+    // `language: rust` runs `cargo install --bins --path .` at the root:
+    // the root manifest must be a package building the entry's binary.
+    let manifest = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).expect("Cargo.toml");
+    assert!(manifest.starts_with("[package]\n"), "not a package");
+    assert!(
+        manifest.contains("[[bin]]\nname = \"bdxlint\"\n"),
+        "no bdxlint binary"
+    );
     // pre-commit matches `files` with Python's re.search; this regex means
     // the same in Rust's syntax.
     let files = regex::Regex::new(get(&h, "files")).expect("files is a regex");
@@ -60,6 +70,10 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     for no in ["notes.txt", "csv", "a.csv.bak"] {
         assert!(!files.is_match(no), "{no}");
     }
+    // A user's `files:` replaces the hook's; the types keep non-CSV files
+    // out (types_or needs pre-commit 2.9).
+    assert_eq!(get(&h, "types_or"), "[csv, zip]");
+    assert_eq!(get(&h, "minimum_pre_commit_version"), "2.9.0");
     let keys: Vec<&str> = h.iter().map(|(k, _)| k.as_str()).collect();
     for k in &keys {
         assert!(
@@ -70,6 +84,8 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
                 "entry",
                 "language",
                 "files",
+                "types_or",
+                "minimum_pre_commit_version",
                 "require_serial"
             ]
             .contains(k),
@@ -78,18 +94,165 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     }
 }
 
-/// Runs the hook's `entry` as pre-commit does: the entry's words, then the
-/// file names.
-fn run_entry(files: &[&str]) -> std::process::Output {
+/// Runs the hook's `entry` as pre-commit does, from the repository root:
+/// the entry's words, the user's `args`, then the file names.
+fn run_entry_in(root: &Path, args: &[&str], files: &[String]) -> std::process::Output {
     let h = hook();
     let mut words = get(&h, "entry").split_whitespace();
     assert_eq!(words.next(), Some("bdxlint"));
     Command::new(env!("CARGO_BIN_EXE_bdxlint"))
-        .current_dir(ROOT)
+        .current_dir(root)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
         .args(words)
+        .args(args)
         .args(files)
         .output()
         .expect("runs")
+}
+
+fn run_entry(files: &[&str]) -> std::process::Output {
+    let files: Vec<String> = files.iter().map(|f| (*f).to_owned()).collect();
+    run_entry_in(Path::new(ROOT), &[], &files)
+}
+
+/// The files pre-commit would pass: every file of the repository (relative,
+/// `/`-separated, as `git ls-files` prints them) that `files` matches (the
+/// user's, which replaces the hook's, as pre-commit merges a hook's
+/// settings) and whose identify tags meet `types_or`, sorted.
+fn staged(root: &Path, user_files: Option<&str>) -> Vec<String> {
+    fn all(dir: &Path, root: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).expect("read_dir") {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                all(&p, root, out);
+            } else {
+                let rel = p.strip_prefix(root).expect("below root");
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let h = hook();
+    let files = regex::Regex::new(user_files.unwrap_or(get(&h, "files"))).expect("regex");
+    let types_or: Vec<&str> = get(&h, "types_or")
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .map(str::trim)
+        .collect();
+    // identify's tags for the extensions that matter here: a file's
+    // lowercased extension, `csv` or `zip`, is its type tag.
+    let tags = |f: &str| -> Vec<String> {
+        Path::new(f)
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+            .filter(|e| e == "csv" || e == "zip")
+            .into_iter()
+            .collect()
+    };
+    let mut out = Vec::new();
+    all(root, root, &mut out);
+    out.retain(|f| files.is_match(f) && tags(f).iter().any(|t| types_or.contains(&t.as_str())));
+    out.sort();
+    out
+}
+
+fn fixture(rel: &str) -> Vec<u8> {
+    std::fs::read(Path::new(ROOT).join("testdata").join(rel)).expect("fixture")
+}
+
+fn put(root: &Path, rel: &str, data: &[u8]) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+    std::fs::write(p, data).expect("write");
+}
+
+/// A user's repository: the README's pre-commit snippet (`files: ^uploads/`,
+/// a baseline in `args`), a bdxlint.toml that excludes known-broken
+/// fixtures, a clean upload and a ZIP bundle, and files the hook must not
+/// see.
+#[test]
+fn the_hook_runs_as_pre_commit_would_in_a_users_repository() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    put(
+        root,
+        "uploads/employees.csv",
+        &fixture("employees/valid.csv"),
+    );
+    put(
+        root,
+        "uploads/fixtures/broken.csv",
+        &fixture("example/employees.csv"),
+    );
+    put(root, "uploads/notes.txt", b"not a CSV");
+    put(
+        root,
+        "elsewhere/broken.csv",
+        &fixture("example/employees.csv"),
+    );
+    put(root, "bdxlint.toml", b"exclude = [\"fixtures\"]\n");
+    {
+        let f = std::fs::File::create(root.join("uploads/rbac.zip")).expect("zip");
+        let mut w = zip::ZipWriter::new(f);
+        for (name, rel) in [
+            ("entities.csv", "entities/valid.csv"),
+            ("relations.csv", "entity-rbac-relations/valid.csv"),
+        ] {
+            w.start_file(name, zip::write::SimpleFileOptions::default())
+                .expect("member");
+            std::io::Write::write_all(&mut w, &fixture(rel)).expect("write");
+        }
+        w.finish().expect("finish");
+    }
+    assert_eq!(
+        staged(root, None).len(),
+        4,
+        "elsewhere/ too without the user's files"
+    );
+    let files = staged(root, Some("^uploads/"));
+    assert_eq!(
+        files,
+        [
+            "uploads/employees.csv",
+            "uploads/fixtures/broken.csv",
+            "uploads/rbac.zip"
+        ]
+    );
+    // No baseline yet: the bundle's undefined roles are warnings, so the
+    // hook passes, and the excluded fixture is not checked although named.
+    let out = run_entry_in(root, &[], &files);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(!stdout.contains("broken.csv"), "{stdout}");
+    assert!(
+        stdout.contains("uploads/rbac.zip:relations.csv:5:15"),
+        "{stdout}"
+    );
+    // Record a baseline, then commit a new finding: only it fails the hook.
+    let out = run_entry_in(
+        root,
+        &["--write-baseline", ".bdxlint-baseline.json"],
+        &files,
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let args = ["--baseline", ".bdxlint-baseline.json"];
+    let out = run_entry_in(root, &args, &files);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let text = String::from_utf8(fixture("employees/valid.csv")).expect("utf-8");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let bad = lines[1].replacen("@example.com", "@example", 1);
+    lines.push(&bad);
+    put(
+        root,
+        "uploads/employees.csv",
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    let out = run_entry_in(root, &args, &files);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("error(C003) invalid-email"), "{stdout}");
+    assert!(stdout.contains("1 error, 0 warnings, 0 infos"), "{stdout}");
 }
 
 #[test]
@@ -112,14 +275,7 @@ fn the_hook_entry_fails_on_findings_and_passes_clean_files() {
 }
 
 fn action(format: &str, dir: &Path) -> (std::process::Output, String) {
-    let bin = Path::new(env!("CARGO_BIN_EXE_bdxlint"))
-        .parent()
-        .expect("binary directory")
-        .to_path_buf();
-    let path = std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    )))
-    .expect("PATH");
+    let path = path_with_binary();
     let gh_output = dir.join("github_output");
     let out = Command::new("bash")
         .arg(Path::new(ROOT).join("scripts/action-run.sh"))
@@ -170,4 +326,233 @@ fn the_action_script_writes_sarif_for_upload() {
     let (out, outputs) = action("xml", other.path());
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(outputs, "exit-code=2\n");
+}
+
+/// The fenced blocks of the README that follow a line containing `marker`.
+fn readme_block(marker: &str) -> String {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).expect("README.md");
+    let at = readme
+        .find(marker)
+        .unwrap_or_else(|| panic!("README has {marker:?}"));
+    let rest = &readme[at..];
+    let start = rest.find("```yaml\n").expect("a yaml block") + "```yaml\n".len();
+    let end = rest[start..].find("```").expect("block end") + start;
+    rest[start..end].to_owned()
+}
+
+/// `inputs:` of action.yml, read as the two-space-indented keys under it.
+fn action_inputs(action: &str) -> Vec<String> {
+    let mut inputs = Vec::new();
+    let mut inside = false;
+    for line in action.lines() {
+        if !line.starts_with(' ') {
+            inside = line == "inputs:";
+        } else if inside && line.starts_with("  ") && !line.starts_with("   ") {
+            inputs.push(line.trim().trim_end_matches(':').to_owned());
+        }
+    }
+    inputs
+}
+
+#[test]
+fn the_action_passes_its_inputs_to_the_script_and_the_readme_uses_only_those() {
+    let action = std::fs::read_to_string(Path::new(ROOT).join("action.yml")).expect("action.yml");
+    let inputs = action_inputs(&action);
+    assert_eq!(inputs, ["paths", "output-format", "args", "sarif-file"]);
+    // Each input reaches the script under the name it reads.
+    for (var, input) in [
+        ("BDXLINT_PATHS", "paths"),
+        ("BDXLINT_FORMAT", "output-format"),
+        ("BDXLINT_ARGS", "args"),
+        ("BDXLINT_SARIF_FILE", "sarif-file"),
+    ] {
+        assert!(
+            action.contains(&format!("{var}: ${{{{ inputs.{input} }}}}")),
+            "{var}"
+        );
+    }
+    assert!(action.contains("run: bash \"$GITHUB_ACTION_PATH/scripts/action-run.sh\""));
+    assert!(action.contains("cargo install --locked --quiet --path \"$GITHUB_ACTION_PATH\""));
+    // The README's workflow sets only inputs the action has, and its args
+    // are flags bdxlint accepts.
+    let workflow = readme_block("**GitHub Actions**");
+    let with_at = workflow.find("with:").expect("with:");
+    for line in workflow[with_at..].lines().skip(1) {
+        let Some((key, value)) = line.trim().split_once(':') else {
+            continue;
+        };
+        assert!(inputs.iter().any(|i| i == key), "README uses input {key}");
+        if key == "args" {
+            let value = value.trim();
+            let out = Command::new(env!("CARGO_BIN_EXE_bdxlint"))
+                .current_dir(ROOT)
+                .arg("check")
+                .args(value.split_whitespace())
+                .arg("testdata/employees/valid.csv")
+                .output()
+                .expect("runs");
+            assert_eq!(out.status.code(), Some(0), "args: {value}: {out:?}");
+        }
+    }
+}
+
+#[test]
+fn the_readme_pre_commit_snippet_names_this_hook() {
+    let config = readme_block("**pre-commit**");
+    let h = hook();
+    assert!(
+        config.contains(&format!("- id: {}", get(&h, "id"))),
+        "{config}"
+    );
+    // Its args are flags the entry accepts (the baseline is written first).
+    let dir = tempfile::tempdir().expect("tempdir");
+    put(dir.path(), "uploads/e.csv", &fixture("employees/valid.csv"));
+    let line = config
+        .lines()
+        .find(|l| l.trim_start().starts_with("args:"))
+        .expect("args");
+    let args: Vec<&str> = line
+        .split_once('[')
+        .and_then(|(_, r)| r.split_once(']'))
+        .expect("a flow list")
+        .0
+        .split(',')
+        .map(str::trim)
+        .collect();
+    assert_eq!(args, ["--baseline", ".bdxlint-baseline.json"]);
+    let files = vec!["uploads/e.csv".to_owned()];
+    let out = run_entry_in(dir.path(), &["--write-baseline", args[1]], &files);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = run_entry_in(dir.path(), &args, &files);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}
+
+/// Runs the README's GitLab CI `script:` (all but the install line) with
+/// bash as the runner does, the built binary on PATH, in `dir`.
+fn gitlab_script(dir: &Path) -> std::process::Output {
+    let job = readme_block("**GitLab CI**");
+    assert!(job.contains("image: rust:1.88"), "{job}");
+    let script: Vec<&str> = job
+        .lines()
+        .skip_while(|l| l.trim() != "script:")
+        .skip(1)
+        .map_while(|l| l.strip_prefix("    - "))
+        .collect();
+    assert!(
+        script[0].starts_with("cargo install --locked "),
+        "{script:?}"
+    );
+    Command::new("bash")
+        .args(["-eo", "pipefail", "-c", &script[1..].join("\n")])
+        .current_dir(dir)
+        .env("PATH", path_with_binary())
+        .output()
+        .expect("bash runs")
+}
+
+#[test]
+fn the_readme_gitlab_job_writes_both_reports_and_fails_on_findings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    put(
+        root,
+        "uploads/employees.csv",
+        &fixture("example/employees.csv"),
+    );
+    let out = gitlab_script(root);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("gl-code-quality-report.json")).expect("report"),
+    )
+    .expect("JSON");
+    assert_eq!(report.as_array().map(Vec::len), Some(4));
+    assert_eq!(report[0]["location"]["path"], "uploads/employees.csv");
+    let junit = std::fs::read_to_string(root.join("bdxlint-junit.xml")).expect("junit");
+    assert!(
+        junit.contains("<testsuites name=\"bdxlint\" tests=\"4\" failures=\"4\""),
+        "{junit}"
+    );
+    put(
+        root,
+        "uploads/employees.csv",
+        &fixture("employees/valid.csv"),
+    );
+    let out = gitlab_script(root);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let clean = std::fs::read_to_string(root.join("gl-code-quality-report.json")).expect("report");
+    assert_eq!(clean.trim(), "[]");
+}
+
+/// PATH with the built binary first, as the action's install step leaves it.
+fn path_with_binary() -> std::ffi::OsString {
+    let bin = Path::new(env!("CARGO_BIN_EXE_bdxlint"))
+        .parent()
+        .expect("binary directory")
+        .to_path_buf();
+    std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .expect("PATH")
+}
+
+/// The action as a workflow runs it: from the user's checkout, the script
+/// at $GITHUB_ACTION_PATH, every input at its default except `output-format`
+/// (the runner sets each input's env var, defaults included).
+#[test]
+fn the_action_with_default_inputs_checks_the_users_checkout_under_its_config() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    put(
+        root,
+        "uploads/employees.csv",
+        &fixture("example/employees.csv"),
+    );
+    put(
+        root,
+        "fixtures/broken.csv",
+        &fixture("example/entitlements.csv"),
+    );
+    put(root, "bdxlint.toml", b"exclude = [\"fixtures\"]\n");
+    let gh_output = root.join("github_output");
+    let run = |format: &str| {
+        Command::new("bash")
+            .arg("-c")
+            .arg("bash \"$GITHUB_ACTION_PATH/scripts/action-run.sh\"")
+            .current_dir(root)
+            .env("PATH", path_with_binary())
+            .env("GITHUB_ACTION_PATH", ROOT)
+            .env("GITHUB_OUTPUT", &gh_output)
+            .env("BDXLINT_PATHS", ".")
+            .env("BDXLINT_FORMAT", format)
+            .env("BDXLINT_ARGS", "")
+            .env("BDXLINT_SARIF_FILE", "bdxlint.sarif")
+            .output()
+            .expect("bash runs")
+    };
+    let out = run("github");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 4, "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .all(|l| l.contains(" file=uploads/employees.csv,line=")),
+        "{stdout}"
+    );
+    let out = run("sarif");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let sarif: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("bdxlint.sarif")).expect("SARIF in the checkout"),
+    )
+    .expect("JSON");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 4);
+    assert_eq!(
+        results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "uploads/employees.csv"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&gh_output).expect("outputs"),
+        "exit-code=1\nsarif-file=bdxlint.sarif\nexit-code=1\n"
+    );
 }

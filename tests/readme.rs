@@ -19,3 +19,62 @@ fn readme_rule_table_matches_the_registry() {
         }
     }
 }
+
+/// Every flag of `bdxlint check --help` is documented in the README, and
+/// every `--flag` the README's option table names exists.
+#[test]
+fn readme_documents_every_check_flag() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_bdxlint"))
+        .args(["check", "--help"])
+        .output()
+        .expect("runs");
+    let help = String::from_utf8(out.stdout).expect("utf-8");
+    let flag = regex::Regex::new(r"--[a-z][a-z-]*").expect("regex");
+    let long_flags = |text: &str| -> std::collections::BTreeSet<String> {
+        flag.find_iter(text)
+            .map(|m| m.as_str().to_owned())
+            .collect()
+    };
+    let in_help: std::collections::BTreeSet<String> = help
+        .lines()
+        .filter(|l| l.trim_start().starts_with('-'))
+        .flat_map(&long_flags)
+        .filter(|f| f != "--help")
+        .collect();
+    assert!(in_help.contains("--force-exclude"), "{help}");
+    for f in &in_help {
+        assert!(readme.contains(f.as_str()), "README does not mention {f}");
+    }
+    let start = readme
+        .find("Options of `check`:")
+        .expect("the option table");
+    let end = start + readme[start..].find("\n\n`-`").expect("the table's end");
+    for f in long_flags(&readme[start..end]) {
+        assert!(
+            in_help.contains(&f),
+            "README's option table names {f}, which check lacks"
+        );
+    }
+}
+
+/// The README's example `bdxlint.toml` is a valid config.
+#[test]
+fn readme_config_example_parses() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let section = readme.find("## Configuration").expect("the section");
+    let start = section + readme[section..].find("```toml\n").expect("a toml block") + 8;
+    let end = start + readme[start..].find("```").expect("block end");
+    let config = bdxlint::config::Config::parse(
+        &readme[start..end],
+        std::path::Path::new("/repo/bdxlint.toml"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(config.overrides.len(), 2);
+    assert!(config.is_excluded(
+        std::path::Path::new("exports/old/a.csv"),
+        std::path::Path::new("/repo")
+    ));
+}

@@ -17,10 +17,13 @@ use std::collections::HashMap;
 
 /// The content hash of one finding in the file `path`.
 pub fn content_hash(path: &str, d: &Diagnostic) -> u64 {
+    // `./uploads/a.csv` (a walk of `.`) and `uploads/a.csv` (pre-commit
+    // naming the file) are one file: hash the path as reports print it.
+    let path = super::uri(path);
     let mut buf = Vec::with_capacity(128);
     for part in [
         d.rule.code,
-        path,
+        path.as_str(),
         d.column.as_deref().unwrap_or(""),
         // The binary captures snippets whenever fingerprints are needed;
         // without one (library use) the message, which quotes the cell,

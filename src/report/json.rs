@@ -20,6 +20,10 @@ struct Doc<'a> {
 #[derive(Serialize)]
 struct File<'a> {
     path: &'a str,
+    /// The ZIP member this report is about (`path` is the archive); absent
+    /// outside bundles. Without it a clean member would be unnamed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    member: Option<&'a str>,
     // Before `format` and `records`, which a streamed file knows only at
     // its end (see stream.rs): both writers give the same bytes.
     diagnostics: Vec<Diag<'a>>,
@@ -134,6 +138,7 @@ pub(super) fn render(
         .iter()
         .map(|r| File {
             path: &r.path,
+            member: r.member.as_deref(),
             format: r.format,
             records: r.records,
             diagnostics: r
@@ -146,6 +151,7 @@ pub(super) fn render(
         .collect();
     files.extend(failures.iter().map(|f| File {
         path: &f.path,
+        member: None,
         format: None,
         records: 0,
         diagnostics: Vec::new(),

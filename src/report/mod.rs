@@ -152,21 +152,20 @@ pub fn summary_line(s: &Summary) -> String {
         ));
     }
     if s.stale_baseline > 0 {
-        line.push_str(&format!(
-            "; {} no longer {} (rewrite it with --write-baseline)",
-            if s.stale_baseline == 1 {
-                "1 baseline entry".to_owned()
-            } else {
-                format!("{} baseline entries", s.stale_baseline)
-            },
-            if s.stale_baseline == 1 {
-                "matches"
-            } else {
-                "match"
-            }
-        ));
+        line.push_str("; ");
+        line.push_str(&stale_baseline_note(s.stale_baseline));
     }
     line
+}
+
+/// "N baseline entries no longer match (...)", for the summary line and,
+/// with machine formats, for stderr.
+pub fn stale_baseline_note(n: usize) -> String {
+    if n == 1 {
+        "1 baseline entry no longer matches (rewrite it with --write-baseline)".to_owned()
+    } else {
+        format!("{n} baseline entries no longer match (rewrite it with --write-baseline)")
+    }
 }
 
 /// Findings per rule, most frequent first (then by code), for

@@ -81,6 +81,10 @@ impl<'w> StreamWriter<'w> {
             }
             self.out.write_all(b"{\"path\":")?;
             serde_json::to_writer(&mut *self.out, &self.path)?;
+            if let Some(m) = &self.member {
+                self.out.write_all(b",\"member\":")?;
+                serde_json::to_writer(&mut *self.out, m)?;
+            }
             self.out.write_all(b",\"diagnostics\":[")?;
         }
         self.files += 1;

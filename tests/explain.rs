@@ -1,0 +1,97 @@
+//! `bdxlint explain` and `bdxlint rules` cover the whole registry: every
+//! rule a finding can carry has its documentation one command away.
+
+use assert_cmd::Command;
+use bdxlint::rules;
+
+fn run(args: &[&str]) -> String {
+    let out = Command::cargo_bin("bdxlint")
+        .expect("binary builds")
+        .args(args)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    String::from_utf8(out).expect("utf-8")
+}
+
+#[test]
+fn explain_prints_every_rule_by_code_and_by_name() {
+    for r in rules::ALL {
+        let by_code = run(&["explain", r.code]);
+        assert_eq!(
+            by_code,
+            format!(
+                "{} {} ({})\n\n{}\n\n{}\n\nSpec: {}\n",
+                r.code, r.name, r.severity, r.summary, r.explanation, r.spec
+            )
+        );
+        for section in ["What it does", "Why it matters", "Example"] {
+            assert!(by_code.contains(section), "{}: {section}", r.code);
+        }
+        assert!(!r.spec.is_empty(), "{}", r.code);
+        assert_eq!(run(&["explain", r.name]), by_code, "{}", r.name);
+        assert_eq!(
+            run(&["explain", &r.code.to_ascii_lowercase()]),
+            by_code,
+            "{}",
+            r.code
+        );
+    }
+}
+
+#[test]
+fn rules_lists_every_rule_as_text_and_as_json() {
+    let text = run(&["rules"]);
+    let codes: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_whitespace().next().expect("a code"))
+        .collect();
+    let all: Vec<&str> = rules::ALL.iter().map(|r| r.code).collect();
+    assert_eq!(codes, all);
+    let json: serde_json::Value =
+        serde_json::from_str(&run(&["rules", "--output-format", "json"])).expect("JSON");
+    let list = json.as_array().expect("an array");
+    assert_eq!(list.len(), rules::ALL.len());
+    for (j, r) in list.iter().zip(rules::ALL) {
+        assert_eq!(
+            j,
+            &serde_json::json!({
+                "code": r.code,
+                "name": r.name,
+                "severity": r.severity.as_str(),
+                "summary": r.summary,
+                "explanation": r.explanation,
+                "spec": r.spec,
+            })
+        );
+    }
+}
+
+/// Every name `--format` accepts is listed by `formats`, and a bundle
+/// kind explains its members instead of being "no format".
+#[test]
+fn formats_lists_every_name_check_accepts_including_bundle_kinds() {
+    let list = run(&["formats"]);
+    let names: Vec<&str> = list
+        .lines()
+        .map(|l| l.split_whitespace().next().expect("a name"))
+        .collect();
+    let mut want: Vec<&str> = bdxlint::schema::format_names().collect();
+    want.extend(bdxlint::bundle::Kind::NAMES);
+    assert_eq!(names, want);
+    let rbac = run(&["formats", "entity-rbac"]);
+    assert!(
+        rbac.contains("`bdxlint formats entity-rbac-relations`"),
+        "{rbac}"
+    );
+    Command::cargo_bin("bdxlint")
+        .expect("binary builds")
+        .args(["template", "entities-bulk"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "`bdxlint template entities` and `bdxlint template entity-relations`",
+        ));
+}
