@@ -28,7 +28,7 @@ fn big_file() -> (Vec<u8>, Found) {
     let row = |i: usize| {
         // Every 1009th name is quoted over two lines, so line numbers and
         // record offsets differ and chunk cuts fall inside quoted cells.
-        let name = if i % 1009 == 0 {
+        let name = if i.is_multiple_of(1009) {
             format!("\"Name {i}\nsecond line\"")
         } else {
             format!("Name {i}")
