@@ -133,13 +133,16 @@ pub fn check_reader_with<R: Read>(
 ) -> Result<FileReport, Error> {
     let mut report = check_stream(reader, display, file_name, opts, sink)?;
     // What is left: findings of a file that stopped before its rows.
-    report
-        .diagnostics
-        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    for d in report.diagnostics.drain(..) {
+    drain_sorted(&mut report.diagnostics, sink);
+    Ok(report)
+}
+
+/// Hands `found` to `sink` in position order, leaving it empty.
+fn drain_sorted(found: &mut Vec<Diagnostic>, sink: &mut dyn FnMut(Diagnostic)) {
+    found.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    for d in found.drain(..) {
         sink(d);
     }
-    Ok(report)
 }
 
 fn check_stream<R: Read>(
@@ -298,12 +301,7 @@ fn check_stream<R: Read>(
         .diagnostics
         .extend(emit.diags.into_iter().map(|d| rebase(d, first.base)));
     // Header findings come before any row's.
-    report
-        .diagnostics
-        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    for d in report.diagnostics.drain(..) {
-        sink(d);
-    }
+    drain_sorted(&mut report.diagnostics, sink);
 
     // The rest of the first chunk, then every later chunk, in parallel
     // batches. Each chunk is checked with lines counted from 1 and fixed up
