@@ -666,18 +666,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
                     reports.push(rep);
                 }
             }
-            Err(e) => {
-                let path = match &e {
-                    Error::Io { path, .. } | Error::Detect { path, .. } => {
-                        path.display().to_string()
-                    }
-                    _ => String::new(),
-                };
-                failures.push(Failure {
-                    path,
-                    reason: e.to_string(),
-                });
-            }
+            Err(e) => failures.push(failure(e)),
         }
     }
     for f in &failures {
@@ -798,32 +787,38 @@ fn check_csv(
     external: Option<&EntityKeys>,
 ) -> Result<FileReport, Error> {
     let mut rep = check::check_path(path, opts)?;
-    let rbac = match rep.format {
-        Some("entity-relations") => false,
-        Some("entity-rbac-relations") => true,
-        _ => return Ok(rep),
-    };
-    let file = std::fs::File::open(path).map_err(|e| Error::Io {
-        path: path.into(),
-        source: e,
-    })?;
-    let found = refs::check_references(
-        file,
-        opts,
-        RefSources {
-            bundle: None,
-            external,
-            rbac,
-        },
-    )
-    .map_err(|e| Error::Io {
-        path: path.into(),
-        source: e,
-    })?;
-    rep.diagnostics.extend(found);
-    rep.diagnostics
-        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    if let Some(format) = rep.format {
+        let found = references(path, format, opts, external)?;
+        if !found.is_empty() {
+            rep.diagnostics.extend(found);
+            rep.diagnostics
+                .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        }
+    }
     Ok(rep)
+}
+
+/// The second pass of a relations file: its references, against
+/// `--entities` (or one info that they went unchecked). Nothing for other
+/// formats.
+fn references(
+    path: &Path,
+    format: &str,
+    opts: &Options,
+    external: Option<&EntityKeys>,
+) -> Result<Vec<Diagnostic>, Error> {
+    let rbac = match format {
+        "entity-relations" => false,
+        "entity-rbac-relations" => true,
+        _ => return Ok(Vec::new()),
+    };
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let sources = RefSources {
+        bundle: None,
+        external,
+        rbac,
+    };
+    refs::check_references(file, opts, sources).map_err(|e| Error::io(path, e))
 }
 
 /// Batch checks: what the run's CSV files say about each other, added to
@@ -859,13 +854,7 @@ fn add_batch_findings(
                 }
             }
         }
-        Err(e) => failures.push(Failure {
-            path: match &e {
-                Error::Io { path, .. } => path.display().to_string(),
-                _ => String::new(),
-            },
-            reason: e.to_string(),
-        }),
+        Err(e) => failures.push(failure(e)),
     }
 }
 
@@ -971,13 +960,7 @@ impl Run<'_> {
         match batch::check_batch(&files, self.opts) {
             Ok(found) => found.into_iter().collect(),
             Err(e) => {
-                failures.push(Failure {
-                    path: match &e {
-                        Error::Io { path, .. } => path.display().to_string(),
-                        _ => String::new(),
-                    },
-                    reason: e.to_string(),
-                });
+                failures.push(failure(e));
                 Default::default()
             }
         }
@@ -1050,6 +1033,16 @@ impl Run<'_> {
                 &mut w,
                 &mut t,
             ) {
+                // A file that failed after some of its findings went out
+                // still ends well-formed; the failure is listed as well.
+                match w.abandon_file() {
+                    // Counted once, as the failure it is.
+                    Ok(false) => t.summary.files -= 1,
+                    Ok(true) => {}
+                    Err(e) => {
+                        t.error.get_or_insert(e);
+                    }
+                }
                 failures.push(failure(e));
             }
             if let Some(e) = t.error.take() {
@@ -1135,18 +1128,8 @@ impl Run<'_> {
         }
         let mut sink = |d: Diagnostic| t.emit(w, filter, d);
         let mut after = more;
-        if let (Input::File(p), Some(kind)) = (input, rep.format) {
-            if let Some(rbac) = relations_kind(kind) {
-                let file = std::fs::File::open(p).map_err(|e| Error::io(p, e))?;
-                let sources = RefSources {
-                    bundle: None,
-                    external: self.external,
-                    rbac,
-                };
-                after.extend(
-                    refs::check_references(file, &opts, sources).map_err(|e| Error::io(p, e))?,
-                );
-            }
+        if let (Input::File(p), Some(format)) = (input, rep.format) {
+            after.extend(references(p, format, &opts, self.external)?);
         }
         after.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         for d in after {
@@ -1245,16 +1228,7 @@ impl<R: io::Read> io::Read for Progress<R> {
     }
 }
 
-/// Whether a format is a relations file whose references are checked (and
-/// whether it is the RBAC kind).
-fn relations_kind(format: &str) -> Option<bool> {
-    match format {
-        "entity-relations" => Some(false),
-        "entity-rbac-relations" => Some(true),
-        _ => None,
-    }
-}
-
+/// A file that could not be checked, named by the path in its error.
 fn failure(e: Error) -> Failure {
     let path = match &e {
         Error::Io { path, .. } | Error::Detect { path, .. } => path.display().to_string(),

@@ -108,3 +108,29 @@ fn identical_output_at_1_2_and_7_threads_streamed_or_collected() {
     assert!(text.contains("not shown (--max-diagnostics)"), "{text}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_large_file_that_fits_no_format_is_one_unreadable_entry_in_valid_json() {
+    let dir = std::env::temp_dir().join(format!("bdxlint-unknown-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("mystery.csv");
+    let mut text = String::from("Colour,Flavour,Mood\n");
+    while text.len() <= 9 << 20 {
+        text.push_str("red,sweet,calm\n");
+    }
+    std::fs::write(&file, text).expect("write");
+    let (out, code) = run(&[
+        "check",
+        "--output-format",
+        "json",
+        file.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, 2);
+    let doc: serde_json::Value = serde_json::from_slice(&out).expect("valid JSON");
+    assert_eq!(doc["summary"]["files"], 1, "{doc}");
+    assert_eq!(doc["summary"]["unreadable"], 1, "{doc}");
+    let files = doc["files"].as_array().expect("files");
+    assert_eq!(files.len(), 1, "{doc}");
+    assert!(files[0]["error"].as_str().is_some(), "{doc}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -142,6 +142,16 @@ impl<'w> StreamWriter<'w> {
         Ok(())
     }
 
+    /// Ends the current file if anything of it was written (reading it
+    /// failed part way) and says so; otherwise leaves no trace of it.
+    pub fn abandon_file(&mut self) -> io::Result<bool> {
+        if !self.open {
+            return Ok(false);
+        }
+        self.end_file(None, 0)?;
+        Ok(true)
+    }
+
     /// Ends the run: files that could not be checked, then the summary.
     pub fn finish(self, failures: &[Failure], s: &Summary) -> io::Result<()> {
         match self.format {
