@@ -190,3 +190,32 @@ fn the_duplicate_row_cap_is_reported_once_and_remembered_rows_still_match() {
     assert_eq!((rows[1].0, rows[1].1), (8, Severity::Warning));
     assert!(rows[1].2.contains("line 2"), "{rows:?}");
 }
+
+#[test]
+fn a_repeated_tuple_gives_the_same_answer_every_time() {
+    // Rows of one identity repeat its tuple, and the fold remembers clean
+    // tuples to skip their lookups; a conflicting tuple must still be
+    // reported on every row that repeats it, in any chunk.
+    let data = b"Privilege Name,Privilege Value,Email,User ID,Username,Name\n\
+read,true,a@example.com,1,alice,A\n\
+write,true,a@example.com,1,alice,A\n\
+read,true,a@example.com,1,bob,B\n\
+admin,true,a@example.com,1,alice,A\n\
+write,true,a@example.com,1,bob,B\n\
+read,true,c@example.com,3,carol,C\n\
+admin,true,a@example.com,1,bob,B\n";
+    for chunk_size in [1, 40, 1 << 20] {
+        for threads in [1, 2] {
+            let r = run(data, chunk_size, threads);
+            assert_eq!(
+                cross_findings(&r),
+                vec![
+                    ("X001", 4, Some(2)),
+                    ("X001", 6, Some(2)),
+                    ("X001", 8, Some(2))
+                ],
+                "chunk size {chunk_size}, {threads} threads"
+            );
+        }
+    }
+}

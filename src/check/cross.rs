@@ -130,6 +130,8 @@ pub(crate) struct Event {
     line: u64,
     /// Fingerprint of each identity value, 0 when the cell is empty.
     identity: [u64; 3],
+    /// Fingerprint of the three together (0 when all are empty).
+    tuple: u64,
     /// Fingerprint of the whole row's decoded cells.
     row: u64,
 }
@@ -289,10 +291,20 @@ impl CrossPlan {
             out.keys.push(if any { nonzero(key) } else { 0 });
         }
         let row = nonzero(row_fingerprint(data, rec, &mut out.canonical));
+        let tuple = if identity == [0; 3] {
+            0
+        } else {
+            let mut bytes = [0u8; 24];
+            for (chunk, fp) in bytes.chunks_exact_mut(8).zip(identity) {
+                chunk.copy_from_slice(&fp.to_le_bytes());
+            }
+            nonzero(xxh3_64(&bytes))
+        };
         out.rows.push(Event {
             start: rec.start,
             line: rec.line,
             identity,
+            tuple,
             row,
         });
     }
@@ -386,6 +398,12 @@ pub(crate) struct CrossState {
     identity: Vec<FpMap<[u32; 3]>>,
     /// (key index, value) -> first line; by shard.
     unique: Vec<FpMap<u32>>,
+    /// Identity tuples (all three values together) already seen without a
+    /// finding. The maps above never change an established value, so such a
+    /// tuple is clean every time it comes back: its rows skip the three
+    /// slot lookups (cache misses on big files) for one lookup in this
+    /// smaller set. Rows of one identity usually repeat its tuple.
+    clean_tuples: FpMap<()>,
     /// Row fingerprint -> first line. One map, not sharded: its cap counts
     /// distinct rows in file order. It is folded alongside the shards.
     rows: FpMap<u32>,
@@ -432,6 +450,7 @@ impl CrossState {
         CrossState {
             identity: (0..SHARDS).map(|_| FpMap::default()).collect(),
             unique: (0..SHARDS).map(|_| FpMap::default()).collect(),
+            clean_tuples: FpMap::default(),
             rows: FpMap::default(),
             row_cap,
             cap_reached: false,
@@ -501,6 +520,7 @@ impl CrossState {
         let CrossState {
             identity,
             unique,
+            clean_tuples,
             rows,
             row_cap,
             cap_reached,
@@ -512,8 +532,14 @@ impl CrossState {
         for w in identity_work.iter_mut().chain(unique_work.iter_mut()) {
             w.clear();
         }
+        // Rows whose tuple goes to the slot lookups, in order.
+        let mut looked_up = Vec::new();
         for (n, ev) in events.rows.iter().enumerate() {
-            if plan.identity.is_some() {
+            if plan.identity.is_some()
+                && ev.tuple != 0
+                && !clean_tuples.contains_key(&split(ev.tuple))
+            {
+                looked_up.push(n as u32);
                 for (k, &fp) in ev.identity.iter().enumerate() {
                     if fp != 0 {
                         identity_work[shard(fp)].push((n as u32, k as u8));
@@ -575,6 +601,12 @@ impl CrossState {
         // The preferred identity finding of a row sorts first among its own.
         ids.sort_unstable_by_key(|(n, f)| (*n, f.kind, f.key));
         ids.dedup_by_key(|(n, _)| *n);
+        let mut found = ids.iter().map(|e| e.0).peekable();
+        for n in looked_up {
+            if found.next_if_eq(&n).is_none() {
+                clean_tuples.insert(split(events.rows[n as usize].tuple), ());
+            }
+        }
         uniques.sort_unstable_by_key(|&(n, k, _)| (n, k));
 
         let mut emit = Emitter::new(data, *snippets);
