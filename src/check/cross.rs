@@ -504,18 +504,19 @@ impl CrossState {
     /// `shift` turns the chunk's lines into the file's.
     ///
     /// The lookups are the expensive part (a cache miss each, on maps of
-    /// millions of keys), so they run in parallel: the row map on one task,
-    /// the identity and unique shards on others; then the findings are
-    /// merged back in row order.
+    /// millions of keys), so with `parallel` (on a pool thread) they run in
+    /// parallel: the row map on one task, the identity and unique shards on
+    /// others; then the findings are merged back in row order.
     pub(crate) fn fold(
         &mut self,
         plan: &CrossPlan,
         events: &Events,
-        data: &[u8],
-        base: u64,
+        chunk: &super::Chunk,
         shift: u64,
         out: &mut Vec<Diagnostic>,
+        parallel: bool,
     ) {
+        let (data, base) = (chunk.data.as_slice(), chunk.base);
         let stride = plan.unique.len();
         let CrossState {
             identity,
@@ -553,51 +554,67 @@ impl CrossState {
             }
         }
         let line_of = |n: u32| line32(events.rows[n as usize].line + shift);
-        let (seen, (mut ids, mut uniques)) = rayon::join(
-            || {
-                let mut seen = Vec::new();
-                for (n, ev) in events.rows.iter().enumerate() {
-                    match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n as u32)) {
-                        RowSeen::New | RowSeen::Forgotten => {}
-                        other => seen.push((n as u32, other)),
-                    }
+        let mut rows_pass = || {
+            let mut seen = Vec::new();
+            for (n, ev) in events.rows.iter().enumerate() {
+                match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n as u32)) {
+                    RowSeen::New | RowSeen::Forgotten => {}
+                    other => seen.push((n as u32, other)),
                 }
-                seen
-            },
-            || {
+            }
+            seen
+        };
+        let identity_shard = |(map, work): (&mut FpMap<[u32; 3]>, &Vec<(u32, u8)>)| {
+            work.iter()
+                .filter_map(|&(n, k)| {
+                    let t = events.rows[n as usize].identity;
+                    identity_slot(map, k as usize, t, line_of(n)).map(|f| (n, f))
+                })
+                .collect::<Vec<_>>()
+        };
+        let unique_shard = |(map, work): (&mut FpMap<u32>, &Vec<(u32, u8)>)| {
+            work.iter()
+                .filter_map(|&(n, k)| {
+                    let key = events.keys[n as usize * stride + k as usize];
+                    unique_key(map, key, line_of(n)).map(|first| (n, k, first))
+                })
+                .collect::<Vec<_>>()
+        };
+        let (seen, (mut ids, mut uniques)) = if parallel {
+            rayon::join(rows_pass, || {
                 rayon::join(
                     || {
                         identity
                             .par_iter_mut()
                             .zip(identity_work.par_iter())
-                            .flat_map_iter(|(map, work)| {
-                                work.iter()
-                                    .filter_map(|&(n, k)| {
-                                        let t = events.rows[n as usize].identity;
-                                        identity_slot(map, k as usize, t, line_of(n))
-                                            .map(|f| (n, f))
-                                    })
-                                    .collect::<Vec<_>>()
-                            })
+                            .flat_map_iter(identity_shard)
                             .collect::<Vec<_>>()
                     },
                     || {
                         unique
                             .par_iter_mut()
                             .zip(unique_work.par_iter())
-                            .flat_map_iter(|(map, work)| {
-                                work.iter()
-                                    .filter_map(|&(n, k)| {
-                                        let key = events.keys[n as usize * stride + k as usize];
-                                        unique_key(map, key, line_of(n)).map(|first| (n, k, first))
-                                    })
-                                    .collect::<Vec<_>>()
-                            })
+                            .flat_map_iter(unique_shard)
                             .collect::<Vec<_>>()
                     },
                 )
-            },
-        );
+            })
+        } else {
+            // Called off the pool (or on a pool of one): parallel steps
+            // would only queue behind the chunk checks.
+            let seen = rows_pass();
+            let ids = identity
+                .iter_mut()
+                .zip(identity_work.iter())
+                .flat_map(identity_shard)
+                .collect::<Vec<_>>();
+            let uniques = unique
+                .iter_mut()
+                .zip(unique_work.iter())
+                .flat_map(unique_shard)
+                .collect::<Vec<_>>();
+            (seen, (ids, uniques))
+        };
         // The preferred identity finding of a row sorts first among its own.
         ids.sort_unstable_by_key(|(n, f)| (*n, f.kind, f.key));
         ids.dedup_by_key(|(n, _)| *n);

@@ -21,7 +21,6 @@ use crate::error::Error;
 use crate::rules::{self, Rule};
 use crate::scan::{LineEnding, Record, RecordBoundaries, Scanner};
 use crate::schema::{self, Detection};
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::io::Read;
 use std::ops::Range;
@@ -311,57 +310,67 @@ fn check_stream<R: Read>(
         data: first.data[scanner.position()..].to_vec(),
     };
     drop(first);
-    let batch_len = rayon::current_num_threads().max(1) * 2;
-    let mut batch = vec![first_rest];
-    // The fold is sequential (cross-row state must see rows in file order),
-    // so it runs on the previous batch while the workers check this one.
-    // The folded batch's bytes stay alive until its fold is done: cross-row
-    // findings are built from them.
-    let mut pending: Option<(Vec<Chunk>, Vec<ChunkResult>)> = None;
-    // Folded findings wait here (a batch's worth at most) for the sink,
-    // which is called on this thread only.
-    let mut ready = Vec::new();
-    let fold_batch = |fold: &mut Fold,
-                      report: &mut FileReport,
-                      ready: &mut Vec<Diagnostic>,
-                      done: Option<(Vec<Chunk>, Vec<ChunkResult>)>| {
-        if let Some((chunks, results)) = done {
-            for (r, c) in results.into_iter().zip(&chunks) {
-                fold.add(r, c, &cross, report, ready);
-            }
-        }
-    };
-    loop {
-        while batch.len() < batch_len {
-            match chunks.next_chunk().map_err(io)? {
-                Some(c) => batch.push(c),
-                None => break,
-            }
-        }
-        if batch.is_empty() {
-            break;
-        }
-        let previous = pending.take();
-        let (results, ()) = rayon::join(
-            || {
-                batch
-                    .par_iter()
-                    .map(|c| check_chunk(&plan, &cross, c, opts.snippets))
-                    .collect::<Vec<ChunkResult>>()
-            },
-            || fold_batch(&mut fold, &mut report, &mut ready, previous),
-        );
-        for d in ready.drain(..) {
+    let mut fold_one = |fold: &mut Fold, c: Chunk, r: ChunkResult, parallel: bool| {
+        let mut ready = Vec::new();
+        fold.add(r, &c, &cross, &mut report, &mut ready, parallel);
+        for d in ready {
             sink(d);
         }
-        pending = Some((std::mem::take(&mut batch), results));
-        if chunks.eof && chunks.buf.is_empty() {
-            break;
+    };
+    if rayon::current_num_threads() <= 1 {
+        // One thread: check and fold each chunk in turn, here.
+        let mut next = Some(first_rest);
+        while let Some(c) = next {
+            let r = check_chunk(&plan, &cross, &c, opts.snippets);
+            fold_one(&mut fold, c, r, false);
+            next = chunks.next_chunk().map_err(io)?;
         }
-    }
-    fold_batch(&mut fold, &mut report, &mut ready, pending.take());
-    for d in ready.drain(..) {
-        sink(d);
+    } else {
+        // A pipeline: this thread reads chunks (the boundary scan is
+        // sequential) and folds results in file order (so is the fold);
+        // the pool checks chunks as they come. A few chunks per worker are
+        // in flight, so memory stays bounded and no worker waits for
+        // reading. Results come back in any order and wait their turn.
+        let in_flight = rayon::current_num_threads() * 2 + 2;
+        // The fold's own parallel steps would queue behind the chunk checks
+        // if this thread is not one of the pool's.
+        let parallel = rayon::current_thread_index().is_some();
+        let (tx, rx) = std::sync::mpsc::channel::<(u64, Chunk, ChunkResult)>();
+        let (plan, cross) = (&plan, &cross);
+        rayon::in_place_scope_fifo(|s| -> Result<(), Error> {
+            let mut waiting: std::collections::BTreeMap<u64, (Chunk, ChunkResult)> =
+                std::collections::BTreeMap::new();
+            let (mut sent, mut folded) = (0u64, 0u64);
+            let mut next = Some(first_rest);
+            loop {
+                while sent - folded < in_flight as u64 {
+                    let Some(c) = next.take() else { break };
+                    let tx = tx.clone();
+                    let snippets = opts.snippets;
+                    let n = sent;
+                    s.spawn_fifo(move |_| {
+                        let r = check_chunk(plan, cross, &c, snippets);
+                        // The receiver outlives the scope; a send fails only
+                        // if this file already failed, and then nobody cares.
+                        let _ = tx.send((n, c, r));
+                    });
+                    sent += 1;
+                    next = chunks.next_chunk().map_err(io)?;
+                }
+                if folded == sent {
+                    return Ok(());
+                }
+                let (c, r) = loop {
+                    if let Some(done) = waiting.remove(&folded) {
+                        break done;
+                    }
+                    let (n, c, r) = receive(&rx);
+                    waiting.insert(n, (c, r));
+                };
+                fold_one(&mut fold, c, r, parallel);
+                folded += 1;
+            }
+        })?;
     }
     if let Some(span) = chunks.too_long.take() {
         // The runaway record starts right after the last chunk checked.
@@ -369,6 +378,25 @@ fn check_stream<R: Read>(
     }
     fold.finish(sink);
     Ok(report)
+}
+
+/// The next result from the chunk checks. On a pool thread, waiting means
+/// running pool work (perhaps the very check waited for), so a pool of one
+/// cannot deadlock; elsewhere it blocks.
+fn receive<T>(rx: &std::sync::mpsc::Receiver<T>) -> T {
+    use std::sync::mpsc::TryRecvError;
+    loop {
+        match rx.try_recv() {
+            Ok(v) => return v,
+            Err(TryRecvError::Disconnected) => unreachable!("the sender is held by the caller"),
+            Err(TryRecvError::Empty) => {}
+        }
+        match rayon::yield_now() {
+            None => return rx.recv().expect("the sender is held by the caller"),
+            Some(rayon::Yield::Executed) => {}
+            Some(rayon::Yield::Idle) => std::thread::yield_now(),
+        }
+    }
 }
 
 /// The format a CSV file's header fits, read from its first MiB, the way
@@ -656,11 +684,12 @@ impl Fold {
         plan: &CrossPlan,
         report: &mut FileReport,
         ready: &mut Vec<Diagnostic>,
+        parallel: bool,
     ) {
         let shift = self.next_line - 1;
         let out = &mut self.out;
         self.cross
-            .fold(plan, &r.events, &chunk.data, chunk.base, shift, out);
+            .fold(plan, &r.events, chunk, shift, out, parallel);
         let abs = |line: u64| line + shift;
         for mut d in r.diags {
             d.line = abs(d.line);
