@@ -163,22 +163,27 @@ impl Default for Events {
 /// and is the raw record itself in the usual case of no quoted field: one
 /// hash call per row instead of two per cell.
 fn row_fingerprint(data: &[u8], rec: &Record, buf: &mut Vec<u8>) -> u64 {
-    if !rec.fields.iter().any(|f| f.quoted) {
-        return xxh3_64(&data[rec.start..rec.end]);
-    }
-    buf.clear();
-    for (i, f) in rec.fields.iter().enumerate() {
-        if i > 0 {
-            buf.push(b',');
-        }
+    // A quoted cell keeps its quotes in the minimal form when it needs them
+    // (the usual reason to quote), so the raw record is often minimal even
+    // with quotes, and is hashed without a copy.
+    let needs_quotes = |f: &crate::scan::FieldSpan| {
         let (a, b) = f.content();
-        let needs_quotes = || f.escapes || data[a..b].iter().any(|&c| c == b',' || c == b'\n');
-        if f.quoted && !needs_quotes() {
-            buf.extend_from_slice(&data[a..b]);
-        } else {
-            buf.extend_from_slice(&data[f.start..f.end]);
-        }
+        f.escapes || memchr::memchr2(b',', b'\n', &data[a..b]).is_some()
+    };
+    let mut unneeded = rec.fields.iter().filter(|f| f.quoted && !needs_quotes(f));
+    let Some(first) = unneeded.next() else {
+        return xxh3_64(&data[rec.start..rec.end]);
+    };
+    // Copy the record, dropping the quotes of cells that do not need them.
+    buf.clear();
+    let mut from = rec.start;
+    for f in std::iter::once(first).chain(unneeded) {
+        let (a, b) = f.content();
+        buf.extend_from_slice(&data[from..f.start]);
+        buf.extend_from_slice(&data[a..b]);
+        from = f.end;
     }
+    buf.extend_from_slice(&data[from..rec.end]);
     xxh3_64(buf)
 }
 
