@@ -98,7 +98,11 @@ fn sarif_validator() -> jsonschema::Validator {
         r#"^[a-zA-Z]{2}(-[a-zA-Z]{2})?$"#,
     );
     let schema: Value = serde_json::from_str(&raw).expect("schema is JSON");
-    jsonschema::validator_for(&schema).expect("schema compiles")
+    // Formats too: `artifactLocation.uri` must be a URI reference.
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("schema compiles")
 }
 
 fn schema_errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
@@ -168,5 +172,53 @@ fn sarif_meets_github_code_scanning_requirements() {
             &Value::from(4),
             &Value::from(41)
         )
+    );
+}
+
+/// Paths are not URIs: a space, a `%` or a `:` in a file name (and a ZIP
+/// member's `archive:member` path) must be percent-encoded, or the log is
+/// invalid and code scanning cannot resolve the file. A clean run and a
+/// file that could not be checked validate too.
+#[test]
+fn sarif_uris_are_percent_encoded_and_every_run_validates() {
+    let validator = sarif_validator();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let example = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example/employees.csv"),
+    )
+    .expect("fixture");
+    std::fs::create_dir(dir.path().join("up loads")).expect("mkdir");
+    std::fs::write(dir.path().join("up loads/100% é:1.csv"), &example).expect("write");
+    let clean = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/employees/valid.csv"),
+    )
+    .expect("fixture");
+    std::fs::write(dir.path().join("clean.csv"), clean).expect("write");
+    let sarif = |args: &[&str]| -> Value {
+        let out = Command::cargo_bin("bdxlint")
+            .expect("binary builds")
+            .current_dir(dir.path())
+            .args(["check", "--isolated", "--output-format", "sarif"])
+            .args(args)
+            .output()
+            .expect("runs");
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let doc = sarif(&["./up loads/100% é:1.csv"]);
+    let errs = schema_errors(&validator, &doc);
+    assert!(errs.is_empty(), "{errs:#?}");
+    let uri = &doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"];
+    assert_eq!(uri, "up%20loads/100%25%20%C3%A9%3A1.csv");
+    for args in [&["clean.csv"][..], &["missing file.csv"][..]] {
+        let doc = sarif(args);
+        let errs = schema_errors(&validator, &doc);
+        assert!(errs.is_empty(), "{args:?}: {errs:#?}");
+    }
+    let doc = sarif(&["missing file.csv"]);
+    let notes = &doc["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(
+        notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "missing%20file.csv"
     );
 }
