@@ -229,10 +229,11 @@ pub fn run(cli: Cli) -> io::Result<u8> {
         Command::Rules {
             output_format: RulesFormat::Text,
         } => {
+            let width = name_width();
             for r in rules::ALL {
                 writeln!(
                     out,
-                    "{:<5} {:<28} {:<8} {}",
+                    "{:<5} {:<width$} {:<8} {}",
                     r.code, r.name, r.severity, r.summary
                 )?;
             }
@@ -271,6 +272,11 @@ pub fn run(cli: Cli) -> io::Result<u8> {
     };
     out.flush()?;
     Ok(code)
+}
+
+/// The width of the rule-name column of the text tables: the longest name.
+fn name_width() -> usize {
+    rules::ALL.iter().map(|r| r.name.len()).max().unwrap_or(0)
 }
 
 fn tables_or_exit() -> Result<&'static [schema::Table], u8> {
@@ -773,8 +779,9 @@ fn statistics(
         serde_json::to_writer(&mut *out, &list)?;
         return writeln!(out);
     }
+    let width = name_width();
     for (r, sev, n) in &stats {
-        writeln!(out, "{n:>6}  {:<5} {:<28} {sev}", r.code, r.name)?;
+        writeln!(out, "{n:>6}  {:<5} {:<width$} {sev}", r.code, r.name)?;
     }
     writeln!(out, "{}", report::summary_line(s))
 }

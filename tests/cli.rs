@@ -541,11 +541,11 @@ fn statistics_count_findings_per_rule() {
     );
     assert_eq!(
         out,
-        "     2  C004  invalid-date                 error\n     \
-              1  C003  invalid-email                error\n     \
-              1  C006  boolean-case                 warning\n     \
-              1  C008  invalid-enum                 warning\n     \
-              1  K002  missing-dependent-value      error\n\
+        "     2  C004  invalid-date                     error\n     \
+              1  C003  invalid-email                    error\n     \
+              1  C006  boolean-case                     warning\n     \
+              1  C008  invalid-enum                     warning\n     \
+              1  K002  missing-dependent-value          error\n\
          4 errors, 2 warnings, 0 infos in 2 files\n"
     );
 }
