@@ -384,6 +384,11 @@ enum Input {
 /// prunes the walks, and the named paths too with `--force-exclude`.
 fn expand(paths: &[PathBuf], settings: &Settings, failures: &mut Vec<Failure>) -> Vec<Input> {
     let mut inputs = Vec::new();
+    // A file named twice (`d/` and `d/a.csv`, or `./a.csv` and `a.csv`) is
+    // checked once, where it first comes: twice would repeat every finding,
+    // which GitLab (equal fingerprints) and JUnit (equal names) reject.
+    let mut seen = std::collections::HashSet::new();
+    let mut first = |p: &Path| seen.insert(lexical(&settings.cwd.join(p)));
     for p in paths {
         if p.as_os_str() == "-" {
             inputs.push(Input::Stdin);
@@ -393,12 +398,29 @@ fn expand(paths: &[PathBuf], settings: &Settings, failures: &mut Vec<Failure>) -
             let mut found = Vec::new();
             walk(p, settings, &mut found, failures);
             found.sort();
+            found.retain(|f| first(f));
             inputs.extend(found.into_iter().map(Input::File));
-        } else {
+        } else if first(p) {
             inputs.push(Input::File(p.clone()));
         }
     }
     inputs
+}
+
+/// `path` with `.` dropped and `..` resolved, without asking the file
+/// system (a symbolic link stays a file of its own, as walks treat it).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Collects every `.csv` and `.zip` (a bundle) below `dir`. An unreadable directory is a failure
