@@ -229,10 +229,11 @@ pub fn run(cli: Cli) -> io::Result<u8> {
         Command::Rules {
             output_format: RulesFormat::Text,
         } => {
+            let width = name_width();
             for r in rules::ALL {
                 writeln!(
                     out,
-                    "{:<5} {:<28} {:<8} {}",
+                    "{:<5} {:<width$} {:<8} {}",
                     r.code, r.name, r.severity, r.summary
                 )?;
             }
@@ -271,6 +272,11 @@ pub fn run(cli: Cli) -> io::Result<u8> {
     };
     out.flush()?;
     Ok(code)
+}
+
+/// The width of the rule-name column of the text tables: the longest name.
+fn name_width() -> usize {
+    rules::ALL.iter().map(|r| r.name.len()).max().unwrap_or(0)
 }
 
 fn tables_or_exit() -> Result<&'static [schema::Table], u8> {
@@ -378,6 +384,11 @@ enum Input {
 /// prunes the walks, and the named paths too with `--force-exclude`.
 fn expand(paths: &[PathBuf], settings: &Settings, failures: &mut Vec<Failure>) -> Vec<Input> {
     let mut inputs = Vec::new();
+    // A file named twice (`d/` and `d/a.csv`, or `./a.csv` and `a.csv`) is
+    // checked once, where it first comes: twice would repeat every finding,
+    // which GitLab (equal fingerprints) and JUnit (equal names) reject.
+    let mut seen = std::collections::HashSet::new();
+    let mut first = |p: &Path| seen.insert(lexical(&settings.cwd.join(p)));
     for p in paths {
         if p.as_os_str() == "-" {
             inputs.push(Input::Stdin);
@@ -387,12 +398,29 @@ fn expand(paths: &[PathBuf], settings: &Settings, failures: &mut Vec<Failure>) -
             let mut found = Vec::new();
             walk(p, settings, &mut found, failures);
             found.sort();
+            found.retain(|f| first(f));
             inputs.extend(found.into_iter().map(Input::File));
-        } else {
+        } else if first(p) {
             inputs.push(Input::File(p.clone()));
         }
     }
     inputs
+}
+
+/// `path` with `.` dropped and `..` resolved, without asking the file
+/// system (a symbolic link stays a file of its own, as walks treat it).
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// Collects every `.csv` and `.zip` (a bundle) below `dir`. An unreadable directory is a failure
@@ -773,8 +801,9 @@ fn statistics(
         serde_json::to_writer(&mut *out, &list)?;
         return writeln!(out);
     }
+    let width = name_width();
     for (r, sev, n) in &stats {
-        writeln!(out, "{n:>6}  {:<5} {:<28} {sev}", r.code, r.name)?;
+        writeln!(out, "{n:>6}  {:<5} {:<width$} {sev}", r.code, r.name)?;
     }
     writeln!(out, "{}", report::summary_line(s))
 }

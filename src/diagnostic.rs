@@ -27,7 +27,8 @@ impl Severity {
 
 impl std::fmt::Display for Severity {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        // `pad`, not `write_str`: tables (`bdxlint rules`) align it with `{:<8}`.
+        f.pad(self.as_str())
     }
 }
 

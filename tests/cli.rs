@@ -533,6 +533,37 @@ fn max_diagnostics_caps_printing_per_file_but_not_counting() {
     );
 }
 
+/// A file named twice (itself and through its directory, or as `./x`) is
+/// checked once: otherwise every finding is reported twice, GitLab gets
+/// equal fingerprints and JUnit equal test names, and the counts double.
+#[test]
+fn a_file_named_twice_is_checked_once() {
+    let out = stdout_of(
+        example().args([
+            "check",
+            "--output-format",
+            "gitlab",
+            "testdata/example/",
+            "testdata/example/employees.csv",
+            "./testdata/example/entitlements.csv",
+            "testdata/example/../example/employees.csv",
+        ]),
+        1,
+    );
+    let issues: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(issues.as_array().map(Vec::len), Some(6), "{out}");
+    let out = stdout_of(
+        example().args([
+            "check",
+            "-q",
+            "testdata/example/employees.csv",
+            "testdata/example/",
+        ]),
+        1,
+    );
+    assert_eq!(out, "4 errors, 2 warnings, 0 infos in 2 files\n");
+}
+
 #[test]
 fn statistics_count_findings_per_rule() {
     let out = stdout_of(
@@ -541,11 +572,11 @@ fn statistics_count_findings_per_rule() {
     );
     assert_eq!(
         out,
-        "     2  C004  invalid-date                 error\n     \
-              1  C003  invalid-email                error\n     \
-              1  C006  boolean-case                 warning\n     \
-              1  C008  invalid-enum                 warning\n     \
-              1  K002  missing-dependent-value      error\n\
+        "     2  C004  invalid-date                     error\n     \
+              1  C003  invalid-email                    error\n     \
+              1  C006  boolean-case                     warning\n     \
+              1  C008  invalid-enum                     warning\n     \
+              1  K002  missing-dependent-value          error\n\
          4 errors, 2 warnings, 0 infos in 2 files\n"
     );
 }

@@ -50,6 +50,14 @@ fn rules_lists_every_rule_as_text_and_as_json() {
         .collect();
     let all: Vec<&str> = rules::ALL.iter().map(|r| r.code).collect();
     assert_eq!(codes, all);
+    // A table: every summary starts in the same column, whatever the
+    // lengths of the name and the severity.
+    let column: std::collections::BTreeSet<Option<usize>> = text
+        .lines()
+        .zip(rules::ALL)
+        .map(|(line, r)| line.find(r.summary))
+        .collect();
+    assert_eq!(column.len(), 1, "{column:?}\n{text}");
     let json: serde_json::Value =
         serde_json::from_str(&run(&["rules", "--output-format", "json"])).expect("JSON");
     let list = json.as_array().expect("an array");

@@ -275,16 +275,21 @@ fn the_hook_entry_fails_on_findings_and_passes_clean_files() {
 }
 
 fn action(format: &str, dir: &Path) -> (std::process::Output, String) {
+    action_on(
+        format,
+        dir,
+        "testdata/example/employees.csv testdata/example/entitlements.csv",
+    )
+}
+
+fn action_on(format: &str, dir: &Path, paths: &str) -> (std::process::Output, String) {
     let path = path_with_binary();
     let gh_output = dir.join("github_output");
     let out = Command::new("bash")
         .arg(Path::new(ROOT).join("scripts/action-run.sh"))
         .current_dir(ROOT)
         .env("PATH", path)
-        .env(
-            "BDXLINT_PATHS",
-            "testdata/example/employees.csv testdata/example/entitlements.csv",
-        )
+        .env("BDXLINT_PATHS", paths)
         .env("BDXLINT_FORMAT", format)
         .env("BDXLINT_ARGS", "--ignore X")
         .env("BDXLINT_SARIF_FILE", dir.join("out.sarif"))
@@ -305,6 +310,22 @@ fn the_action_script_annotates_and_fails_on_findings() {
     assert!(stdout.starts_with(
         "::error file=testdata/example/employees.csv,line=4,col=21,endColumn=41,title=C003 invalid-email::"
     ));
+    assert_eq!(outputs, "exit-code=1\n");
+}
+
+/// `paths: |` in a workflow gives one path per line: every line is
+/// checked, not only the first.
+#[test]
+fn the_action_script_reads_paths_over_several_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (out, outputs) = action_on(
+        "github",
+        dir.path(),
+        "testdata/example/employees.csv\ntestdata/example/entitlements.csv\n",
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 6, "{stdout}");
     assert_eq!(outputs, "exit-code=1\n");
 }
 

@@ -98,7 +98,11 @@ fn sarif_validator() -> jsonschema::Validator {
         r#"^[a-zA-Z]{2}(-[a-zA-Z]{2})?$"#,
     );
     let schema: Value = serde_json::from_str(&raw).expect("schema is JSON");
-    jsonschema::validator_for(&schema).expect("schema compiles")
+    // Formats too: `artifactLocation.uri` must be a URI reference.
+    jsonschema::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .expect("schema compiles")
 }
 
 fn schema_errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
@@ -169,4 +173,111 @@ fn sarif_meets_github_code_scanning_requirements() {
             &Value::from(41)
         )
     );
+}
+
+/// Paths are not URIs: a space, a `%` or a `:` in a file name (and a ZIP
+/// member's `archive:member` path) must be percent-encoded, or the log is
+/// invalid and code scanning cannot resolve the file. A clean run and a
+/// file that could not be checked validate too.
+#[test]
+fn sarif_uris_are_percent_encoded_and_every_run_validates() {
+    let validator = sarif_validator();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let example = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example/employees.csv"),
+    )
+    .expect("fixture");
+    std::fs::create_dir(dir.path().join("up loads")).expect("mkdir");
+    std::fs::write(dir.path().join("up loads/100% é:1.csv"), &example).expect("write");
+    let clean = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/employees/valid.csv"),
+    )
+    .expect("fixture");
+    std::fs::write(dir.path().join("clean.csv"), clean).expect("write");
+    let sarif = |args: &[&str]| -> Value {
+        let out = Command::cargo_bin("bdxlint")
+            .expect("binary builds")
+            .current_dir(dir.path())
+            .args(["check", "--isolated", "--output-format", "sarif"])
+            .args(args)
+            .output()
+            .expect("runs");
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let doc = sarif(&["./up loads/100% é:1.csv"]);
+    let errs = schema_errors(&validator, &doc);
+    assert!(errs.is_empty(), "{errs:#?}");
+    let uri = &doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+        ["uri"];
+    assert_eq!(uri, "up%20loads/100%25%20%C3%A9%3A1.csv");
+    for args in [&["clean.csv"][..], &["missing file.csv"][..]] {
+        let doc = sarif(args);
+        let errs = schema_errors(&validator, &doc);
+        assert!(errs.is_empty(), "{args:?}: {errs:#?}");
+    }
+    let doc = sarif(&["missing file.csv"]);
+    let notes = &doc["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(
+        notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "missing%20file.csv"
+    );
+}
+
+/// Every format on what is not a plain failing file: a clean CSV, a ZIP
+/// bundle with one finding in a member, and a file that does not exist,
+/// run from their directory so the paths are stable. The rule list of
+/// SARIF is reduced to its length.
+#[test]
+fn every_format_on_a_clean_file_a_bundle_and_a_missing_file() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(
+        root.join("testdata/employees/valid.csv"),
+        dir.path().join("clean.csv"),
+    )
+    .expect("copy");
+    let entities = std::fs::read(root.join("testdata/entities/valid.csv")).expect("fixture");
+    let relations = "Parent Entity Integration ID,Parent Entity Source ID,Parent Entity Type,Entity Integration ID,Entity Source ID,Entity Type,Source System,Metadata Version,Metadata\n\
+        okta/0b6c1e2a,no-such-role,role,github/int-0001,no-such-team,connection,okta,,\n";
+    let file = std::fs::File::create(dir.path().join("rbac.zip")).expect("zip");
+    let mut w = zip::ZipWriter::new(file);
+    let opts = zip::write::SimpleFileOptions::default();
+    for (name, data) in [
+        ("entities.csv", &entities[..]),
+        ("relations.csv", relations.as_bytes()),
+    ] {
+        w.start_file(name, opts).expect("member");
+        w.write_all(data).expect("write");
+    }
+    w.finish().expect("finish");
+    for format in [
+        "human", "concise", "json", "jsonl", "sarif", "github", "gitlab", "junit", "rdjsonl",
+    ] {
+        let out = Command::cargo_bin("bdxlint")
+            .expect("binary builds")
+            .current_dir(dir.path())
+            .args([
+                "check",
+                "--isolated",
+                "--color",
+                "never",
+                "--output-format",
+                format,
+            ])
+            .args(["clean.csv", "rbac.zip", "missing.csv"])
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{format}: {out:?}");
+        let mut stdout = String::from_utf8(out.stdout).expect("UTF-8");
+        if format == "sarif" {
+            let mut v: Value = serde_json::from_str(&stdout).expect("JSON");
+            let errs = schema_errors(&sarif_validator(), &v);
+            assert!(errs.is_empty(), "{errs:#?}");
+            let rules = &mut v["runs"][0]["tool"]["driver"]["rules"];
+            *rules = Value::from(rules.as_array().map_or(0, Vec::len));
+            stdout = serde_json::to_string_pretty(&v).expect("JSON");
+        }
+        insta::assert_snapshot!(format!("other_inputs_{format}"), stdout);
+    }
 }

@@ -150,6 +150,23 @@ pub fn uri(path: &str) -> String {
     p.to_owned()
 }
 
+/// `path` as SARIF's `artifactLocation.uri`, which must be a URI
+/// reference: [`uri`], then every byte outside RFC 3986's unreserved
+/// characters, sub-delimiters, `@` and `/` percent-encoded. A space or a `%`
+/// in a file name would otherwise make the log invalid, and a `:` in the
+/// first segment (`bundle.zip:member.csv`) would read as a URI scheme.
+fn artifact_uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for &b in uri(path).as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=@/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 fn descriptor(r: &'static Rule) -> RuleDescriptor {
     RuleDescriptor {
         id: r.code,
@@ -189,7 +206,7 @@ pub(super) fn render(
                 locations: [Location {
                     physical_location: PhysicalLocation {
                         artifact_location: ArtifactLocation {
-                            uri: uri(&r.location()),
+                            uri: artifact_uri(&r.location()),
                         },
                         region: Some(Region {
                             start_line: g.start_line,
@@ -210,7 +227,9 @@ pub(super) fn render(
             message: Text { text: &f.reason },
             locations: [Location {
                 physical_location: PhysicalLocation {
-                    artifact_location: ArtifactLocation { uri: uri(&f.path) },
+                    artifact_location: ArtifactLocation {
+                        uri: artifact_uri(&f.path),
+                    },
                     region: None,
                 },
             }],
