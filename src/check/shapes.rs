@@ -289,8 +289,7 @@ static EMAIL_CLASS: [u8; 256] = {
     let mut c = 0;
     while c < 256 {
         let b = c as u8;
-        let bad_local =
-            b <= b' ' || matches!(b, b'@' | b',' | b';' | b'<' | b'>' | b'"' | 0x7f);
+        let bad_local = b <= b' ' || matches!(b, b'@' | b',' | b';' | b'<' | b'>' | b'"' | 0x7f);
         if !bad_local {
             t[c] |= LOCAL;
         }
