@@ -450,7 +450,16 @@ impl RecordBoundaries {
 #[inline]
 pub fn unescape(content: &str, escapes: bool) -> std::borrow::Cow<'_, str> {
     if escapes {
-        std::borrow::Cow::Owned(content.replace("\"\"", "\""))
+        // Sized once: `str::replace` grows its string as it goes, and JSON
+        // cells (all `""`) are long.
+        let mut out = String::with_capacity(content.len());
+        let mut rest = content;
+        while let Some(at) = rest.find("\"\"") {
+            out.push_str(&rest[..=at]);
+            rest = &rest[at + 2..];
+        }
+        out.push_str(rest);
+        std::borrow::Cow::Owned(out)
     } else {
         std::borrow::Cow::Borrowed(content)
     }
@@ -588,6 +597,21 @@ mod tests {
                 );
                 assert_eq!(fast.in_quotes, plain);
             }
+        }
+    }
+
+    #[test]
+    fn unescape_undoes_doubled_quotes_like_replace() {
+        for s in [
+            "",
+            "a",
+            "\"\"",
+            "a\"\"b",
+            "\"\"\"",
+            "\"\"\"\"x\"\"",
+            "{\"\"k\"\":1}",
+        ] {
+            assert_eq!(unescape(s, true), s.replace("\"\"", "\""), "{s}");
         }
     }
 

@@ -209,6 +209,14 @@ fn trimmed<'c>(data: &'c [u8], rec: &Record, cells: &'c Cells<'_>, i: usize) -> 
 
 /// Fingerprint of `bytes` lowercased, without allocating.
 fn fp_lowercase(bytes: &[u8], hasher: &mut Xxh3Default) -> u64 {
+    if bytes.is_ascii() && bytes.len() <= 64 {
+        // The usual e-mail address: lowercase it on the stack.
+        let mut buf = [0u8; 64];
+        let buf = &mut buf[..bytes.len()];
+        buf.copy_from_slice(bytes);
+        buf.make_ascii_lowercase();
+        return xxh3_64(buf);
+    }
     let Ok(text) = std::str::from_utf8(bytes) else {
         return xxh3_64(bytes);
     };
@@ -1167,6 +1175,14 @@ mod tests {
             fp_lowercase(long.as_bytes(), &mut h),
             xxh3_64("ä".repeat(100).as_bytes())
         );
+        // The short-ASCII shortcut and the general path agree.
+        for s in ["MiXeD@Case.Org", &"Q".repeat(64), &"Q".repeat(65), ""] {
+            assert_eq!(
+                fp_lowercase(s.as_bytes(), &mut h),
+                xxh3_64(s.to_lowercase().as_bytes()),
+                "{s}"
+            );
+        }
     }
 
     #[test]
