@@ -454,9 +454,16 @@ pub fn unescape(content: &str, escapes: bool) -> std::borrow::Cow<'_, str> {
         // cells (all `""`) are long.
         let mut out = String::with_capacity(content.len());
         let mut rest = content;
-        while let Some(at) = rest.find("\"\"") {
+        while let Some(at) = memchr::memchr(b'"', rest.as_bytes()) {
             out.push_str(&rest[..=at]);
-            rest = &rest[at + 2..];
+            // The second quote of a pair is dropped; a lone one (not in a
+            // well-formed field) is kept, as `str::replace` would.
+            let skip = if rest.as_bytes().get(at + 1) == Some(&b'"') {
+                2
+            } else {
+                1
+            };
+            rest = &rest[at + skip..];
         }
         out.push_str(rest);
         std::borrow::Cow::Owned(out)
