@@ -11,7 +11,7 @@
 //! with this tokenizer on every input, well-formed or not. Quotes in odd
 //! places are reported as problems ([`QuoteProblem`]), never guessed around.
 
-use memchr::{memchr2, memchr3};
+use memchr::memchr3;
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;

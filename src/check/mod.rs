@@ -310,9 +310,9 @@ fn check_stream<R: Read>(
         data: first.data[scanner.position()..].to_vec(),
     };
     drop(first);
-    let mut fold_one = |fold: &mut Fold, c: Chunk, r: ChunkResult, parallel: bool| {
+    let mut fold_one = |fold: &mut Fold, c: &Chunk, r: ChunkResult, parallel: bool| {
         let mut ready = Vec::new();
-        fold.add(r, &c, &cross, &mut report, &mut ready, parallel);
+        fold.add(r, c, &cross, &mut report, &mut ready, parallel);
         for d in ready {
             sink(d);
         }
@@ -322,7 +322,8 @@ fn check_stream<R: Read>(
         let mut next = Some(first_rest);
         while let Some(c) = next {
             let r = check_chunk(&plan, &cross, &c, opts.snippets);
-            fold_one(&mut fold, c, r, false);
+            fold_one(&mut fold, &c, r, false);
+            chunks.recycle(c.data);
             next = chunks.next_chunk().map_err(io)?;
         }
     } else {
@@ -367,7 +368,8 @@ fn check_stream<R: Read>(
                     let (n, c, r) = receive(&rx);
                     waiting.insert(n, (c, r));
                 };
-                fold_one(&mut fold, c, r, parallel);
+                fold_one(&mut fold, &c, r, parallel);
+                chunks.recycle(c.data);
                 folded += 1;
             }
         })?;
@@ -523,6 +525,9 @@ struct ChunkReader<R> {
     max_record: usize,
     /// Set when a record exceeded `max_record`; reading stopped.
     too_long: Option<Range<u64>>,
+    /// Buffers of folded chunks, reused: a fresh megabyte costs page
+    /// faults on every page.
+    spare: Vec<Vec<u8>>,
 }
 
 impl<R: Read> ChunkReader<R> {
@@ -538,6 +543,16 @@ impl<R: Read> ChunkReader<R> {
             chunk_size: chunk_size.max(1),
             max_record,
             too_long: None,
+            spare: Vec::new(),
+        }
+    }
+
+    /// Takes back a chunk's buffer once its chunk is folded. A few are kept
+    /// (as many as can be in flight is plenty); the rest are freed.
+    fn recycle(&mut self, mut buf: Vec<u8>) {
+        if self.spare.len() < 16 && buf.capacity() <= 4 * self.chunk_size {
+            buf.clear();
+            self.spare.push(buf);
         }
     }
 
@@ -576,7 +591,10 @@ impl<R: Read> ChunkReader<R> {
             self.last_boundary
                 .expect("loop exits with a boundary unless at eof")
         };
-        let mut rest = Vec::with_capacity(self.chunk_size.max(self.buf.len() - cut));
+        let mut rest = self
+            .spare
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(self.chunk_size.max(self.buf.len() - cut)));
         rest.extend_from_slice(&self.buf[cut..]);
         let mut data = std::mem::replace(&mut self.buf, rest);
         data.truncate(cut);
