@@ -682,7 +682,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     let mut results: Vec<Result<Vec<FileReport>, Error>> = inputs
         .par_iter()
         .zip(&per_input)
-        .map(|(input, (format, _))| run.check_input(input, *format))
+        .map(|(input, (format, filter))| run.check_input(input, *format, filter))
         .collect();
     add_batch_findings(&inputs, &mut results, &opts, &mut failures);
     let mut reports = Vec::new();
@@ -910,17 +910,28 @@ impl Run<'_> {
     }
 
     /// The options for one input: a config override may name its format
-    /// (`--format` still wins).
-    fn opts_for(&self, format: Option<&str>) -> std::borrow::Cow<'_, Options> {
-        match self.format_of(format) {
-            Some(f) if self.args.format.is_none() && Kind::from_name(f).is_none() => {
-                std::borrow::Cow::Owned(Options {
-                    format: Some(f.to_owned()),
-                    ..self.opts.clone()
-                })
+    /// (`--format` still wins), and cross-row rules its filter drops keep
+    /// no state.
+    fn opts_for(&self, format: Option<&str>, filter: &RuleFilter) -> Options {
+        let mut opts = self.opts.clone();
+        if let Some(f) = self.format_of(format) {
+            if self.args.format.is_none() && Kind::from_name(f).is_none() {
+                opts.format = Some(f.to_owned());
             }
-            _ => std::borrow::Cow::Borrowed(self.opts),
         }
+        let on = |r: &rules::Rule| filter.judge(r, r.severity).is_some();
+        opts.cross = check::CrossRules {
+            identity: [
+                &rules::IDENTITY_CONFLICT,
+                &rules::IDENTITY_COMBINATION,
+                &rules::IDENTITY_PARTNER_MISMATCH,
+            ]
+            .into_iter()
+            .any(on),
+            unique: on(&rules::DUPLICATE_VALUE),
+            rows: on(&rules::DUPLICATE_ROW),
+        };
+        opts
     }
 
     fn is_bundle(&self, input: &Input, format: Option<&str>) -> bool {
@@ -928,8 +939,13 @@ impl Run<'_> {
     }
 
     /// Checks one input whole: its reports, with their findings.
-    fn check_input(&self, input: &Input, format: Option<&str>) -> Result<Vec<FileReport>, Error> {
-        let opts = self.opts_for(format);
+    fn check_input(
+        &self,
+        input: &Input,
+        format: Option<&str>,
+        filter: &RuleFilter,
+    ) -> Result<Vec<FileReport>, Error> {
+        let opts = self.opts_for(format, filter);
         let kind = self.format_of(format).and_then(Kind::from_name);
         match input {
             Input::File(p) if self.is_bundle(input, format) => {
@@ -1027,7 +1043,7 @@ impl Run<'_> {
             if j > i {
                 let results: Vec<Result<Vec<FileReport>, Error>> = (i..j)
                     .into_par_iter()
-                    .map(|k| self.check_input(&inputs[k], per_input[k].0))
+                    .map(|k| self.check_input(&inputs[k], per_input[k].0, &per_input[k].1))
                     .collect();
                 for (k, r) in (i..j).zip(results) {
                     match r {
@@ -1118,7 +1134,7 @@ impl Run<'_> {
         w: &mut StreamWriter<'_>,
         t: &mut Tally,
     ) -> Result<(), Error> {
-        let opts = self.opts_for(format);
+        let opts = self.opts_for(format, filter);
         let display = match input {
             Input::File(p) => p.display().to_string(),
             Input::Stdin => "-".to_owned(),

@@ -865,3 +865,52 @@ fn batch_references_are_not_checked_when_the_target_format_is_not_in_the_run() {
         "testdata/batch/failing/rules.csv:3:43: B011 [warning] filter `flt-0009` is not defined by the batch's filters file\n"
     );
 }
+
+#[test]
+fn ignoring_a_cross_row_rule_changes_nothing_else() {
+    // An ignored cross-row rule keeps no state at all (that is what keeps
+    // memory flat on huge files); the other findings must not notice.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "Privilege Name,Privilege Value,Email,User ID,Username\n\
+read,true,a@example.com,1,alice\n\
+read,true,a@example.com,1,alice\n\
+write,true,a@example.com,1,bob\n\
+write,yes,b@example.com,2,bea\n";
+    let f = write(dir.path(), "entitlements.csv", text);
+    let lines = |extra: &[&str]| -> Vec<String> {
+        let out = bdxlint()
+            .args([
+                "check",
+                "--output-format",
+                "concise",
+                "--format",
+                "entitlements",
+            ])
+            .args(extra)
+            .arg(&f)
+            .output()
+            .expect("runs");
+        String::from_utf8(out.stdout)
+            .expect("utf-8")
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    };
+    let all = lines(&[]);
+    for (code, extra) in [
+        ("X005", &["--ignore", "X005"][..]),
+        ("X00", &["--ignore", "X"][..]),
+        ("X001", &["--ignore", "identity-conflict"][..]),
+    ] {
+        let want: Vec<String> = all
+            .iter()
+            .filter(|l| !l.contains(&format!(" {code}")))
+            .cloned()
+            .collect();
+        assert!(
+            want.len() < all.len(),
+            "{code} fires on the fixture: {all:?}"
+        );
+        assert_eq!(lines(extra), want, "{extra:?}");
+    }
+}

@@ -116,6 +116,8 @@ struct UniquePlan {
 pub(crate) struct CrossPlan {
     identity: Option<IdentityPlan>,
     unique: Vec<UniquePlan>,
+    /// Whether rows are compared whole (`X005`).
+    rows: bool,
     /// Header names by field, as diagnostics name columns.
     header: Vec<Arc<str>>,
 }
@@ -235,21 +237,26 @@ fn fp_lowercase(bytes: &[u8], hasher: &mut Xxh3Default) -> u64 {
 }
 
 impl CrossPlan {
-    pub(crate) fn new(table: &'static Table, plan: &Plan) -> CrossPlan {
+    pub(crate) fn new(table: &'static Table, plan: &Plan, on: super::CrossRules) -> CrossPlan {
         let name = |c: usize| table.columns[c].name.as_str();
-        let identity = table.identity.as_ref().and_then(|id| {
-            let fields = id.columns.map(|c| plan.field_of(c));
-            // A header without any identity column has nothing to compare
-            // (and gets `missing-one-of` on the header).
-            fields.iter().any(Option::is_some).then(|| IdentityPlan {
-                fields,
-                seeds: id.columns.map(|c| c as u64),
-                names: id.columns.map(name),
-            })
-        });
+        let identity = table
+            .identity
+            .as_ref()
+            .filter(|_| on.identity)
+            .and_then(|id| {
+                let fields = id.columns.map(|c| plan.field_of(c));
+                // A header without any identity column has nothing to compare
+                // (and gets `missing-one-of` on the header).
+                fields.iter().any(Option::is_some).then(|| IdentityPlan {
+                    fields,
+                    seeds: id.columns.map(|c| c as u64),
+                    names: id.columns.map(name),
+                })
+            });
         let unique = table
             .unique
             .iter()
+            .filter(|_| on.unique)
             .map(|u| UniquePlan {
                 fields: u.columns.iter().map(|c| plan.field_of(*c)).collect(),
                 names: u.columns.iter().map(|c| name(*c)).collect(),
@@ -263,8 +270,14 @@ impl CrossPlan {
         CrossPlan {
             identity,
             unique,
+            rows: on.rows,
             header: plan.field_names().to_vec(),
         }
+    }
+
+    /// Whether no cross-row rule runs, so rows need no events.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.identity.is_none() && self.unique.is_empty() && !self.rows
     }
 
     /// Fingerprints one decoded row and records it. Runs in parallel; does
@@ -303,7 +316,11 @@ impl CrossPlan {
             }
             out.keys.push(if any { nonzero(key) } else { 0 });
         }
-        let row = nonzero(row_fingerprint(data, rec, &mut out.canonical));
+        let row = if self.rows {
+            nonzero(row_fingerprint(data, rec, &mut out.canonical))
+        } else {
+            0
+        };
         let tuple = if identity == [0; 3] {
             0
         } else {
@@ -390,6 +407,11 @@ pub(crate) enum RowSeen {
     /// Not seen before, not remembered (the cap was reached earlier).
     Forgotten,
 }
+
+/// Clean identity tuples remembered at most: the set only saves lookups,
+/// so it stops growing rather than add to the memory bound; this many fit a
+/// table of 2^20 buckets (about 9.4 MB).
+const CLEAN_TUPLES_CAP: usize = (1 << 20) / 8 * 7;
 
 /// Shards of the identity and unique maps. A key's whole history lives in
 /// one shard (the shard is a function of its fingerprint) and every key is
@@ -569,7 +591,7 @@ impl CrossState {
         let line_of = |n: u32| line32(events.rows[n as usize].line + shift);
         let mut rows_pass = || {
             let mut seen = Vec::new();
-            for (n, ev) in events.rows.iter().enumerate() {
+            for (n, ev) in events.rows.iter().enumerate().filter(|_| plan.rows) {
                 match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n as u32)) {
                     RowSeen::New | RowSeen::Forgotten => {}
                     other => seen.push((n as u32, other)),
@@ -633,7 +655,7 @@ impl CrossState {
         ids.dedup_by_key(|(n, _)| *n);
         let mut found = ids.iter().map(|e| e.0).peekable();
         for n in looked_up {
-            if found.next_if_eq(&n).is_none() {
+            if found.next_if_eq(&n).is_none() && clean_tuples.len() < CLEAN_TUPLES_CAP {
                 clean_tuples.insert(split(events.rows[n as usize].tuple), ());
             }
         }

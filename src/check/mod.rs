@@ -47,6 +47,30 @@ pub struct Options {
     /// Distinct rows the duplicate-row check remembers; later new rows are
     /// compared with those but not remembered (one info says so).
     pub max_distinct_rows: usize,
+    /// Which cross-row rules run. One that nobody will see keeps no state
+    /// (the CLI turns off those its rule filter drops).
+    pub cross: CrossRules,
+}
+
+/// The cross-row rules to run, by the state they keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrossRules {
+    /// `X001`-`X003`: a map entry per distinct identity value.
+    pub identity: bool,
+    /// `X004`: a map entry per distinct key value.
+    pub unique: bool,
+    /// `X005`: a map entry per distinct row.
+    pub rows: bool,
+}
+
+impl Default for CrossRules {
+    fn default() -> Self {
+        CrossRules {
+            identity: true,
+            unique: true,
+            rows: true,
+        }
+    }
 }
 
 impl Default for Options {
@@ -57,6 +81,7 @@ impl Default for Options {
             chunk_size: 1 << 20,
             max_record_bytes: 64 << 20,
             max_distinct_rows: MAX_DISTINCT_ROWS,
+            cross: CrossRules::default(),
         }
     }
 }
@@ -280,7 +305,7 @@ fn check_stream<R: Read>(
     report.format = Some(table.name.as_str());
 
     let plan = Plan::new(table, &header, data, &rec, &mut emit);
-    let cross = CrossPlan::new(table, &plan);
+    let cross = CrossPlan::new(table, &plan, opts.cross);
     if let Some(text) = &table.deprecated {
         emit.row(
             &rules::DEPRECATED_FORMAT,
@@ -648,7 +673,7 @@ fn check_chunk(plan: &Plan, cross: &CrossPlan, chunk: &Chunk, snippets: bool) ->
             }
             _ => {}
         }
-        if plan.check_record(data, &rec, &mut cells, &mut emit) {
+        if plan.check_record(data, &rec, &mut cells, &mut emit) && !cross.is_empty() {
             cross.event(data, &rec, &cells, &mut events);
         }
     }
