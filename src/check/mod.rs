@@ -2,10 +2,11 @@
 //!
 //! The file is read in chunks that end at record boundaries (found by the
 //! quote-parity scan of [`crate::scan::RecordBoundaries`]), so memory stays
-//! bounded by the chunk size, whatever the file size. Chunks are checked in
-//! parallel on rayon with chunk-relative line numbers, then folded back in
-//! file order, which makes the output identical at any thread count: chunk
-//! boundaries depend on bytes only, never on the number of threads.
+//! bounded by the chunk size, whatever the file size. The calling thread
+//! reads chunks and keeps a few in flight on rayon, where they are checked
+//! with chunk-relative line numbers in any order; it folds the results back
+//! in file order, which makes the output identical at any thread count:
+//! chunk boundaries depend on bytes only, never on the number of threads.
 
 pub mod batch;
 mod cross;
