@@ -362,7 +362,7 @@ fn check_stream<R: Read>(
         // The fold's own parallel steps would queue behind the chunk checks
         // if this thread is not one of the pool's.
         let parallel = rayon::current_thread_index().is_some();
-        let (tx, rx) = std::sync::mpsc::channel::<(u64, Chunk, ChunkResult)>();
+        let (tx, rx) = std::sync::mpsc::channel::<(u64, Chunk, std::thread::Result<ChunkResult>)>();
         let (plan, cross) = (&plan, &cross);
         rayon::in_place_scope_fifo(|s| -> Result<(), Error> {
             let mut waiting: std::collections::BTreeMap<u64, (Chunk, ChunkResult)> =
@@ -376,7 +376,11 @@ fn check_stream<R: Read>(
                     let snippets = opts.snippets;
                     let n = sent;
                     s.spawn_fifo(move |_| {
-                        let r = check_chunk(plan, cross, &c, snippets);
+                        // A panic (a bug) must reach this thread, which would
+                        // otherwise wait for the result forever.
+                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            check_chunk(plan, cross, &c, snippets)
+                        }));
                         // The receiver outlives the scope; a send fails only
                         // if this file already failed, and then nobody cares.
                         let _ = tx.send((n, c, r));
@@ -392,6 +396,7 @@ fn check_stream<R: Read>(
                         break done;
                     }
                     let (n, c, r) = receive(&rx);
+                    let r = r.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                     waiting.insert(n, (c, r));
                 };
                 fold_one(&mut fold, &c, r, parallel);
