@@ -26,6 +26,9 @@ pub struct Plan {
     /// Requirements the header already fails for every row (reported once
     /// on the header, skipped on rows).
     settled: Vec<bool>,
+    /// By field: the column whose cells need checking on their own, or
+    /// `None` (no column, or optional free text, which any value fits).
+    checked: Vec<Option<ColumnId>>,
 }
 
 /// Decoded cells of the current record, reused across records.
@@ -152,11 +155,22 @@ impl Plan {
                 hopeless
             })
             .collect();
+        let checked = map
+            .field_col
+            .iter()
+            .map(|c| {
+                c.filter(|&c| {
+                    let col = &table.columns[c];
+                    col.shape != Shape::Text || col.requirement != Requirement::Optional
+                })
+            })
+            .collect();
         Plan {
             table,
             width: header.names.len(),
             map,
             settled,
+            checked,
         }
     }
 
@@ -228,7 +242,7 @@ impl Plan {
             cells.filled.push(filled);
             cells.values.push(value);
         }
-        for (i, col) in self.map.field_col.iter().enumerate() {
+        for (i, col) in self.checked.iter().enumerate() {
             if let Some(c) = *col {
                 self.check_cell(data, &rec.fields[i], i, c, cells, emit);
             }
