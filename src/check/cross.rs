@@ -591,7 +591,13 @@ impl CrossState {
         let line_of = |n: u32| line32(events.rows[n as usize].line + shift);
         let mut rows_pass = || {
             let mut seen = Vec::new();
-            for (n, ev) in events.rows.iter().enumerate().filter(|_| plan.rows) {
+            // No rows pass at all when `X005` is off.
+            let rows_on = if plan.rows {
+                events.rows.as_slice()
+            } else {
+                &[]
+            };
+            for (n, ev) in rows_on.iter().enumerate() {
                 match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n as u32)) {
                     RowSeen::New | RowSeen::Forgotten => {}
                     other => seen.push((n as u32, other)),

@@ -667,6 +667,8 @@ fn check_chunk(plan: &Plan, cross: &CrossPlan, chunk: &Chunk, snippets: bool) ->
     let mut endings = Endings::default();
     let mut cells = row::Cells::for_chunk(data);
     let mut events = cross::Events::default();
+    // Rows need events only if some cross-row rule runs.
+    let track = !cross.is_empty();
     while scanner.next_record(&mut rec) {
         records += 1;
         let span = chunk.base + rec.start as u64..chunk.base + rec.end as u64;
@@ -679,7 +681,7 @@ fn check_chunk(plan: &Plan, cross: &CrossPlan, chunk: &Chunk, snippets: bool) ->
             }
             _ => {}
         }
-        if plan.check_record(data, &rec, &mut cells, &mut emit) && !cross.is_empty() {
+        if plan.check_record(data, &rec, &mut cells, &mut emit) && track {
             cross.event(data, &rec, &cells, &mut events);
         }
     }
