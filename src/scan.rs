@@ -224,27 +224,38 @@ impl<'a> Scanner<'a> {
         rec.fields.clear();
         rec.problems.clear();
         loop {
+            // The usual field: unquoted and ended by `,` or `\n`. It needs
+            // none of `scan_field`'s bookkeeping for quotes, which is most
+            // of the cost of a short cell.
+            let p = self.pos;
+            if buf.get(p) != Some(&b'"') {
+                if let Some(at) = self.next_special(p) {
+                    let c = buf[at];
+                    if c != b'"' {
+                        rec.fields.push(FieldSpan {
+                            start: p,
+                            end: at,
+                            line: self.line,
+                            line_start: self.line_start,
+                            quoted: false,
+                            escapes: false,
+                        });
+                        if c == b',' {
+                            self.pos = at + 1;
+                            continue;
+                        }
+                        self.end_line(rec, at);
+                        return true;
+                    }
+                }
+            }
             let (field_end, terminator) = self.scan_field(rec);
             match terminator {
                 Some(b',') => {
                     self.pos = field_end + 1;
                 }
                 Some(_) => {
-                    // `field_end` is at `\n`; a preceding `\r` belongs to the ending.
-                    let crlf = field_end > rec.start && buf[field_end - 1] == b'\r';
-                    if crlf {
-                        let last = rec.fields.last_mut().expect("a field was pushed");
-                        if last.end == field_end {
-                            last.end -= 1;
-                        }
-                    }
-                    rec.end = if crlf { field_end - 1 } else { field_end };
-                    rec.ending = Some(if crlf {
-                        LineEnding::CrLf
-                    } else {
-                        LineEnding::Lf
-                    });
-                    self.newline(field_end);
+                    self.end_line(rec, field_end);
                     return true;
                 }
                 None => {
@@ -255,6 +266,27 @@ impl<'a> Scanner<'a> {
                 }
             }
         }
+    }
+
+    /// Ends `rec` at the `\n` at `at`; a `\r` before it belongs to the
+    /// ending, not to the last field.
+    #[inline]
+    fn end_line(&mut self, rec: &mut Record, at: usize) {
+        let crlf = at > rec.start && self.buf[at - 1] == b'\r';
+        if crlf {
+            if let Some(last) = rec.fields.last_mut() {
+                if last.end == at {
+                    last.end -= 1;
+                }
+            }
+        }
+        rec.end = if crlf { at - 1 } else { at };
+        rec.ending = Some(if crlf {
+            LineEnding::CrLf
+        } else {
+            LineEnding::Lf
+        });
+        self.newline(at);
     }
 
     fn newline(&mut self, at: usize) {
@@ -453,23 +485,29 @@ pub fn unescape(content: &str, escapes: bool) -> std::borrow::Cow<'_, str> {
         // Sized once: `str::replace` grows its string as it goes, and JSON
         // cells (all `""`) are long.
         let mut out = String::with_capacity(content.len());
-        let mut rest = content;
-        while let Some(at) = memchr::memchr(b'"', rest.as_bytes()) {
-            out.push_str(&rest[..=at]);
-            // The second quote of a pair is dropped; a lone one (not in a
-            // well-formed field) is kept, as `str::replace` would.
-            let skip = if rest.as_bytes().get(at + 1) == Some(&b'"') {
-                2
-            } else {
-                1
-            };
-            rest = &rest[at + skip..];
-        }
-        out.push_str(rest);
+        unescape_into(content, &mut out);
         std::borrow::Cow::Owned(out)
     } else {
         std::borrow::Cow::Borrowed(content)
     }
+}
+
+/// Appends `content` to `out` with its `""` escapes undone.
+pub fn unescape_into(content: &str, out: &mut String) {
+    out.reserve(content.len());
+    let mut rest = content;
+    while let Some(at) = memchr::memchr(b'"', rest.as_bytes()) {
+        out.push_str(&rest[..=at]);
+        // The second quote of a pair is dropped; a lone one (not in a
+        // well-formed field) is kept, as `str::replace` would.
+        let skip = if rest.as_bytes().get(at + 1) == Some(&b'"') {
+            2
+        } else {
+            1
+        };
+        rest = &rest[at + skip..];
+    }
+    out.push_str(rest);
 }
 
 /// Maps an offset in a field's unescaped content back to an offset in its

@@ -10,10 +10,9 @@ use super::Emitter;
 use crate::diagnostic::Severity;
 use crate::json::{self, Doc};
 use crate::rules;
-use crate::scan::{raw_offset, unescape, FieldSpan, QuoteProblemKind, Record};
+use crate::scan::{raw_offset, unescape_into, FieldSpan, QuoteProblemKind, Record};
 use crate::schema::shape::JsonKind;
 use crate::schema::{Braces, ColumnId, Condition, Grammar, Requirement, Shape, Table};
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -23,24 +22,115 @@ pub struct Plan {
     table: &'static Table,
     width: usize,
     map: Mapping,
-    /// Requirements the header already fails for every row (reported once
-    /// on the header, skipped on rows).
-    settled: Vec<bool>,
     /// By field: the column whose cells need checking on their own, or
     /// `None` (no column, or optional free text, which any value fits).
     checked: Vec<Option<ColumnId>>,
+    /// By field: its column's bit in `Cells::filled_cols` (0 for none).
+    field_bits: Vec<u64>,
+    /// By requirement: how to tell cheaply that a row meets it.
+    quick: Vec<Quick>,
 }
 
-/// Decoded cells of the current record, reused across records.
-#[derive(Default)]
+/// A row requirement compiled to bit masks over `Cells::filled_cols`, so
+/// that a row meeting it (nearly every row) costs a few instructions.
+#[derive(Clone, Copy)]
+enum Quick {
+    /// Settled on the header: never checked on rows.
+    Skip,
+    /// Needs the cells (a condition on a value, or a column past 63).
+    Slow,
+    Masks {
+        /// The condition holds when these are all filled...
+        present: u64,
+        /// ...and these are all empty.
+        empty: u64,
+        /// Then it needs all of these filled...
+        all: u64,
+        /// ...or, when not 0, any of these.
+        any: u64,
+    },
+}
+
+impl Quick {
+    fn compile(r: &crate::schema::Requires, settled: bool) -> Quick {
+        if settled {
+            return Quick::Skip;
+        }
+        let mask = |cols: &[ColumnId]| {
+            cols.iter().try_fold(0u64, |m, &c| match column_bit(c) {
+                0 => None,
+                bit => Some(m | bit),
+            })
+        };
+        let (present, empty) = match &r.when {
+            Condition::Always => (Some(0), Some(0)),
+            Condition::Present(c) => (mask(&[*c]), Some(0)),
+            Condition::Empty(c) => (Some(0), mask(&[*c])),
+            Condition::In(..) => (None, None),
+        };
+        match (present, empty, mask(&r.all), mask(&r.any)) {
+            (Some(present), Some(empty), Some(all), Some(any)) => Quick::Masks {
+                present,
+                empty,
+                all,
+                any,
+            },
+            _ => Quick::Slow,
+        }
+    }
+
+    /// Whether a row with these filled columns surely meets the
+    /// requirement (false: look closer).
+    #[inline]
+    fn met(self, filled: u64) -> bool {
+        match self {
+            Quick::Skip => true,
+            Quick::Slow => false,
+            Quick::Masks {
+                present,
+                empty,
+                all,
+                any,
+            } => {
+                let holds = filled & present == present && filled & empty == 0;
+                !holds
+                    || if any != 0 {
+                        filled & any != 0
+                    } else {
+                        filled & all == all
+                    }
+            }
+        }
+    }
+}
+
+/// Decoded cells of the current record, reused across records. A cell is a
+/// range of the chunk's text, or of `unescaped` for the few cells whose
+/// `""` escapes had to be undone: no per-cell allocation or drop.
 pub(crate) struct Cells<'a> {
+    data: &'a [u8],
     /// The whole chunk, when it is valid UTF-8 (checked once per chunk).
     text: Option<&'a str>,
-    /// `None` when the cell is not valid UTF-8.
-    values: Vec<Option<Cow<'a, str>>>,
-    filled: Vec<bool>,
+    cells: Vec<Cell>,
+    /// The record's unescaped values, end to end.
+    unescaped: String,
+    /// Bit `c` is set when column `c` (below 64) is filled on this record:
+    /// row conditions test it without looking at cells.
+    filled_cols: u64,
     /// Buffers reused by every JSON cell of the chunk.
     scratch: RefCell<JsonScratch>,
+}
+
+#[derive(Clone, Copy)]
+struct Cell {
+    /// The value's range in the chunk, or in `unescaped` when `unescaped`.
+    start: usize,
+    end: usize,
+    unescaped: bool,
+    /// Valid UTF-8; a cell that is not has no value.
+    utf8: bool,
+    /// Holds anything but whitespace.
+    filled: bool,
 }
 
 #[derive(Default)]
@@ -54,20 +144,96 @@ impl<'a> Cells<'a> {
     /// rather than cell by cell.
     pub(crate) fn for_chunk(data: &'a [u8]) -> Self {
         Cells {
+            data,
             text: std::str::from_utf8(data).ok(),
-            ..Cells::default()
+            cells: Vec::new(),
+            unescaped: String::new(),
+            filled_cols: 0,
+            scratch: RefCell::default(),
         }
     }
 
     /// The decoded (unescaped, untrimmed) text of field `i`; `None` when it
     /// is not valid UTF-8.
+    #[inline]
     pub(crate) fn value(&self, i: usize) -> Option<&str> {
-        self.values.get(i)?.as_deref()
+        let c = self.cells.get(i)?;
+        if c.unescaped {
+            self.unescaped.get(c.start..c.end)
+        } else if !c.utf8 {
+            None
+        } else {
+            match self.text {
+                Some(t) => t.get(c.start..c.end),
+                None => std::str::from_utf8(&self.data[c.start..c.end]).ok(),
+            }
+        }
     }
 
     /// Whether field `i` holds anything but whitespace.
     pub(crate) fn is_filled(&self, i: usize) -> bool {
-        self.filled.get(i).copied().unwrap_or(false)
+        self.cells.get(i).is_some_and(|c| c.filled)
+    }
+
+    /// Decodes the cells of a well-formed record, reporting bytes that are
+    /// not UTF-8. `field_bits[i]` is the `filled_cols` bit of field `i`.
+    fn decode(
+        &mut self,
+        rec: &Record,
+        field_bits: &[u64],
+        names: &[Arc<str>],
+        emit: &mut Emitter<'_>,
+    ) {
+        self.cells.clear();
+        self.unescaped.clear();
+        let mut filled_cols = 0;
+        for (i, f) in rec.fields.iter().enumerate() {
+            let (a, b) = f.content();
+            // A chunk that is valid UTF-8 as a whole has valid cells (they
+            // are cut at ASCII bytes), so the usual cell costs a slice.
+            let text = match self.text {
+                Some(t) => t.get(a..b),
+                None => std::str::from_utf8(&self.data[a..b]).ok(),
+            };
+            let cell = match text {
+                // "Empty" means what trimming means everywhere else: no
+                // character but (Unicode) whitespace, so an NBSP-only cell
+                // is empty. A `""` escape is a quote, which fills a cell.
+                Some(s) if f.escapes => {
+                    let start = self.unescaped.len();
+                    unescape_into(s, &mut self.unescaped);
+                    Cell {
+                        start,
+                        end: self.unescaped.len(),
+                        unescaped: true,
+                        utf8: true,
+                        filled: true,
+                    }
+                }
+                Some(s) => Cell {
+                    start: a,
+                    end: b,
+                    unescaped: false,
+                    utf8: true,
+                    filled: shapes::is_filled(s),
+                },
+                None => {
+                    report_utf8(self.data, a, b, f, names.get(i).cloned(), emit);
+                    Cell {
+                        start: a,
+                        end: b,
+                        unescaped: false,
+                        utf8: false,
+                        filled: true,
+                    }
+                }
+            };
+            if cell.filled {
+                filled_cols |= field_bits.get(i).copied().unwrap_or(0);
+            }
+            self.cells.push(cell);
+        }
+        self.filled_cols = filled_cols;
     }
 }
 
@@ -104,6 +270,31 @@ impl<'a> Seen<'a> {
     }
 }
 
+/// Column `c`'s bit in `Cells::filled_cols`; columns past 63 have none,
+/// and the conditions on them take the slow path.
+fn column_bit(c: ColumnId) -> u64 {
+    1u64.checked_shl(c as u32).unwrap_or(0)
+}
+
+/// `s.split(',')`, but with a byte loop: list elements are a few bytes
+/// long, where `split`'s searcher costs more than the search.
+fn comma_separated(s: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(s);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.bytes().position(|b| b == b',') {
+            Some(at) => {
+                rest = Some(&r[at + 1..]);
+                Some(&r[..at])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
 /// Findings reported per list cell before the rest are only counted.
 const MAX_LIST_FINDINGS: usize = 10;
 
@@ -133,7 +324,9 @@ impl Plan {
         emit: &mut Emitter<'_>,
     ) -> Plan {
         let map = map_columns(table, header, data, rec, emit);
-        let settled = table
+        // Requirements the header already fails for every row are reported
+        // once on the header and skipped on rows.
+        let settled: Vec<bool> = table
             .requires
             .iter()
             .map(|r| {
@@ -165,12 +358,24 @@ impl Plan {
                 })
             })
             .collect();
+        let field_bits = map
+            .field_col
+            .iter()
+            .map(|c| c.map_or(0, column_bit))
+            .collect();
+        let quick = table
+            .requires
+            .iter()
+            .zip(&settled)
+            .map(|(r, &settled)| Quick::compile(r, settled))
+            .collect();
         Plan {
             table,
             width: header.names.len(),
             map,
-            settled,
             checked,
+            field_bits,
+            quick,
         }
     }
 
@@ -219,29 +424,7 @@ impl Plan {
             );
             return false;
         }
-        cells.values.clear();
-        cells.filled.clear();
-        for (i, f) in rec.fields.iter().enumerate() {
-            let (a, b) = f.content();
-            let bytes = &data[a..b];
-            // A chunk that is valid UTF-8 as a whole has valid cells (they
-            // are cut at ASCII bytes), so the usual cell costs a slice.
-            let text = match cells.text {
-                Some(t) => t.get(a..b).ok_or(()),
-                None => std::str::from_utf8(bytes).map_err(drop),
-            };
-            // "Empty" means what trimming means everywhere else: no
-            // character but (Unicode) whitespace, so an NBSP-only cell is empty.
-            let (value, filled) = match text {
-                Ok(s) => (Some(unescape(s, f.escapes)), shapes::is_filled(s)),
-                Err(()) => {
-                    report_utf8(data, a, b, f, self.name(i), emit);
-                    (None, true)
-                }
-            };
-            cells.filled.push(filled);
-            cells.values.push(value);
-        }
+        cells.decode(rec, &self.field_bits, &self.map.names, emit);
         for (i, col) in self.checked.iter().enumerate() {
             if let Some(c) = *col {
                 self.check_cell(data, &rec.fields[i], i, c, cells, emit);
@@ -334,7 +517,7 @@ impl Plan {
                   help: String| {
             emit.in_field(rule, sev, span.clone(), f, self.name(i), msg, Some(help))
         };
-        if !cells.filled[i] {
+        if !cells.is_filled(i) {
             match col.requirement {
                 Requirement::Required => at(
                     emit,
@@ -354,7 +537,7 @@ impl Plan {
             }
             return;
         }
-        let Some(value) = cells.values[i].as_deref() else {
+        let Some(value) = cells.value(i) else {
             return;
         };
         if col.shape == Shape::Text {
@@ -615,9 +798,13 @@ impl Plan {
                 hidden += 1;
             }
         };
-        for (k, raw_el) in inner.split(',').enumerate() {
-            let el_start = pos + (raw_el.len() - raw_el.trim_start().len());
-            let el = raw_el.trim();
+        for (k, raw_el) in comma_separated(inner).enumerate() {
+            let el = shapes::trim(raw_el);
+            let el_start = if el.len() == raw_el.len() {
+                pos
+            } else {
+                pos + (raw_el.len() - raw_el.trim_start().len())
+            };
             let el_end = el_start + el.len();
             pos += raw_el.len() + 1;
             if el.is_empty() {
@@ -781,19 +968,19 @@ impl Plan {
     }
 
     fn filled(&self, cells: &Cells<'_>, c: ColumnId) -> bool {
-        self.map.col_field[c].is_some_and(|i| cells.filled[i])
+        self.map.col_field[c].is_some_and(|i| cells.is_filled(i))
     }
 
     fn value<'c>(&self, cells: &'c Cells<'_>, c: ColumnId) -> Option<&'c str> {
         let i = self.map.col_field[c]?;
-        cells.values[i].as_deref().map(str::trim)
+        cells.value(i).map(str::trim)
     }
 
     fn check_conditions(&self, rec: &Record, cells: &Cells<'_>, emit: &mut Emitter<'_>) {
         let t = self.table;
         let cname = |c: ColumnId| t.columns[c].name.as_str();
-        for (r, settled) in t.requires.iter().zip(&self.settled) {
-            if *settled {
+        for (r, quick) in t.requires.iter().zip(&self.quick) {
+            if quick.met(cells.filled_cols) {
                 continue;
             }
             // Most rows pass: decide first, and only format the reason
@@ -1020,4 +1207,67 @@ pub(crate) fn report_utf8(
         format!("byte {} is not valid UTF-8", bytes.join(" ")),
         Some("save the file as UTF-8 (it looks like Latin-1 or Windows-1252)".into()),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn comma_separated_splits_like_split() {
+        for s in ["", ",", "a", "a,b", ",a,", "a,,b", " é , ü ,", "a,b,c,d,e"] {
+            assert_eq!(
+                comma_separated(s).collect::<Vec<_>>(),
+                s.split(',').collect::<Vec<_>>(),
+                "{s:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn quick_requirements_agree_with_the_conditions() {
+        use crate::schema::Requires;
+        let req = |when, all: Vec<ColumnId>, any: Vec<ColumnId>| Requires {
+            when,
+            all,
+            any,
+            severity: None,
+            reason: String::new(),
+        };
+        // Filled columns as bits; the slow rule decided by hand.
+        let slow = |r: &Requires, filled: u64| {
+            let f = |c: ColumnId| filled >> c & 1 == 1;
+            let holds = match &r.when {
+                Condition::Always => true,
+                Condition::Present(c) => f(*c),
+                Condition::Empty(c) => !f(*c),
+                Condition::In(..) => unreachable!(),
+            };
+            !holds
+                || if r.any.is_empty() {
+                    r.all.iter().all(|c| f(*c))
+                } else {
+                    r.any.iter().any(|c| f(*c))
+                }
+        };
+        let cases = [
+            req(Condition::Always, vec![], vec![0, 1, 2]),
+            req(Condition::Present(0), vec![1], vec![]),
+            req(Condition::Present(3), vec![0, 1, 2], vec![]),
+            req(Condition::Empty(2), vec![0, 1], vec![]),
+            req(Condition::Empty(1), vec![], vec![0, 3]),
+        ];
+        for r in &cases {
+            let quick = Quick::compile(r, false);
+            assert!(matches!(quick, Quick::Masks { .. }));
+            for filled in 0..16u64 {
+                assert_eq!(quick.met(filled), slow(r, filled), "{r:?} {filled:04b}");
+            }
+        }
+        let wide = req(Condition::Present(70), vec![1], vec![]);
+        assert!(matches!(Quick::compile(&wide, false), Quick::Slow));
+        let value = req(Condition::In(0, vec!["x".into()]), vec![1], vec![]);
+        assert!(!Quick::compile(&value, false).met(0));
+        assert!(Quick::compile(&value, true).met(0));
+    }
 }
