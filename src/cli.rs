@@ -1134,7 +1134,7 @@ impl Run<'_> {
         w: &mut StreamWriter<'_>,
         t: &mut Tally,
     ) -> Result<(), Error> {
-        let opts = self.opts_for(format, filter);
+        let mut opts = self.opts_for(format, filter);
         let display = match input {
             Input::File(p) => p.display().to_string(),
             Input::Stdin => "-".to_owned(),
@@ -1145,6 +1145,10 @@ impl Run<'_> {
             Input::File(p) => Some(std::fs::File::open(p).map_err(|e| Error::io(p, e))?),
             Input::Stdin => None,
         };
+        opts.size_hint = file
+            .as_ref()
+            .and_then(|f| f.metadata().ok())
+            .map(|m| m.len());
         t.bar = match &file {
             Some(f) if self.progress => f.metadata().ok().map(|m| progress_bar(&display, m.len())),
             _ => None,

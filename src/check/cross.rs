@@ -534,6 +534,15 @@ impl CrossState {
         )
     }
 
+    /// Sizes the duplicate-row map for about `rows` rows (at most the cap)
+    /// at once: growing to a million entries rehashes them all about
+    /// twice. The table it makes is the one growth would reach.
+    pub(crate) fn expect_rows(&mut self, plan: &CrossPlan, rows: usize) {
+        if plan.rows {
+            self.rows.reserve(rows.min(self.row_cap));
+        }
+    }
+
     /// Runs one chunk's events through the state, in file order, and
     /// appends the findings (file offsets, absolute lines) to `out`.
     /// `shift` turns the chunk's lines into the file's.
@@ -748,12 +757,18 @@ fn row_seen(
     line: u32,
 ) -> RowSeen {
     let key = split(fp);
-    if let Some(first) = rows.get(&key) {
-        return RowSeen::Repeat(*first);
-    }
     if rows.len() < cap {
-        rows.insert(key, line);
-        RowSeen::New
+        // One probe for the usual new row, not a lookup and an insert.
+        return match rows.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => RowSeen::Repeat(*e.get()),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(line);
+                RowSeen::New
+            }
+        };
+    }
+    if let Some(first) = rows.get(&key) {
+        RowSeen::Repeat(*first)
     } else if !*cap_reached {
         *cap_reached = true;
         RowSeen::CapReached

@@ -51,6 +51,10 @@ pub struct Options {
     /// Which cross-row rules run. One that nobody will see keeps no state
     /// (the CLI turns off those its rule filter drops).
     pub cross: CrossRules,
+    /// The input's size in bytes, when known (a file's length). The
+    /// duplicate-row map is then sized once, from the first chunk's rows
+    /// per byte, instead of growing (and rehashing) as it fills.
+    pub size_hint: Option<u64>,
 }
 
 /// The cross-row rules to run, by the state they keep.
@@ -83,6 +87,7 @@ impl Default for Options {
             max_record_bytes: 64 << 20,
             max_distinct_rows: MAX_DISTINCT_ROWS,
             cross: CrossRules::default(),
+            size_hint: None,
         }
     }
 }
@@ -122,6 +127,10 @@ impl FileReport {
 pub fn check_path(path: &Path, opts: &Options) -> Result<FileReport, Error> {
     let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let name = path.file_name().and_then(|n| n.to_str());
+    let opts = &Options {
+        size_hint: file.metadata().ok().map(|m| m.len()),
+        ..opts.clone()
+    };
     check_reader(file, &path.display().to_string(), name, opts).map_err(|e| match e {
         Error::Io { source, .. } => Error::io(path, source),
         other => other,
@@ -321,6 +330,7 @@ fn check_stream<R: Read>(
         header_ending,
         scanner.line(),
         CrossState::new(opts.max_distinct_rows, opts.snippets),
+        opts.size_hint,
     );
     report
         .diagnostics
@@ -712,11 +722,19 @@ struct Fold {
     cross: CrossState,
     /// One chunk's findings, sorted before they go out; reused.
     out: Vec<Diagnostic>,
+    /// The input's size, until the first chunk has been folded.
+    size_hint: Option<u64>,
 }
 
 impl Fold {
-    fn new(header_ending: Option<LineEnding>, next_line: u64, cross: CrossState) -> Self {
+    fn new(
+        header_ending: Option<LineEnding>,
+        next_line: u64,
+        cross: CrossState,
+        size_hint: Option<u64>,
+    ) -> Self {
         Fold {
+            size_hint,
             next_line,
             once: HashMap::new(),
             convention: header_ending.filter(|e| *e != LineEnding::Eof),
@@ -738,6 +756,13 @@ impl Fold {
         parallel: bool,
     ) {
         let shift = self.next_line - 1;
+        if let Some(size) = self.size_hint.take() {
+            // The rows the whole input will have, at this chunk's density.
+            let bytes = chunk.data.len().max(1) as u64;
+            let rows = size.saturating_mul(r.records) / bytes;
+            self.cross
+                .expect_rows(plan, usize::try_from(rows).unwrap_or(usize::MAX));
+        }
         let out = &mut self.out;
         self.cross
             .fold(plan, &r.events, chunk, shift, out, parallel);
