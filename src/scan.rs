@@ -26,11 +26,51 @@ fn equal_bytes(word: u64, byte: u8) -> u64 {
 }
 
 /// One bit per byte of `block` (at most 64 bytes): set for `,`, `\n`, `"`.
-/// Eight bytes at a time (SWAR), safe and portable: the scanner asks for the
-/// next structural byte about once per cell, and most cells are a few bytes
-/// long, where a vector search's setup costs more than the search.
+/// The scanner asks for the next structural byte about once per cell, and
+/// most cells are a few bytes long, where a search's setup would cost more
+/// than the search: one mask serves the next several cells.
 #[inline]
 pub(crate) fn structural_mask(block: &[u8]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if let Ok(block) = <&[u8; 64]>::try_from(block) {
+        return sse2_mask(block);
+    }
+    swar_mask(block)
+}
+
+/// [`structural_mask`] of a whole block, 16 bytes per step with SSE2 (every
+/// x86_64 CPU has it): a fifth of the instructions of [`swar_mask`].
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
+fn sse2_mask(block: &[u8; 64]) -> u64 {
+    use safe_arch::{
+        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i,
+    };
+    let splat = |b: u8| set_splat_i8_m128i(i8::from_ne_bytes([b]));
+    let (comma, newline, quote) = (splat(b','), splat(b'\n'), splat(b'"'));
+    let mut mask = 0;
+    for (k, part) in block.chunks_exact(16).enumerate() {
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(part);
+        let v = load_unaligned_m128i(&bytes);
+        let hits = bitor_m128i(
+            bitor_m128i(
+                cmp_eq_mask_i8_m128i(v, comma),
+                cmp_eq_mask_i8_m128i(v, newline),
+            ),
+            cmp_eq_mask_i8_m128i(v, quote),
+        );
+        // One bit per lane, in the low 16 bits.
+        mask |= u64::from(move_mask_i8_m128i(hits) as u16) << (16 * k);
+    }
+    mask
+}
+
+/// [`structural_mask`] eight bytes at a time (SWAR), safe and portable: for
+/// a short block, and on CPUs without SSE2.
+#[inline]
+fn swar_mask(block: &[u8]) -> u64 {
     let word_mask = |word: u64| {
         let m = equal_bytes(word, b',') | equal_bytes(word, b'\n') | equal_bytes(word, b'"');
         // Gather the eight high bits into one byte (bit i = byte i).
@@ -687,6 +727,10 @@ mod tests {
         }
         let dense = [b','; 64];
         assert_eq!(structural_mask(&dense), u64::MAX);
+        for start in 0..all.len() - 64 {
+            let block = &all[start..start + 64];
+            assert_eq!(swar_mask(block), structural_mask(block), "at {start}");
+        }
     }
 
     #[test]
