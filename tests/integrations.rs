@@ -452,7 +452,14 @@ fn the_readme_pre_commit_snippet_names_this_hook() {
 /// bash as the runner does, the built binary on PATH, in `dir`.
 fn gitlab_script(dir: &Path) -> std::process::Output {
     let job = readme_block("**GitLab CI**");
-    assert!(job.contains("image: rust:1.88"), "{job}");
+    // The image must build the crate: its Rust is the package's MSRV.
+    let manifest = include_str!("../Cargo.toml");
+    let msrv = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("rust-version = "))
+        .expect("Cargo.toml has a rust-version")
+        .trim_matches('"');
+    assert!(job.contains(&format!("image: rust:{msrv}")), "{job}");
     let script: Vec<&str> = job
         .lines()
         .skip_while(|l| l.trim() != "script:")
