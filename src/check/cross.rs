@@ -168,9 +168,11 @@ fn row_fingerprint(data: &[u8], rec: &Record, buf: &mut Vec<u8>) -> u64 {
     // A quoted cell keeps its quotes in the minimal form when it needs them
     // (the usual reason to quote), so the raw record is often minimal even
     // with quotes, and is hashed without a copy.
+    // A byte loop: quoted cells are short and usually quoted for a comma
+    // near the start, where memchr's setup would cost more than the search.
     let needs_quotes = |f: &crate::scan::FieldSpan| {
         let (a, b) = f.content();
-        f.escapes || memchr::memchr2(b',', b'\n', &data[a..b]).is_some()
+        f.escapes || data[a..b].iter().any(|&c| c == b',' || c == b'\n')
     };
     let mut unneeded = rec.fields.iter().filter(|f| f.quoted && !needs_quotes(f));
     let Some(first) = unneeded.next() else {

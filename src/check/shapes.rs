@@ -314,6 +314,7 @@ static EMAIL_CLASS: [u8; 256] = {
 pub fn trim(s: &str) -> &str {
     let b = s.as_bytes();
     match (b.first(), b.last()) {
+        (None, _) => s,
         (Some(&f), Some(&l)) if visible_ascii(f) && visible_ascii(l) => s,
         _ => s.trim(),
     }
@@ -323,6 +324,7 @@ pub fn trim(s: &str) -> &str {
 #[inline]
 pub fn is_filled(s: &str) -> bool {
     match s.as_bytes().first() {
+        None => false,
         Some(&f) if visible_ascii(f) => true,
         _ => !s.trim().is_empty(),
     }
