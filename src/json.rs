@@ -48,6 +48,10 @@ impl Kind {
 #[derive(Debug, Clone, Copy)]
 pub struct Node {
     pub kind: Kind,
+    /// A string value without `\` escapes, whose text is its decoding.
+    plain: bool,
+    /// The same for the member key.
+    plain_key: bool,
     start: u32,
     end: u32,
     key_start: u32,
@@ -132,14 +136,15 @@ impl<'t> Doc<'t> {
 
     /// The decoded key of an object member.
     pub fn key(&self, id: NodeId) -> Option<Cow<'t, str>> {
-        let span = self.nodes[id].key_span()?;
-        Some(decode_string(&self.text[span]))
+        let n = &self.nodes[id];
+        let span = n.key_span()?;
+        Some(decoded(&self.text[span], n.plain_key))
     }
 
     /// The decoded value of a string node.
     pub fn str(&self, id: NodeId) -> Option<Cow<'t, str>> {
         let n = &self.nodes[id];
-        (n.kind == Kind::String).then(|| decode_string(&self.text[n.span()]))
+        (n.kind == Kind::String).then(|| decoded(&self.text[n.span()], n.plain))
     }
 
     /// The member of object `id` named `key` (the first, if repeated).
@@ -184,6 +189,15 @@ impl Iterator for Children<'_> {
     }
 }
 
+/// A string token (quotes included) decoded; `plain` says the parser saw
+/// no `\` in it, so decoding is taking off the quotes.
+fn decoded(token: &str, plain: bool) -> Cow<'_, str> {
+    match token.get(1..token.len().saturating_sub(1)) {
+        Some(inner) if plain => Cow::Borrowed(inner),
+        _ => decode_string(token),
+    }
+}
+
 /// Decodes a string token (quotes included). Invalid `\u` surrogates become
 /// U+FFFD, as Go's decoder does.
 fn decode_string(token: &str) -> Cow<'_, str> {
@@ -191,7 +205,9 @@ fn decode_string(token: &str) -> Cow<'_, str> {
         .strip_prefix('"')
         .and_then(|t| t.strip_suffix('"'))
         .unwrap_or(token);
-    if !inner.contains('\\') {
+    // A byte loop: keys and values are short, where a search's setup
+    // costs more than the search.
+    if !inner.bytes().any(|b| b == b'\\') {
         return Cow::Borrowed(inner);
     }
     let mut out = String::with_capacity(inner.len());
@@ -260,16 +276,18 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 }
 
 /// Scans a string starting at the quote at `i`; returns the index past the
-/// closing quote.
-fn scan_string(b: &[u8], i: usize, what: &str) -> Result<usize, SyntaxError> {
+/// closing quote and whether the string has no `\` escapes.
+fn scan_string(b: &[u8], i: usize, what: &str) -> Result<(usize, bool), SyntaxError> {
     let mut j = i + 1;
+    let mut plain = true;
     loop {
         let Some(&c) = b.get(j) else {
             return Err(err(i, format!("{what} is never closed: a `\"` is missing")));
         };
         match c {
-            b'"' => return Ok(j + 1),
+            b'"' => return Ok((j + 1, plain)),
             b'\\' => {
+                plain = false;
                 match b.get(j + 1) {
                     Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
                     Some(b'u') => {
@@ -349,24 +367,32 @@ fn parse_into(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
     if b.len() >= u32::MAX as usize {
         return Err(err(0, "JSON text longer than 4 GiB"));
     }
-    // Open containers, innermost last.
-    let mut stack: Vec<usize> = Vec::new();
-    let mut key = (NO_KEY, NO_KEY);
+    // The open containers, innermost first: each one's `next` holds the
+    // one around it until it closes, so nesting needs no stack of its own
+    // (no allocation per cell).
+    let mut open = Open {
+        top: NO_PARENT,
+        depth: 0,
+    };
+    const NONE: (u32, u32, bool) = (NO_KEY, NO_KEY, true);
+    let mut key = NONE;
     let mut i = 0;
     'value: loop {
         i = skip_ws(b, i);
         let idx = nodes.len();
-        let node = |kind, start: usize, end: usize, key: (u32, u32)| Node {
+        let node = |kind, start: usize, end: usize, key: (u32, u32, bool)| Node {
             kind,
+            plain: true,
+            plain_key: key.2,
             start: start as u32,
             end: end as u32,
             key_start: key.0,
             key_end: key.1,
             next: idx as u32 + 1,
         };
-        let this_key = std::mem::replace(&mut key, (NO_KEY, NO_KEY));
+        let this_key = std::mem::replace(&mut key, NONE);
         let Some(&c) = b.get(i) else {
-            return Err(match stack.last() {
+            return Err(match open.top() {
                 None if b.iter().all(u8::is_ascii_whitespace) => {
                     err(0, "empty: expected a JSON value")
                 }
@@ -375,16 +401,16 @@ fn parse_into(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
         };
         match c {
             b'{' | b'[' => {
-                if stack.len() >= MAX_DEPTH {
+                if open.depth >= MAX_DEPTH {
                     return Err(err(i, format!("nested deeper than {MAX_DEPTH} levels")));
                 }
                 let kind = if c == b'{' { Kind::Object } else { Kind::Array };
                 nodes.push(node(kind, i, i + 1, this_key));
-                stack.push(idx);
+                open.push(nodes, idx);
                 i = skip_ws(b, i + 1);
                 let close = if c == b'{' { b'}' } else { b']' };
                 if b.get(i) == Some(&close) {
-                    close_top(nodes, &mut stack, i);
+                    open.close(nodes, i);
                     i += 1;
                 } else if kind == Kind::Object {
                     key = parse_key(b, &mut i)?;
@@ -394,8 +420,11 @@ fn parse_into(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
                 }
             }
             b'"' => {
-                let end = scan_string(b, i, "a string")?;
-                nodes.push(node(Kind::String, i, end, this_key));
+                let (end, plain) = scan_string(b, i, "a string")?;
+                nodes.push(Node {
+                    plain,
+                    ..node(Kind::String, i, end, this_key)
+                });
                 i = end;
             }
             b't' | b'f' | b'n' => {
@@ -425,7 +454,7 @@ fn parse_into(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
         }
         // After a value: close containers or move to the next member.
         loop {
-            let Some(&top) = stack.last() else {
+            let Some(top) = open.top() else {
                 let end = skip_ws(b, i);
                 if end < b.len() {
                     return Err(err(end, "text after the JSON value"));
@@ -449,7 +478,7 @@ fn parse_into(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
                     continue 'value;
                 }
                 Some(&c) if c == close => {
-                    close_top(nodes, &mut stack, i);
+                    open.close(nodes, i);
                     i += 1;
                 }
                 Some(_) => {
@@ -478,17 +507,41 @@ fn parse_into(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
     }
 }
 
-fn close_top(nodes: &mut [Node], stack: &mut Vec<usize>, at: usize) {
-    if let Some(top) = stack.pop() {
+/// `Node::next` of an open container with none around it.
+const NO_PARENT: u32 = u32::MAX;
+
+/// The open containers, linked through their nodes' `next`.
+struct Open {
+    top: u32,
+    depth: usize,
+}
+
+impl Open {
+    fn top(&self) -> Option<usize> {
+        (self.top != NO_PARENT).then_some(self.top as usize)
+    }
+
+    fn push(&mut self, nodes: &mut [Node], idx: usize) {
+        nodes[idx].next = self.top;
+        self.top = idx as u32;
+        self.depth += 1;
+    }
+
+    /// Closes the innermost container at the bracket at `at`.
+    fn close(&mut self, nodes: &mut [Node], at: usize) {
+        let Some(top) = self.top() else { return };
         let next = nodes.len() as u32;
         let n = &mut nodes[top];
+        self.top = n.next;
+        self.depth -= 1;
         n.end = at as u32 + 1;
         n.next = next;
     }
 }
 
 /// Parses `"key" :` at `*i`, leaving `*i` after the colon.
-fn parse_key(b: &[u8], i: &mut usize) -> Result<(u32, u32), SyntaxError> {
+/// Returns the key's span and whether it has no `\` escapes.
+fn parse_key(b: &[u8], i: &mut usize) -> Result<(u32, u32, bool), SyntaxError> {
     let at = skip_ws(b, *i);
     match b.get(at) {
         Some(b'"') => {}
@@ -496,13 +549,13 @@ fn parse_key(b: &[u8], i: &mut usize) -> Result<(u32, u32), SyntaxError> {
         Some(_) => return Err(err(at, "expected a key (a string in double quotes)")),
         None => return Err(err(at, "the text ends where a key was expected")),
     }
-    let end = scan_string(b, at, "a key")?;
+    let (end, plain) = scan_string(b, at, "a key")?;
     let colon = skip_ws(b, end);
     if b.get(colon) != Some(&b':') {
         return Err(err(colon, "expected `:` after the key"));
     }
     *i = colon + 1;
-    Ok((at as u32, end as u32))
+    Ok((at as u32, end as u32, plain))
 }
 
 #[cfg(test)]

@@ -29,6 +29,8 @@ pub(crate) struct Findings {
     pub list: Vec<JsonFinding>,
     /// How many more were found but not kept.
     pub hidden: usize,
+    /// The walk's path, kept to be reused by the next cell.
+    path: Vec<Step>,
 }
 
 impl Findings {
@@ -130,8 +132,10 @@ fn fits(t: JsonType, k: Kind) -> bool {
 
 /// Checks the value `id` of `doc` against `spec`.
 pub(crate) fn check(doc: &Doc<'_>, column: &str, spec: &Spec, out: &mut Findings) {
-    let mut path = Vec::new();
+    let mut path = std::mem::take(&mut out.path);
+    path.clear();
     walk(doc, doc.root(), spec, column, &mut path, out);
+    out.path = path;
 }
 
 fn walk(
@@ -167,10 +171,15 @@ fn walk(
     }
     match kind {
         Kind::Object if spec.ty == JsonType::Object => {
+            // The spec's keys (the first 64) this object has, so that
+            // required keys need no second pass over its members.
+            let mut seen = 0u64;
             for child in doc.children(id) {
                 let key = doc.key(child).unwrap_or_default();
-                match spec.keys.iter().find(|(k, _)| *k == key) {
-                    Some((_, sub)) => {
+                match spec.keys.iter().position(|(k, _)| *k == key) {
+                    Some(at) => {
+                        seen |= 1u64.checked_shl(at as u32).unwrap_or(0);
+                        let sub = &spec.keys[at].1;
                         path.push(Step::Key(child));
                         walk(doc, child, sub, column, path, out);
                         path.pop();
@@ -198,8 +207,15 @@ fn walk(
                     None => {}
                 }
             }
-            for (k, sub) in &spec.keys {
-                if sub.required && doc.get(id, k).is_none() {
+            for (at, (k, sub)) in spec.keys.iter().enumerate() {
+                if !sub.required {
+                    continue;
+                }
+                let present = match 1u64.checked_shl(at as u32) {
+                    Some(bit) => seen & bit != 0,
+                    None => doc.get(id, k).is_some(),
+                };
+                if !present {
                     out.push(
                         &rules::JSON_MISSING_KEY,
                         span.clone(),
