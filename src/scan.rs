@@ -31,48 +31,50 @@ fn equal_bytes(word: u64, byte: u8) -> u64 {
 /// than the search: one mask serves the next several cells.
 #[inline]
 pub(crate) fn structural_mask(block: &[u8]) -> u64 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-    if let Ok(block) = <&[u8; 64]>::try_from(block) {
-        return sse2_mask(block);
-    }
-    swar_mask(block)
+    byte_mask(block, [b',', b'\n', b'"'])
 }
 
-/// [`structural_mask`] of a whole block, 16 bytes per step with SSE2 (every
+/// One bit per byte of `block` (at most 64 bytes): set for the bytes equal
+/// to one of `needles`.
+#[inline]
+fn byte_mask<const N: usize>(block: &[u8], needles: [u8; N]) -> u64 {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if let Ok(block) = <&[u8; 64]>::try_from(block) {
+        return sse2_mask(block, needles);
+    }
+    swar_mask(block, needles)
+}
+
+/// [`byte_mask`] of a whole block, 16 bytes per step with SSE2 (every
 /// x86_64 CPU has it): a fifth of the instructions of [`swar_mask`].
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 #[inline]
-fn sse2_mask(block: &[u8; 64]) -> u64 {
+fn sse2_mask<const N: usize>(block: &[u8; 64], needles: [u8; N]) -> u64 {
     use safe_arch::{
         bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i,
-        set_splat_i8_m128i,
+        set_splat_i8_m128i, zeroed_m128i,
     };
-    let splat = |b: u8| set_splat_i8_m128i(i8::from_ne_bytes([b]));
-    let (comma, newline, quote) = (splat(b','), splat(b'\n'), splat(b'"'));
+    let needles = needles.map(|b| set_splat_i8_m128i(i8::from_ne_bytes([b])));
     let mut mask = 0;
     for (k, part) in block.chunks_exact(16).enumerate() {
         let mut bytes = [0u8; 16];
         bytes.copy_from_slice(part);
         let v = load_unaligned_m128i(&bytes);
-        let hits = bitor_m128i(
-            bitor_m128i(
-                cmp_eq_mask_i8_m128i(v, comma),
-                cmp_eq_mask_i8_m128i(v, newline),
-            ),
-            cmp_eq_mask_i8_m128i(v, quote),
-        );
+        let hits = needles.iter().fold(zeroed_m128i(), |acc, &n| {
+            bitor_m128i(acc, cmp_eq_mask_i8_m128i(v, n))
+        });
         // One bit per lane, in the low 16 bits.
         mask |= u64::from(move_mask_i8_m128i(hits) as u16) << (16 * k);
     }
     mask
 }
 
-/// [`structural_mask`] eight bytes at a time (SWAR), safe and portable: for
-/// a short block, and on CPUs without SSE2.
+/// [`byte_mask`] eight bytes at a time (SWAR), safe and portable: for a
+/// short block, and on CPUs without SSE2.
 #[inline]
-fn swar_mask(block: &[u8]) -> u64 {
+fn swar_mask<const N: usize>(block: &[u8], needles: [u8; N]) -> u64 {
     let word_mask = |word: u64| {
-        let m = equal_bytes(word, b',') | equal_bytes(word, b'\n') | equal_bytes(word, b'"');
+        let m = needles.iter().fold(0, |m, &n| m | equal_bytes(word, n));
         // Gather the eight high bits into one byte (bit i = byte i).
         ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
     };
@@ -87,7 +89,7 @@ fn swar_mask(block: &[u8]) -> u64 {
     }
     let rest = words.remainder();
     if !rest.is_empty() {
-        // Zero padding is not structural.
+        // Zero padding matches no needle (no needle is 0).
         let mut le = [0u8; 8];
         for (d, s) in le.iter_mut().zip(rest) {
             *d = *s;
@@ -534,20 +536,38 @@ pub fn unescape(content: &str, escapes: bool) -> std::borrow::Cow<'_, str> {
 
 /// Appends `content` to `out` with its `""` escapes undone.
 pub fn unescape_into(content: &str, out: &mut String) {
-    out.reserve(content.len());
-    let mut rest = content;
-    while let Some(at) = memchr::memchr(b'"', rest.as_bytes()) {
-        out.push_str(&rest[..=at]);
-        // The second quote of a pair is dropped; a lone one (not in a
-        // well-formed field) is kept, as `str::replace` would.
-        let skip = if rest.as_bytes().get(at + 1) == Some(&b'"') {
-            2
-        } else {
-            1
-        };
-        rest = &rest[at + skip..];
+    let b = content.as_bytes();
+    // Built as bytes, with no char-boundary checks per run: the runs
+    // between quotes in a JSON cell are a few bytes long.
+    let mut bytes = Vec::with_capacity(b.len());
+    // The quotes come from 64-byte masks: JSON cells have one every few
+    // bytes, where a search per quote costs more than the copying.
+    let mut from = 0;
+    for (n, block) in b.chunks(64).enumerate() {
+        let mut m = byte_mask(block, [b'"']);
+        while m != 0 {
+            let q = n * 64 + m.trailing_zeros() as usize;
+            m &= m - 1;
+            // The second quote of a pair, already dropped.
+            if q < from {
+                continue;
+            }
+            bytes.extend_from_slice(&b[from..=q]);
+            // The second quote of a pair is dropped; a lone one (not in a
+            // well-formed field) is kept, as `str::replace` would.
+            from = if b.get(q + 1) == Some(&b'"') {
+                q + 2
+            } else {
+                q + 1
+            };
+        }
     }
-    out.push_str(rest);
+    bytes.extend_from_slice(&b[from..]);
+    // Dropping ASCII quotes from UTF-8 leaves UTF-8.
+    match std::str::from_utf8(&bytes) {
+        Ok(s) => out.push_str(s),
+        Err(_) => out.push_str(&content.replace("\"\"", "\"")),
+    }
 }
 
 /// Maps an offset in a field's unescaped content back to an offset in its
@@ -698,6 +718,17 @@ mod tests {
         ] {
             assert_eq!(unescape(s, true), s.replace("\"\"", "\""), "{s}");
         }
+        // Pairs across the 64-byte blocks the quotes are found in.
+        for len in 60..140 {
+            for at in [0, 1, 62, 63, 64, 65, 127, 128] {
+                let mut s = "é".repeat(len / 2);
+                if at <= s.len() && s.is_char_boundary(at) {
+                    s.insert_str(at, "\"\"\"");
+                    s.push_str("\"\"");
+                    assert_eq!(unescape(&s, true), s.replace("\"\"", "\""), "{s}");
+                }
+            }
+        }
     }
 
     #[test]
@@ -729,7 +760,17 @@ mod tests {
         assert_eq!(structural_mask(&dense), u64::MAX);
         for start in 0..all.len() - 64 {
             let block = &all[start..start + 64];
-            assert_eq!(swar_mask(block), structural_mask(block), "at {start}");
+            let needles = [b',', b'\n', b'"'];
+            assert_eq!(
+                swar_mask(block, needles),
+                structural_mask(block),
+                "at {start}"
+            );
+            assert_eq!(
+                swar_mask(block, [0x80]),
+                byte_mask(block, [0x80]),
+                "at {start}"
+            );
         }
     }
 
