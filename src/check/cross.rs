@@ -17,6 +17,7 @@
 //! What is stored and what a fingerprint collision can do is documented in
 //! `rules/README.md`, "Cross-row state and its memory".
 
+use super::fptable::FpTable;
 use super::row::{quote, Cells, Plan};
 use super::{rebase, Emitter};
 use crate::diagnostic::{Diagnostic, Related, Severity};
@@ -443,7 +444,7 @@ pub(crate) struct CrossState {
     clean_tuples: FpMap<()>,
     /// Row fingerprint -> first line. One map, not sharded: its cap counts
     /// distinct rows in file order. It is folded alongside the shards.
-    rows: FpMap<u32>,
+    rows: FpTable,
     row_cap: usize,
     cap_reached: bool,
     snippets: bool,
@@ -488,7 +489,7 @@ impl CrossState {
             identity: (0..SHARDS).map(|_| FpMap::default()).collect(),
             unique: (0..SHARDS).map(|_| FpMap::default()).collect(),
             clean_tuples: FpMap::default(),
-            rows: FpMap::default(),
+            rows: FpTable::default(),
             row_cap,
             cap_reached: false,
             snippets,
@@ -608,10 +609,18 @@ impl CrossState {
             } else {
                 &[]
             };
-            for (n, ev) in rows_on.iter().enumerate() {
-                match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n as u32)) {
-                    RowSeen::New | RowSeen::Forgotten => {}
-                    other => seen.push((n as u32, other)),
+            // Nearly every probe misses the cache: start a batch's loads
+            // together so that their misses overlap.
+            const BATCH: usize = 16;
+            for (b, batch) in rows_on.chunks(BATCH).enumerate() {
+                let touched = batch.iter().fold(0, |acc, ev| acc ^ rows.touch(ev.row));
+                std::hint::black_box(touched);
+                for (k, ev) in batch.iter().enumerate() {
+                    let n = (b * BATCH + k) as u32;
+                    match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n)) {
+                        RowSeen::New | RowSeen::Forgotten => {}
+                        other => seen.push((n, other)),
+                    }
                 }
             }
             seen
@@ -751,26 +760,16 @@ fn unique_key(map: &mut FpMap<u32>, key: u64, line: u32) -> Option<u32> {
     }
 }
 
-fn row_seen(
-    rows: &mut FpMap<u32>,
-    cap: usize,
-    cap_reached: &mut bool,
-    fp: u64,
-    line: u32,
-) -> RowSeen {
-    let key = split(fp);
+fn row_seen(rows: &mut FpTable, cap: usize, cap_reached: &mut bool, fp: u64, line: u32) -> RowSeen {
     if rows.len() < cap {
         // One probe for the usual new row, not a lookup and an insert.
-        return match rows.entry(key) {
-            std::collections::hash_map::Entry::Occupied(e) => RowSeen::Repeat(*e.get()),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(line);
-                RowSeen::New
-            }
+        return match rows.get_or_insert(fp, line) {
+            Some(first) => RowSeen::Repeat(first),
+            None => RowSeen::New,
         };
     }
-    if let Some(first) = rows.get(&key) {
-        RowSeen::Repeat(*first)
+    if let Some(first) = rows.get(fp) {
+        RowSeen::Repeat(first)
     } else if !*cap_reached {
         *cap_reached = true;
         RowSeen::CapReached

@@ -11,6 +11,7 @@
 pub mod batch;
 mod cross;
 mod filter;
+mod fptable;
 mod grammar;
 pub mod header;
 pub mod refs;

@@ -1,0 +1,159 @@
+//! The duplicate-row map: nonzero 64-bit fingerprints to a line, first one
+//! wins.
+//!
+//! Why not `HashMap`: this map takes one insert per row of the file and
+//! grows to a million entries, so nearly every insert is a cache miss, and
+//! hashbrown's separate control bytes make it two. Here a slot is 12 bytes
+//! (fingerprint and value, no control bytes; fingerprint 0 marks an empty
+//! slot) and the probe is linear, so an insert usually touches one cache
+//! line; and [`FpTable::touch`] lets the fold start the loads of a batch of
+//! rows together, so that their misses overlap instead of queueing.
+
+/// Open addressing with linear probing, at most 7/8 full.
+#[derive(Debug, Default)]
+pub(crate) struct FpTable {
+    /// `[fingerprint low, fingerprint high, value]`; all 0 when empty.
+    slots: Vec<[u32; 3]>,
+    len: usize,
+}
+
+/// Slots of the smallest table that holds `n` entries.
+fn slots_for(n: usize) -> usize {
+    (n.saturating_mul(8) / 7 + 1).next_power_of_two().max(16)
+}
+
+/// Fingerprint 0 marks an empty slot; callers never pass it, but if one
+/// did it would share a key with 1 rather than vanish.
+fn key(fp: u64) -> [u32; 2] {
+    let fp = fp.max(1);
+    [fp as u32, (fp >> 32) as u32]
+}
+
+impl FpTable {
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Makes room for `more` entries without growing.
+    pub(crate) fn reserve(&mut self, more: usize) {
+        let want = slots_for(self.len.saturating_add(more));
+        if want > self.slots.len() {
+            self.rebuild(want);
+        }
+    }
+
+    fn home(&self, k: [u32; 2]) -> usize {
+        // Fingerprints are hashes already: their bits are spread.
+        (k[0] ^ k[1].rotate_left(16)) as usize & (self.slots.len() - 1)
+    }
+
+    /// Reads the slot where `fp` would start its probe, so that a later
+    /// lookup finds it in cache. The value means nothing; pass it to
+    /// `std::hint::black_box` so the load is kept.
+    pub(crate) fn touch(&self, fp: u64) -> u32 {
+        if self.slots.is_empty() {
+            return 0;
+        }
+        self.slots[self.home(key(fp))][0]
+    }
+
+    pub(crate) fn get(&self, fp: u64) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let k = key(fp);
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(k);
+        loop {
+            let s = self.slots[i];
+            if s[0] == k[0] && s[1] == k[1] {
+                return Some(s[2]);
+            }
+            if s[0] == 0 && s[1] == 0 {
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The value of `fp` if present; otherwise inserts `value` and returns
+    /// `None`. One probe either way.
+    pub(crate) fn get_or_insert(&mut self, fp: u64, value: u32) -> Option<u32> {
+        if (self.len + 1) * 8 > self.slots.len() * 7 {
+            self.rebuild(slots_for(self.len + 1).max(self.slots.len() * 2));
+        }
+        let k = key(fp);
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(k);
+        loop {
+            let s = &mut self.slots[i];
+            if s[0] == k[0] && s[1] == k[1] {
+                return Some(s[2]);
+            }
+            if s[0] == 0 && s[1] == 0 {
+                *s = [k[0], k[1], value];
+                self.len += 1;
+                return None;
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn rebuild(&mut self, slots: usize) {
+        let old = std::mem::replace(&mut self.slots, vec![[0; 3]; slots]);
+        let mask = slots - 1;
+        for s in old.into_iter().filter(|s| s[0] != 0 || s[1] != 0) {
+            let mut i = self.home([s[0], s[1]]);
+            while self.slots[i][0] != 0 || self.slots[i][1] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = s;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn agrees_with_a_hash_map_through_growth_and_collisions() {
+        let mut table = FpTable::default();
+        let mut map = HashMap::new();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for line in 0..20_000u32 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            // Few distinct keys, many repeats; some share their home slot
+            // (equal low bits), some differ only in the high half.
+            let fp = match seed % 4 {
+                0 => (seed % 3000) << 32 | 7,
+                1 => seed % 3000 + 1,
+                _ => seed % 9000 + 1,
+            };
+            let want = map.get(&fp).copied();
+            map.entry(fp).or_insert(line);
+            assert_eq!(table.get(fp), want, "{fp:x}");
+            assert_eq!(table.get_or_insert(fp, line), want, "{fp:x}");
+            assert_eq!(table.len(), map.len());
+        }
+        for (fp, line) in &map {
+            assert_eq!(table.get(*fp), Some(*line));
+        }
+        assert_eq!(table.get(u64::MAX), None);
+    }
+
+    #[test]
+    fn reserving_sizes_once() {
+        let mut table = FpTable::default();
+        table.reserve(1000);
+        let slots = table.slots.len();
+        for fp in 1..=1000 {
+            table.get_or_insert(fp, 0);
+        }
+        assert_eq!(table.slots.len(), slots, "no growth within the reservation");
+        assert!(slots * 7 / 8 >= 1000);
+    }
+}
