@@ -585,6 +585,13 @@ mod tests {
         assert_eq!(doc.kind(inner), Kind::Null);
         assert!(doc.is_true(doc.get(root, "c").expect("c")));
         assert_eq!(doc.number(arr[0]), Some(1.0));
+        // Escaped keys and values are decoded; plain ones are taken as is.
+        let doc = parse(r#"{"k\u0065y": "v\u0061l", "plain": "x"}"#).expect("valid");
+        let kids: Vec<_> = doc.children(doc.root()).collect();
+        assert_eq!(doc.key(kids[0]).as_deref(), Some("key"));
+        assert_eq!(doc.str(kids[0]).as_deref(), Some("val"));
+        assert_eq!(doc.key(kids[1]).as_deref(), Some("plain"));
+        assert_eq!(doc.str(kids[1]).as_deref(), Some("x"));
     }
 
     #[test]
