@@ -219,3 +219,30 @@ admin,true,a@example.com,1,bob,B\n";
         }
     }
 }
+
+#[test]
+fn a_size_hint_changes_no_finding_right_or_wrong() {
+    // With the input's size known, the duplicate-row map is sized from the
+    // first chunk; a hint that is far off (or absurd) must only change how
+    // much is reserved, never what is found.
+    let (data, planted) = big_file();
+    let run = |size_hint: Option<u64>, max_distinct_rows: usize| {
+        let opts = Options {
+            snippets: false,
+            chunk_size: 64 << 10,
+            size_hint,
+            max_distinct_rows,
+            ..Options::default()
+        };
+        check_reader(&data[..], "entitlements.csv", None, &opts).expect("checks")
+    };
+    let reference = run(None, bdxlint::check::MAX_DISTINCT_ROWS);
+    assert_eq!(cross_findings(&reference), planted);
+    for hint in [1, data.len() as u64, u64::MAX] {
+        for cap in [100, bdxlint::check::MAX_DISTINCT_ROWS, usize::MAX] {
+            let r = run(Some(hint), cap);
+            let plain = run(None, cap);
+            assert_eq!(r.diagnostics, plain.diagnostics, "hint {hint}, cap {cap}");
+        }
+    }
+}

@@ -416,6 +416,10 @@ pub(crate) enum RowSeen {
 /// table of 2^20 buckets (about 9.4 MB).
 const CLEAN_TUPLES_CAP: usize = (1 << 20) / 8 * 7;
 
+/// Most rows the duplicate-row map is sized for up front (a 400 MB
+/// table); the default cap is far below.
+const MAX_RESERVED_ROWS: usize = 1 << 25;
+
 /// Shards of the identity and unique maps. A key's whole history lives in
 /// one shard (the shard is a function of its fingerprint) and every key is
 /// first-row-wins, so shards can be folded in parallel and still give the
@@ -539,10 +543,13 @@ impl CrossState {
 
     /// Sizes the duplicate-row map for about `rows` rows (at most the cap)
     /// at once: growing to a million entries rehashes them all about
-    /// twice. The table it makes is the one growth would reach.
+    /// twice. The table it makes is the one growth would reach. An estimate
+    /// is only an estimate (a size hint can be wrong), so it never reserves
+    /// more than `MAX_RESERVED_ROWS`; past that the table grows as it fills.
     pub(crate) fn expect_rows(&mut self, plan: &CrossPlan, rows: usize) {
         if plan.rows {
-            self.rows.reserve(rows.min(self.row_cap));
+            self.rows
+                .reserve(rows.min(self.row_cap).min(MAX_RESERVED_ROWS));
         }
     }
 

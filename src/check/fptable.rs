@@ -57,23 +57,25 @@ impl FpTable {
         self.slots[self.home(key(fp))][0]
     }
 
+    /// The slot holding `k` (`Ok`), or the empty slot where it would go
+    /// (`Err`). The table must have slots.
+    fn probe(&self, k: [u32; 2]) -> Result<usize, usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = self.home(k);
+        loop {
+            match self.slots[i] {
+                [a, b, _] if a == k[0] && b == k[1] => return Ok(i),
+                [0, 0, _] => return Err(i),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
     pub(crate) fn get(&self, fp: u64) -> Option<u32> {
         if self.slots.is_empty() {
             return None;
         }
-        let k = key(fp);
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(k);
-        loop {
-            let s = self.slots[i];
-            if s[0] == k[0] && s[1] == k[1] {
-                return Some(s[2]);
-            }
-            if s[0] == 0 && s[1] == 0 {
-                return None;
-            }
-            i = (i + 1) & mask;
-        }
+        self.probe(key(fp)).ok().map(|i| self.slots[i][2])
     }
 
     /// The value of `fp` if present; otherwise inserts `value` and returns
@@ -83,31 +85,23 @@ impl FpTable {
             self.rebuild(slots_for(self.len + 1).max(self.slots.len() * 2));
         }
         let k = key(fp);
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(k);
-        loop {
-            let s = &mut self.slots[i];
-            if s[0] == k[0] && s[1] == k[1] {
-                return Some(s[2]);
-            }
-            if s[0] == 0 && s[1] == 0 {
-                *s = [k[0], k[1], value];
+        match self.probe(k) {
+            Ok(i) => Some(self.slots[i][2]),
+            Err(i) => {
+                self.slots[i] = [k[0], k[1], value];
                 self.len += 1;
-                return None;
+                None
             }
-            i = (i + 1) & mask;
         }
     }
 
     fn rebuild(&mut self, slots: usize) {
         let old = std::mem::replace(&mut self.slots, vec![[0; 3]; slots]);
-        let mask = slots - 1;
         for s in old.into_iter().filter(|s| s[0] != 0 || s[1] != 0) {
-            let mut i = self.home([s[0], s[1]]);
-            while self.slots[i][0] != 0 || self.slots[i][1] != 0 {
-                i = (i + 1) & mask;
+            // Keys are distinct, so each finds an empty slot.
+            if let Err(i) = self.probe([s[0], s[1]]) {
+                self.slots[i] = s;
             }
-            self.slots[i] = s;
         }
     }
 }
