@@ -83,6 +83,8 @@ pub struct SyntaxError {
 pub struct Doc<'t> {
     text: &'t str,
     nodes: Vec<Node>,
+    /// The text is written inside a quoted CSV cell, every `"` doubled.
+    doubled: bool,
 }
 
 /// Node indexes in a [`Doc`].
@@ -92,10 +94,32 @@ impl<'t> Doc<'t> {
     /// Parses `text`, reusing `nodes` as storage (taken back with
     /// [`Doc::into_nodes`]) so a checker allocates once per thread, not per
     /// cell.
-    pub fn parse(text: &'t str, mut nodes: Vec<Node>) -> Result<Doc<'t>, (SyntaxError, Vec<Node>)> {
+    pub fn parse(text: &'t str, nodes: Vec<Node>) -> Result<Doc<'t>, (SyntaxError, Vec<Node>)> {
+        Self::parse_as(text, false, nodes)
+    }
+
+    /// Parses JSON as it stands in a quoted CSV cell, with every `"`
+    /// written `""` (`doubled`), or as it is (`!doubled`). Offsets and
+    /// spans are then the cell's raw bytes, which is what findings point
+    /// at in the file: no unescaped copy of the cell is made, and no
+    /// offset needs mapping back through the escaping.
+    pub fn parse_as(
+        text: &'t str,
+        doubled: bool,
+        mut nodes: Vec<Node>,
+    ) -> Result<Doc<'t>, (SyntaxError, Vec<Node>)> {
         nodes.clear();
-        match parse_into(text, &mut nodes) {
-            Ok(()) => Ok(Doc { text, nodes }),
+        let parsed = if doubled {
+            parse_into::<2>(text, &mut nodes)
+        } else {
+            parse_into::<1>(text, &mut nodes)
+        };
+        match parsed {
+            Ok(()) => Ok(Doc {
+                text,
+                nodes,
+                doubled,
+            }),
             Err(e) => Err((e, nodes)),
         }
     }
@@ -138,13 +162,13 @@ impl<'t> Doc<'t> {
     pub fn key(&self, id: NodeId) -> Option<Cow<'t, str>> {
         let n = &self.nodes[id];
         let span = n.key_span()?;
-        Some(decoded(&self.text[span], n.plain_key))
+        Some(decoded(&self.text[span], n.plain_key, self.doubled))
     }
 
     /// The decoded value of a string node.
     pub fn str(&self, id: NodeId) -> Option<Cow<'t, str>> {
         let n = &self.nodes[id];
-        (n.kind == Kind::String).then(|| decoded(&self.text[n.span()], n.plain))
+        (n.kind == Kind::String).then(|| decoded(&self.text[n.span()], n.plain, self.doubled))
     }
 
     /// The member of object `id` named `key` (the first, if repeated).
@@ -190,10 +214,18 @@ impl Iterator for Children<'_> {
 }
 
 /// A string token (quotes included) decoded; `plain` says the parser saw
-/// no `\` in it, so decoding is taking off the quotes.
-fn decoded(token: &str, plain: bool) -> Cow<'_, str> {
-    match token.get(1..token.len().saturating_sub(1)) {
+/// no `\` in it, so decoding is taking off the quotes (a plain string has
+/// no `"` inside, doubled or not).
+fn decoded(token: &str, plain: bool, doubled: bool) -> Cow<'_, str> {
+    let q = if doubled { 2 } else { 1 };
+    match token.get(q..token.len().saturating_sub(q)) {
         Some(inner) if plain => Cow::Borrowed(inner),
+        Some(inner) if doubled => {
+            // Rare: an escape inside a doubled cell. Undo the CSV escaping,
+            // then the JSON one.
+            let json = format!("\"{}\"", inner.replace("\"\"", "\""));
+            Cow::Owned(decode_string(&json).into_owned())
+        }
         _ => decode_string(token),
     }
 }
@@ -275,21 +307,68 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// A `"` that is not doubled, in a text parsed as doubled. The CSV reader
+/// only hands over cells whose quotes are all doubled, so this is a bug
+/// guard more than a finding.
+const LONE_QUOTE: &str =
+    "a `\"` that is not doubled: inside a quoted CSV cell, every quote is written twice";
+
+/// Bytes 8 at a time, as a `u64`, with 0x80 set in each byte of `x` that a
+/// string scan must stop at: `"`, `\` or a control character. Only the
+/// lowest set bit is exact (a borrow can mark bytes above a real hit),
+/// which is the one the scan takes.
+fn string_stops(x: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero = |y: u64| y.wrapping_sub(LO) & !y & HI;
+    zero(x ^ (LO * u64::from(b'"')))
+        | zero(x ^ (LO * u64::from(b'\\')))
+        | (x.wrapping_sub(LO * 0x20) & !x & HI)
+}
+
 /// Scans a string starting at the quote at `i`; returns the index past the
-/// closing quote and whether the string has no `\` escapes.
-fn scan_string(b: &[u8], i: usize, what: &str) -> Result<(usize, bool), SyntaxError> {
-    let mut j = i + 1;
+/// closing quote and whether the string has no `\` escapes. `Q` is how
+/// many bytes a quote takes: 1, or 2 in a doubled text.
+fn scan_string<const Q: usize>(
+    b: &[u8],
+    i: usize,
+    what: &str,
+) -> Result<(usize, bool), SyntaxError> {
+    if Q == 2 && b.get(i + 1) != Some(&b'"') {
+        return Err(err(i, LONE_QUOTE));
+    }
+    let mut j = i + Q;
     let mut plain = true;
     loop {
+        // Most bytes of a string are ordinary: skip them 8 at a time.
+        while let Some(w) = b.get(j..).and_then(<[u8]>::first_chunk::<8>) {
+            let stops = string_stops(u64::from_le_bytes(*w));
+            if stops != 0 {
+                j += (stops.trailing_zeros() / 8) as usize;
+                break;
+            }
+            j += 8;
+        }
         let Some(&c) = b.get(j) else {
             return Err(err(i, format!("{what} is never closed: a `\"` is missing")));
         };
         match c {
-            b'"' => return Ok((j + 1, plain)),
+            b'"' => {
+                if Q == 2 && b.get(j + 1) != Some(&b'"') {
+                    return Err(err(j, LONE_QUOTE));
+                }
+                return Ok((j + Q, plain));
+            }
             b'\\' => {
                 plain = false;
                 match b.get(j + 1) {
-                    Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
+                    Some(b'"') => {
+                        if Q == 2 && b.get(j + 2) != Some(&b'"') {
+                            return Err(err(j + 1, LONE_QUOTE));
+                        }
+                        j += 1 + Q;
+                    }
+                    Some(b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
                     Some(b'u') => {
                         let hex = b.get(j + 2..j + 6);
                         if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
@@ -362,7 +441,7 @@ fn scan_number(b: &[u8], i: usize) -> Result<usize, SyntaxError> {
     Ok(j)
 }
 
-fn parse_into(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
+fn parse_into<const Q: usize>(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
     let b = text.as_bytes();
     if b.len() >= u32::MAX as usize {
         return Err(err(0, "JSON text longer than 4 GiB"));
@@ -413,14 +492,14 @@ fn parse_into(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
                     open.close(nodes, i);
                     i += 1;
                 } else if kind == Kind::Object {
-                    key = parse_key(b, &mut i)?;
+                    key = parse_key::<Q>(b, &mut i)?;
                     continue 'value;
                 } else {
                     continue 'value;
                 }
             }
             b'"' => {
-                let (end, plain) = scan_string(b, i, "a string")?;
+                let (end, plain) = scan_string::<Q>(b, i, "a string")?;
                 nodes.push(Node {
                     plain,
                     ..node(Kind::String, i, end, this_key)
@@ -473,7 +552,7 @@ fn parse_into(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
                     i += 1;
                     if object {
                         i = after;
-                        key = parse_key(b, &mut i)?;
+                        key = parse_key::<Q>(b, &mut i)?;
                     }
                     continue 'value;
                 }
@@ -541,7 +620,7 @@ impl Open {
 
 /// Parses `"key" :` at `*i`, leaving `*i` after the colon.
 /// Returns the key's span and whether it has no `\` escapes.
-fn parse_key(b: &[u8], i: &mut usize) -> Result<(u32, u32, bool), SyntaxError> {
+fn parse_key<const Q: usize>(b: &[u8], i: &mut usize) -> Result<(u32, u32, bool), SyntaxError> {
     let at = skip_ws(b, *i);
     match b.get(at) {
         Some(b'"') => {}
@@ -549,7 +628,7 @@ fn parse_key(b: &[u8], i: &mut usize) -> Result<(u32, u32, bool), SyntaxError> {
         Some(_) => return Err(err(at, "expected a key (a string in double quotes)")),
         None => return Err(err(at, "the text ends where a key was expected")),
     }
-    let (end, plain) = scan_string(b, at, "a key")?;
+    let (end, plain) = scan_string::<Q>(b, at, "a key")?;
     let colon = skip_ws(b, end);
     if b.get(colon) != Some(&b':') {
         return Err(err(colon, "expected `:` after the key"));
@@ -634,6 +713,96 @@ mod tests {
             let ours = parse(text).is_ok();
             let theirs = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
             assert_eq!(ours, theirs, "{text:?}");
+        }
+    }
+
+    /// Texts for the doubled-mode test: the validity cases plus escapes,
+    /// quotes next to each other and strings longer than the 8-byte skip.
+    const DOUBLED_CASES: &[&str] = &[
+        r#"{"location":{"address":"4935 Main St, Springfield"},"role id":"r-24"}"#,
+        r#"{"a\"b":"x\"\"y","":"","long key of many bytes":"\u00e9 and more text here"}"#,
+        r#"["","\"",  "a\\", "\\\"" , 1.5, true, null, {"k": []}]"#,
+        r#"{"a": "b\tc"}"#,
+        r#"{"a": "never closed}"#,
+        r#"{"a": "bad \q escape"}"#,
+        r#"{"a": "x", }"#,
+        r#"{"a" "x"}"#,
+        r#"["12345678\"12345678"]"#,
+        "\"ctl\u{1}inside\"",
+        r#""ends with backslash\"#,
+        "",
+    ];
+
+    #[test]
+    fn doubled_text_parses_like_its_unescaped_form() {
+        use crate::scan::raw_offset;
+        let plain = ["{}", "[1,]", "{'a':1}", "\"abc", "{\"\":0}", "[\"\\u12\"]"];
+        for text in DOUBLED_CASES.iter().chain(plain.iter()) {
+            let raw = text.replace('"', "\"\"");
+            let at = |offset: usize| raw_offset(raw.as_bytes(), true, offset);
+            let ours = Doc::parse_as(&raw, true, Vec::new()).map_err(|(e, _)| e);
+            match (parse(text), ours) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a.nodes.len(), b.nodes.len(), "{text}");
+                    for id in 0..a.nodes.len() {
+                        let (x, y) = (a.node(id), b.node(id));
+                        assert_eq!(x.kind, y.kind, "{text}");
+                        let span = x.span();
+                        assert_eq!(at(span.start)..at(span.end), y.span(), "{text}");
+                        assert_eq!(
+                            x.key_span().map(|s| at(s.start)..at(s.end)),
+                            y.key_span(),
+                            "{text}"
+                        );
+                        assert_eq!(a.key(id), b.key(id), "{text}");
+                        assert_eq!(a.str(id), b.str(id), "{text}");
+                        assert_eq!(a.number(id), b.number(id), "{text}");
+                    }
+                }
+                (Err(a), Err(b)) => {
+                    assert_eq!(a.message, b.message, "{text}");
+                    assert_eq!(at(a.offset), b.offset, "{text}");
+                }
+                (a, b) => panic!("{text}: {a:?} vs {b:?}"),
+            }
+        }
+        // A quote that is not doubled is an error, not a misread.
+        for raw in [r#"""a"x"#, r#""a"""#, r#"{""a"":"b"}"#, r#"""\"x"""#] {
+            let e = Doc::parse_as(raw, true, Vec::new()).map_err(|(e, _)| e);
+            assert_eq!(e.expect_err(raw).message, LONE_QUOTE, "{raw}");
+        }
+    }
+
+    #[test]
+    fn the_eight_byte_skip_stops_where_a_byte_loop_would() {
+        // Every stop byte at every position of a 20-byte string.
+        for stop in [b'"', b'\\', 0x00, 0x1F, b'\n'] {
+            for pos in 0..20 {
+                let mut s = vec![b'"'];
+                s.extend(std::iter::repeat_n(b'a', 20));
+                s[1 + pos] = stop;
+                if stop == b'\\' {
+                    // An escape `\n`, so the string still closes.
+                    s.insert(2 + pos, b'n');
+                }
+                s.push(b'"');
+                let text = String::from_utf8(s).expect("ascii");
+                let got = scan_string::<1>(text.as_bytes(), 0, "s");
+                let want = match stop {
+                    b'"' => Ok((2 + pos, true)),
+                    b'\\' => Ok((text.len(), false)),
+                    _ => Err(1 + pos),
+                };
+                assert_eq!(got.map_err(|e| e.offset), want, "{text:?}");
+            }
+        }
+        // Bytes above 0x7F are ordinary, whatever their bits.
+        for c in ["é", "\u{80}", "\u{7ff}", "😀", "\u{ffff}"] {
+            let text = format!("\"{}\"", c.repeat(9));
+            assert_eq!(
+                scan_string::<1>(text.as_bytes(), 0, "s"),
+                Ok((text.len(), true))
+            );
         }
     }
 

@@ -27,6 +27,10 @@ pub struct Plan {
     checked: Vec<Option<ColumnId>>,
     /// By field: its column's bit in `Cells::filled_cols` (0 for none).
     field_bits: Vec<u64>,
+    /// By field: whether any check reads its decoded value. A cell nobody
+    /// reads (JSON, which is parsed as it stands in the file; free text;
+    /// an unknown column) keeps its `""` escapes: no unescaped copy.
+    reads_value: Vec<bool>,
     /// By requirement: how to tell cheaply that a row meets it.
     quick: Vec<Quick>,
 }
@@ -127,6 +131,9 @@ struct Cell {
     start: usize,
     end: usize,
     unescaped: bool,
+    /// Has `""` escapes that were left in place, since no check reads
+    /// the decoded value: it has none to give.
+    escaped: bool,
     /// Valid UTF-8; a cell that is not has no value.
     utf8: bool,
     /// Holds anything but whitespace.
@@ -158,6 +165,7 @@ impl<'a> Cells<'a> {
     #[inline]
     pub(crate) fn value(&self, i: usize) -> Option<&str> {
         let c = self.cells.get(i)?;
+        debug_assert!(!c.escaped, "field {i} is read but was not unescaped");
         if c.unescaped {
             self.unescaped.get(c.start..c.end)
         } else if !c.utf8 {
@@ -167,6 +175,19 @@ impl<'a> Cells<'a> {
                 Some(t) => t.get(c.start..c.end),
                 None => std::str::from_utf8(&self.data[c.start..c.end]).ok(),
             }
+        }
+    }
+
+    /// The text of field `f` (number `i`) as it stands in the file, `""`
+    /// escapes included; `None` when it is not valid UTF-8.
+    fn raw(&self, i: usize, f: &FieldSpan) -> Option<&'a str> {
+        let (a, b) = f.content();
+        if !self.cells.get(i)?.utf8 {
+            return None;
+        }
+        match self.text {
+            Some(t) => t.get(a..b),
+            None => std::str::from_utf8(&self.data[a..b]).ok(),
         }
     }
 
@@ -181,6 +202,7 @@ impl<'a> Cells<'a> {
         &mut self,
         rec: &Record,
         field_bits: &[u64],
+        reads_value: &[bool],
         names: &[Arc<str>],
         emit: &mut Emitter<'_>,
     ) {
@@ -199,6 +221,14 @@ impl<'a> Cells<'a> {
                 // "Empty" means what trimming means everywhere else: no
                 // character but (Unicode) whitespace, so an NBSP-only cell
                 // is empty. A `""` escape is a quote, which fills a cell.
+                Some(_) if f.escapes && !reads_value.get(i).copied().unwrap_or(true) => Cell {
+                    start: a,
+                    end: b,
+                    unescaped: false,
+                    escaped: true,
+                    utf8: true,
+                    filled: true,
+                },
                 Some(s) if f.escapes => {
                     let start = self.unescaped.len();
                     unescape_into(s, &mut self.unescaped);
@@ -206,6 +236,7 @@ impl<'a> Cells<'a> {
                         start,
                         end: self.unescaped.len(),
                         unescaped: true,
+                        escaped: false,
                         utf8: true,
                         filled: true,
                     }
@@ -214,6 +245,7 @@ impl<'a> Cells<'a> {
                     start: a,
                     end: b,
                     unescaped: false,
+                    escaped: false,
                     utf8: true,
                     filled: shapes::is_filled(s),
                 },
@@ -223,6 +255,7 @@ impl<'a> Cells<'a> {
                         start: a,
                         end: b,
                         unescaped: false,
+                        escaped: false,
                         utf8: false,
                         filled: true,
                     }
@@ -268,6 +301,49 @@ impl<'a> Seen<'a> {
         }
         true
     }
+}
+
+/// By column: whether a check other than the column's own cell check
+/// reads its decoded value (conditions on values, equal and ordered pairs,
+/// the filter type, identity and unique keys). Conditions on being filled
+/// only need `Cells::is_filled`.
+fn value_readers(table: &Table) -> Vec<bool> {
+    let mut read = vec![false; table.columns.len()];
+    let mut mark = |c: ColumnId| {
+        if let Some(r) = read.get_mut(c) {
+            *r = true;
+        }
+    };
+    for cond in table
+        .requires
+        .iter()
+        .map(|r| &r.when)
+        .chain(table.json.iter().flat_map(|j| &j.when))
+    {
+        if let Condition::In(c, _) = cond {
+            mark(*c);
+        }
+    }
+    for j in &table.json {
+        if let Grammar::Filter { type_column } = j.grammar {
+            mark(type_column);
+        }
+    }
+    for e in &table.equal {
+        mark(e.column);
+        mark(e.to);
+    }
+    for o in &table.order {
+        mark(o.earlier);
+        mark(o.later);
+    }
+    for c in table.identity.iter().flat_map(|id| id.columns) {
+        mark(c);
+    }
+    for c in table.unique.iter().flat_map(|u| u.columns.iter().copied()) {
+        mark(c);
+    }
+    read
 }
 
 /// Column `c`'s bit in `Cells::filled_cols`; columns past 63 have none,
@@ -369,12 +445,24 @@ impl Plan {
             .zip(&settled)
             .map(|(r, &settled)| Quick::compile(r, settled))
             .collect();
+        let read = value_readers(table);
+        let reads_value = map
+            .field_col
+            .iter()
+            .map(|c| {
+                c.is_some_and(|c| {
+                    let shape = &table.columns[c].shape;
+                    read[c] || !matches!(shape, Shape::Text | Shape::Json(_))
+                })
+            })
+            .collect();
         Plan {
             table,
             width: header.names.len(),
             map,
             checked,
             field_bits,
+            reads_value,
             quick,
         }
     }
@@ -424,7 +512,13 @@ impl Plan {
             );
             return false;
         }
-        cells.decode(rec, &self.field_bits, &self.map.names, emit);
+        cells.decode(
+            rec,
+            &self.field_bits,
+            &self.reads_value,
+            &self.map.names,
+            emit,
+        );
         for (i, col) in self.checked.iter().enumerate() {
             if let Some(c) = *col {
                 self.check_cell(data, &rec.fields[i], i, c, cells, emit);
@@ -537,12 +631,20 @@ impl Plan {
             }
             return;
         }
-        let Some(value) = cells.value(i) else {
+        if let Shape::Json(kind) = col.shape {
+            // Parsed as it stands in the file, `""` escapes and all: no
+            // unescaped copy, and its offsets are the file's.
+            if let Some(raw) = cells.raw(i, f) {
+                self.check_json(f, i, raw, kind, col.severity, cells, emit);
+            }
             return;
-        };
+        }
         if col.shape == Shape::Text {
             return;
         }
+        let Some(value) = cells.value(i) else {
+            return;
+        };
         let sev = col.severity;
         let trimmed = shapes::trim(value);
         // Where `trimmed` starts within the unescaped value.
@@ -551,10 +653,9 @@ impl Plan {
         } else {
             value.len() - value.trim_start().len()
         };
-        // JSON ignores whitespace around values (pretty-printed cells end in
-        // a newline); every other shape is read as the exact text.
-        let json = matches!(col.shape, Shape::Json(_));
-        if trimmed.len() != value.len() && !json {
+        // JSON (checked above) ignores whitespace around values; every other
+        // shape is read as the exact text.
+        if trimmed.len() != value.len() {
             at(
                 emit,
                 &rules::SURROUNDING_WHITESPACE,
@@ -694,7 +795,8 @@ impl Plan {
                     );
                 }
             }
-            Shape::Json(kind) => self.check_json(data, f, i, value, *kind, sev, cells, emit),
+            // Checked above, on the raw cell.
+            Shape::Json(_) => {}
         }
     }
 
@@ -861,10 +963,9 @@ impl Plan {
     #[allow(clippy::too_many_arguments)]
     fn check_json(
         &self,
-        data: &[u8],
         f: &FieldSpan,
         i: usize,
-        value: &str,
+        raw: &str,
         kind: JsonKind,
         sev: Option<Severity>,
         cells: &Cells<'_>,
@@ -874,12 +975,20 @@ impl Plan {
         let col = &self.table.columns[c];
         let mut scratch = cells.scratch.borrow_mut();
         let JsonScratch { nodes, findings } = &mut *scratch;
-        let doc = match Doc::parse(value, std::mem::take(nodes)) {
+        // Offsets in `raw` are offsets in the file from here.
+        let base = f.content().0;
+        let doc = match Doc::parse_as(raw, f.escapes, std::mem::take(nodes)) {
             Ok(doc) => doc,
             Err((e, storage)) => {
                 *nodes = storage;
-                let at = e.offset.min(value.len());
-                let span = Self::inner_span(data, f, at, (at + 1).min(value.len()));
+                let at = e.offset.min(raw.len());
+                // A quote is two bytes in the file when the cell escapes it.
+                let width = if f.escapes && raw.as_bytes().get(at) == Some(&b'"') {
+                    2
+                } else {
+                    1
+                };
+                let span = base + at..base + (at + width).min(raw.len());
                 emit.in_field(
                     &rules::INVALID_JSON,
                     sev,
@@ -905,7 +1014,7 @@ impl Plan {
             emit.in_field(
                 &rules::JSON_WRONG_TYPE,
                 sev,
-                Self::inner_span(data, f, span.start, span.end),
+                base + span.start..base + span.end,
                 f,
                 self.name(i),
                 format!(
@@ -944,7 +1053,7 @@ impl Plan {
                 emit.in_field(
                     x.rule,
                     None,
-                    Self::inner_span(data, f, x.span.start, x.span.end),
+                    base + x.span.start..base + x.span.end,
                     f,
                     self.name(i),
                     message,
