@@ -159,6 +159,7 @@ impl<'t> Doc<'t> {
     }
 
     /// The decoded key of an object member.
+    #[inline]
     pub fn key(&self, id: NodeId) -> Option<Cow<'t, str>> {
         let n = &self.nodes[id];
         let span = n.key_span()?;
@@ -166,6 +167,7 @@ impl<'t> Doc<'t> {
     }
 
     /// The decoded value of a string node.
+    #[inline]
     pub fn str(&self, id: NodeId) -> Option<Cow<'t, str>> {
         let n = &self.nodes[id];
         (n.kind == Kind::String).then(|| decoded(&self.text[n.span()], n.plain, self.doubled))
@@ -216,6 +218,7 @@ impl Iterator for Children<'_> {
 /// A string token (quotes included) decoded; `plain` says the parser saw
 /// no `\` in it, so decoding is taking off the quotes (a plain string has
 /// no `"` inside, doubled or not).
+#[inline]
 fn decoded(token: &str, plain: bool, doubled: bool) -> Cow<'_, str> {
     let q = if doubled { 2 } else { 1 };
     match token.get(q..token.len().saturating_sub(q)) {
@@ -326,16 +329,42 @@ fn string_stops(x: u64) -> u64 {
         | (x.wrapping_sub(LO * 0x20) & !x & HI)
 }
 
+/// Why a string token is malformed; turned into a message only when it
+/// is (a small error keeps the usual, successful return cheap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StringError {
+    Unclosed,
+    LoneQuote,
+    BadHex,
+    BadEscape,
+    Control,
+}
+
+/// The syntax error for `e` at `at`, in a string that is `what`.
+#[cold]
+fn string_error((at, e): (usize, StringError), what: &str) -> SyntaxError {
+    match e {
+        StringError::Unclosed => err(at, format!("{what} is never closed: a `\"` is missing")),
+        StringError::LoneQuote => err(at, LONE_QUOTE),
+        StringError::BadHex => err(at, "`\\u` must be followed by four hex digits"),
+        StringError::BadEscape => err(
+            at,
+            "invalid escape: JSON knows \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX",
+        ),
+        StringError::Control => err(
+            at,
+            "control character (such as a raw newline or tab) inside a string: write it as \\n or \\t",
+        ),
+    }
+}
+
 /// Scans a string starting at the quote at `i`; returns the index past the
 /// closing quote and whether the string has no `\` escapes. `Q` is how
 /// many bytes a quote takes: 1, or 2 in a doubled text.
-fn scan_string<const Q: usize>(
-    b: &[u8],
-    i: usize,
-    what: &str,
-) -> Result<(usize, bool), SyntaxError> {
+#[inline]
+fn scan_string<const Q: usize>(b: &[u8], i: usize) -> Result<(usize, bool), (usize, StringError)> {
     if Q == 2 && b.get(i + 1) != Some(&b'"') {
-        return Err(err(i, LONE_QUOTE));
+        return Err((i, StringError::LoneQuote));
     }
     let mut j = i + Q;
     let mut plain = true;
@@ -350,12 +379,12 @@ fn scan_string<const Q: usize>(
             j += 8;
         }
         let Some(&c) = b.get(j) else {
-            return Err(err(i, format!("{what} is never closed: a `\"` is missing")));
+            return Err((i, StringError::Unclosed));
         };
         match c {
             b'"' => {
                 if Q == 2 && b.get(j + 1) != Some(&b'"') {
-                    return Err(err(j, LONE_QUOTE));
+                    return Err((j, StringError::LoneQuote));
                 }
                 return Ok((j + Q, plain));
             }
@@ -364,7 +393,7 @@ fn scan_string<const Q: usize>(
                 match b.get(j + 1) {
                     Some(b'"') => {
                         if Q == 2 && b.get(j + 2) != Some(&b'"') {
-                            return Err(err(j + 1, LONE_QUOTE));
+                            return Err((j + 1, StringError::LoneQuote));
                         }
                         j += 1 + Q;
                     }
@@ -372,24 +401,14 @@ fn scan_string<const Q: usize>(
                     Some(b'u') => {
                         let hex = b.get(j + 2..j + 6);
                         if !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
-                            return Err(err(j, "`\\u` must be followed by four hex digits"));
+                            return Err((j, StringError::BadHex));
                         }
                         j += 6;
                     }
-                    _ => {
-                        return Err(err(
-                            j,
-                            "invalid escape: JSON knows \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX",
-                        ))
-                    }
+                    _ => return Err((j, StringError::BadEscape)),
                 }
             }
-            0..=0x1F => {
-                return Err(err(
-                    j,
-                    "control character (such as a raw newline or tab) inside a string: write it as \\n or \\t",
-                ))
-            }
+            0..=0x1F => return Err((j, StringError::Control)),
             _ => j += 1,
         }
     }
@@ -499,7 +518,8 @@ fn parse_into<const Q: usize>(text: &str, nodes: &mut Vec<Node>) -> Result<(), S
                 }
             }
             b'"' => {
-                let (end, plain) = scan_string::<Q>(b, i, "a string")?;
+                let (end, plain) =
+                    scan_string::<Q>(b, i).map_err(|e| string_error(e, "a string"))?;
                 nodes.push(Node {
                     plain,
                     ..node(Kind::String, i, end, this_key)
@@ -628,7 +648,7 @@ fn parse_key<const Q: usize>(b: &[u8], i: &mut usize) -> Result<(u32, u32, bool)
         Some(_) => return Err(err(at, "expected a key (a string in double quotes)")),
         None => return Err(err(at, "the text ends where a key was expected")),
     }
-    let (end, plain) = scan_string::<Q>(b, at, "a key")?;
+    let (end, plain) = scan_string::<Q>(b, at).map_err(|e| string_error(e, "a key"))?;
     let colon = skip_ws(b, end);
     if b.get(colon) != Some(&b':') {
         return Err(err(colon, "expected `:` after the key"));
@@ -787,22 +807,19 @@ mod tests {
                 }
                 s.push(b'"');
                 let text = String::from_utf8(s).expect("ascii");
-                let got = scan_string::<1>(text.as_bytes(), 0, "s");
+                let got = scan_string::<1>(text.as_bytes(), 0);
                 let want = match stop {
                     b'"' => Ok((2 + pos, true)),
                     b'\\' => Ok((text.len(), false)),
                     _ => Err(1 + pos),
                 };
-                assert_eq!(got.map_err(|e| e.offset), want, "{text:?}");
+                assert_eq!(got.map_err(|e| e.0), want, "{text:?}");
             }
         }
         // Bytes above 0x7F are ordinary, whatever their bits.
         for c in ["é", "\u{80}", "\u{7ff}", "😀", "\u{ffff}"] {
             let text = format!("\"{}\"", c.repeat(9));
-            assert_eq!(
-                scan_string::<1>(text.as_bytes(), 0, "s"),
-                Ok((text.len(), true))
-            );
+            assert_eq!(scan_string::<1>(text.as_bytes(), 0), Ok((text.len(), true)));
         }
     }
 
