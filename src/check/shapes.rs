@@ -308,15 +308,26 @@ static EMAIL_CLASS: [u8; 256] = {
     t
 };
 
-/// `str::trim`, with a shortcut for the usual cell: one that starts and ends
-/// with a visible ASCII character has nothing to trim.
+/// `str::trim`, with shortcuts for the usual cells: one that starts and
+/// ends with a visible ASCII character has nothing to trim, and one padded
+/// with ASCII spaces (a list element after its comma) is trimmed bytewise.
+/// ASCII whitespace is Unicode whitespace, so trimming it first changes
+/// nothing that `str::trim` would do after.
 #[inline]
 pub fn trim(s: &str) -> &str {
-    let b = s.as_bytes();
-    match (b.first(), b.last()) {
-        (None, _) => s,
-        (Some(&f), Some(&l)) if visible_ascii(f) && visible_ascii(l) => s,
-        _ => s.trim(),
+    let done = |t: &str| match (t.as_bytes().first(), t.as_bytes().last()) {
+        (None, _) => true,
+        (Some(&f), Some(&l)) => visible_ascii(f) && visible_ascii(l),
+        _ => false,
+    };
+    if done(s) {
+        return s;
+    }
+    let t = s.trim_ascii();
+    if done(t) {
+        t
+    } else {
+        t.trim()
     }
 }
 
@@ -636,7 +647,8 @@ mod tests {
     #[test]
     fn trims() {
         for s in [
-            "", " ", "a", " a", "a ", "\u{a0}a", "a\u{a0}", "\u{3000}", "ab c",
+            "", " ", "a", " a", "a ", "\u{a0}a", "a\u{a0}", "\u{3000}", "ab c", " \u{a0} a\t",
+            "\x0b a \x0b", " \x0c\r\n", " é ", "\u{a0} \u{a0}", "\t\u{85}x", " x\u{2028} ",
         ] {
             assert_eq!(trim(s), s.trim(), "{s:?}");
             assert_eq!(is_filled(s), !s.trim().is_empty(), "{s:?}");
