@@ -1,8 +1,9 @@
 //! Checks a parsed JSON cell against a schema of `rules/json.toml`
 //! (metadata, labels, recommendations, integration settings).
 //!
-//! Findings carry spans in the cell's decoded text; the row checker maps
-//! them back to file bytes through the CSV quote escaping.
+//! Findings carry spans in the document's text. The row checker parses a
+//! cell as it stands in the file (`""` escapes included, see
+//! [`Doc::parse_as`]), so those are offsets into the cell's raw bytes.
 
 use super::shapes;
 use crate::json::{Doc, Kind, NodeId};
@@ -14,7 +15,7 @@ use std::ops::Range;
 /// Findings reported per cell before the rest are only counted.
 pub(crate) const MAX_CELL_FINDINGS: usize = 10;
 
-/// A finding inside a JSON cell, on decoded-text offsets.
+/// A finding inside a JSON cell, on offsets into the document's text.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct JsonFinding {
     pub rule: &'static Rule,
