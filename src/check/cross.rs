@@ -192,24 +192,36 @@ fn row_fingerprint(data: &[u8], rec: &Record, buf: &mut Vec<u8>) -> u64 {
     xxh3_64(buf)
 }
 
-/// The decoded, untrimmed bytes of field `i`; a cell that is not UTF-8
-/// (already an `invalid-utf8` error) is compared by its raw bytes.
-fn cell_bytes<'c>(data: &'c [u8], rec: &Record, cells: &'c Cells<'_>, i: usize) -> &'c [u8] {
-    match cells.value(i) {
-        Some(v) => v.as_bytes(),
-        None => {
-            let (a, b) = rec.fields[i].content();
-            &data[a..b]
-        }
-    }
+/// Field `i` trimmed, as identity and unique values are compared, or
+/// `None` when it is empty. A cell that is not UTF-8 (already an
+/// `invalid-utf8` error) is compared by its raw bytes, trimmed of ASCII
+/// whitespace.
+#[inline]
+fn trimmed<'c>(cells: &'c Cells<'_>, i: usize) -> Option<&'c [u8]> {
+    let (v, utf8) = cells.filled_bytes(i)?;
+    let visible = |b: Option<&u8>| b.is_some_and(|&b| b > b' ' && b < 0x7f);
+    Some(if visible(v.first()) && visible(v.last()) {
+        // `shapes::trim`'s shortcut: the usual cell has nothing to trim.
+        v
+    } else if utf8 {
+        std::str::from_utf8(v).map_or(v, |s| s.trim().as_bytes())
+    } else {
+        v.trim_ascii()
+    })
 }
 
-/// Field `i` trimmed, as identity and unique values are compared.
-fn trimmed<'c>(data: &'c [u8], rec: &Record, cells: &'c Cells<'_>, i: usize) -> &'c [u8] {
-    match cells.value(i) {
-        Some(v) => super::shapes::trim(v).as_bytes(),
-        None => cell_bytes(data, rec, cells, i).trim_ascii(),
-    }
+/// Mixes a row's three identity fingerprints (0 = empty) into one. They
+/// are uniform hashes already, so an odd multiplier per slot (which keeps
+/// each slot's values apart, and a value in another slot another tuple) and
+/// a bijective finish that spreads the high bits down into the low ones
+/// that the tables index by are enough; xxh3 over their 24 bytes cost
+/// several times as much per row.
+fn mix_tuple(t: [u64; 3]) -> u64 {
+    let h = t[0].wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ t[1].wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(21)
+        ^ t[2].wrapping_mul(0x1656_67B1_9E37_79F9).rotate_left(42);
+    let h = (h ^ (h >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    h ^ (h >> 32)
 }
 
 /// Fingerprint of `bytes` lowercased, without allocating.
@@ -289,11 +301,8 @@ impl CrossPlan {
         let mut identity = [0u64; 3];
         if let Some(id) = &self.identity {
             for (k, field) in id.fields.iter().enumerate() {
-                if let Some(i) = *field {
-                    if cells.is_filled(i) {
-                        let v = trimmed(data, rec, cells, i);
-                        identity[k] = nonzero(xxh3_64_with_seed(v, id.seeds[k]));
-                    }
+                if let Some(v) = field.and_then(|i| trimmed(cells, i)) {
+                    identity[k] = nonzero(xxh3_64_with_seed(v, id.seeds[k]));
                 }
             }
         }
@@ -303,17 +312,16 @@ impl CrossPlan {
             let mut key = k as u64;
             let mut any = false;
             for field in &u.fields {
-                let part = match *field {
-                    Some(i) if cells.is_filled(i) => {
+                let part = match field.and_then(|i| trimmed(cells, i)) {
+                    Some(v) => {
                         any = true;
-                        let v = trimmed(data, rec, cells, i);
                         if u.ignore_case {
                             fp_lowercase(v, &mut out.hasher)
                         } else {
                             xxh3_64(v)
                         }
                     }
-                    _ => 0,
+                    None => 0,
                 };
                 key = xxh3_64_with_seed(&part.to_le_bytes(), key);
             }
@@ -327,11 +335,7 @@ impl CrossPlan {
         let tuple = if identity == [0; 3] {
             0
         } else {
-            let mut bytes = [0u8; 24];
-            for (chunk, fp) in bytes.chunks_exact_mut(8).zip(identity) {
-                chunk.copy_from_slice(&fp.to_le_bytes());
-            }
-            nonzero(xxh3_64(&bytes))
+            nonzero(mix_tuple(identity))
         };
         out.rows.push(Event {
             start: rec.start,
