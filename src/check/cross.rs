@@ -437,6 +437,14 @@ fn shard(fp: u64) -> usize {
     (fp >> 40) as usize % SHARDS
 }
 
+/// A shard's lookups of one chunk: (event, slot or key index).
+type Work = Vec<(u32, u8)>;
+/// A shard's identity findings of one chunk: (event, finding).
+type IdentityFound = Vec<(u32, IdentityFinding)>;
+/// A shard's unique-key findings of one chunk: (event, key index, first
+/// line).
+type UniqueFound = Vec<(u32, u8, u32)>;
+
 /// The state the fold carries from row to row.
 pub(crate) struct CrossState {
     /// (identity column, value) -> the two partners' fingerprints, in slot
@@ -458,9 +466,16 @@ pub(crate) struct CrossState {
     snippets: bool,
     /// Reused to re-scan a record that has a finding.
     scratch: Record,
-    /// Reused per chunk: (event, slot or key index) by shard.
-    identity_work: Vec<Vec<(u32, u8)>>,
-    unique_work: Vec<Vec<(u32, u8)>>,
+    /// Reused per chunk, by shard, so that once they have grown the fold
+    /// allocates only for findings.
+    identity_work: Vec<Work>,
+    unique_work: Vec<Work>,
+    identity_found: Vec<IdentityFound>,
+    unique_found: Vec<UniqueFound>,
+    /// Reused per chunk: the events whose tuple went to the slot lookups.
+    looked_up: Vec<u32>,
+    /// Reused per chunk: the duplicate-row findings, (event, what it is).
+    seen: Vec<(u32, RowSeen)>,
 }
 
 /// Checks slot `k` of a row's identity tuple against the tuple established
@@ -504,6 +519,10 @@ impl CrossState {
             scratch: Record::default(),
             identity_work: vec![Vec::new(); SHARDS],
             unique_work: vec![Vec::new(); SHARDS],
+            identity_found: vec![Vec::new(); SHARDS],
+            unique_found: vec![Vec::new(); SHARDS],
+            looked_up: Vec::new(),
+            seen: Vec::new(),
         }
     }
 
@@ -587,12 +606,16 @@ impl CrossState {
             scratch,
             identity_work,
             unique_work,
+            identity_found,
+            unique_found,
+            looked_up,
+            seen,
         } = self;
         for w in identity_work.iter_mut().chain(unique_work.iter_mut()) {
             w.clear();
         }
-        // Rows whose tuple goes to the slot lookups, in order.
-        let mut looked_up = Vec::new();
+        looked_up.clear();
+        seen.clear();
         for (n, ev) in events.rows.iter().enumerate() {
             if plan.identity.is_some()
                 && ev.tuple != 0
@@ -612,8 +635,7 @@ impl CrossState {
             }
         }
         let line_of = |n: u32| line32(events.rows[n as usize].line + shift);
-        let mut rows_pass = || {
-            let mut seen = Vec::new();
+        let mut rows_pass = |seen: &mut Vec<(u32, RowSeen)>| {
             // No rows pass at all when `X005` is off.
             let rows_on = if plan.rows {
                 events.rows.as_slice()
@@ -634,64 +656,68 @@ impl CrossState {
                     }
                 }
             }
-            seen
         };
-        let identity_shard = |(map, work): (&mut FpMap<[u32; 3]>, &Vec<(u32, u8)>)| {
-            work.iter()
-                .filter_map(|&(n, k)| {
+        // A shard's lookups, in file order.
+        let identity_shard =
+            |((map, work), found): ((&mut FpMap<[u32; 3]>, &Work), &mut IdentityFound)| {
+                found.clear();
+                found.extend(work.iter().filter_map(|&(n, k)| {
                     let t = events.rows[n as usize].identity;
                     identity_slot(map, k as usize, t, line_of(n)).map(|f| (n, f))
-                })
-                .collect::<Vec<_>>()
+                }));
+            };
+        let unique_shard = |((map, work), found): ((&mut FpMap<u32>, &Work), &mut UniqueFound)| {
+            found.clear();
+            found.extend(work.iter().filter_map(|&(n, k)| {
+                let key = events.keys[n as usize * stride + k as usize];
+                unique_key(map, key, line_of(n)).map(|first| (n, k, first))
+            }));
         };
-        let unique_shard = |(map, work): (&mut FpMap<u32>, &Vec<(u32, u8)>)| {
-            work.iter()
-                .filter_map(|&(n, k)| {
-                    let key = events.keys[n as usize * stride + k as usize];
-                    unique_key(map, key, line_of(n)).map(|first| (n, k, first))
-                })
-                .collect::<Vec<_>>()
-        };
-        let (seen, (mut ids, mut uniques)) = if parallel {
-            rayon::join(rows_pass, || {
-                rayon::join(
-                    || {
-                        identity
-                            .par_iter_mut()
-                            .zip(identity_work.par_iter())
-                            .flat_map_iter(identity_shard)
-                            .collect::<Vec<_>>()
-                    },
-                    || {
-                        unique
-                            .par_iter_mut()
-                            .zip(unique_work.par_iter())
-                            .flat_map_iter(unique_shard)
-                            .collect::<Vec<_>>()
-                    },
-                )
-            })
+        if parallel {
+            rayon::join(
+                || rows_pass(seen),
+                || {
+                    rayon::join(
+                        || {
+                            identity
+                                .par_iter_mut()
+                                .zip(identity_work.par_iter())
+                                .zip(identity_found.par_iter_mut())
+                                .for_each(identity_shard)
+                        },
+                        || {
+                            unique
+                                .par_iter_mut()
+                                .zip(unique_work.par_iter())
+                                .zip(unique_found.par_iter_mut())
+                                .for_each(unique_shard)
+                        },
+                    )
+                },
+            );
         } else {
             // Called off the pool (or on a pool of one): parallel steps
             // would only queue behind the chunk checks.
-            let seen = rows_pass();
-            let ids = identity
+            rows_pass(seen);
+            identity
                 .iter_mut()
                 .zip(identity_work.iter())
-                .flat_map(identity_shard)
-                .collect::<Vec<_>>();
-            let uniques = unique
+                .zip(identity_found.iter_mut())
+                .for_each(identity_shard);
+            unique
                 .iter_mut()
                 .zip(unique_work.iter())
-                .flat_map(unique_shard)
-                .collect::<Vec<_>>();
-            (seen, (ids, uniques))
-        };
+                .zip(unique_found.iter_mut())
+                .for_each(unique_shard);
+        }
+        // Findings are rare: these allocate only when there are some.
+        let mut ids: Vec<_> = identity_found.iter().flatten().copied().collect();
+        let mut uniques: Vec<_> = unique_found.iter().flatten().copied().collect();
         // The preferred identity finding of a row sorts first among its own.
         ids.sort_unstable_by_key(|(n, f)| (*n, f.kind, f.key));
         ids.dedup_by_key(|(n, _)| *n);
         let mut found = ids.iter().map(|e| e.0).peekable();
-        for n in looked_up {
+        for &n in looked_up.iter() {
             if found.next_if_eq(&n).is_none() && clean_tuples.len() < CLEAN_TUPLES_CAP {
                 clean_tuples.insert(split(events.rows[n as usize].tuple), ());
             }
@@ -702,7 +728,7 @@ impl CrossState {
         let (mut ids, mut uniques, mut seen) = (
             ids.into_iter().peekable(),
             uniques.into_iter().peekable(),
-            seen.into_iter().peekable(),
+            seen.iter().copied().peekable(),
         );
         loop {
             let next = [
