@@ -160,6 +160,27 @@ impl Default for Events {
     }
 }
 
+/// Whether `s` holds a `,` or a `\n`. Quoted cells are short (8-32 bytes)
+/// and usually quoted for a comma near the start, where memchr's setup
+/// would cost more than the search; eight bytes at a time in a word cost
+/// about a third of a byte loop.
+fn has_comma_or_newline(s: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // `(v - ONES) & !v & HIGH` is nonzero exactly when a byte of `v` is 0.
+    let hit = |w: &[u8]| {
+        let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or_default());
+        let c = w ^ (ONES * u64::from(b','));
+        let n = w ^ (ONES * u64::from(b'\n'));
+        ((c.wrapping_sub(ONES) & !c) | (n.wrapping_sub(ONES) & !n)) & HIGH != 0
+    };
+    if s.len() < 8 {
+        return s.iter().any(|&c| c == b',' || c == b'\n');
+    }
+    // The last word overlaps the others rather than leave a tail.
+    s.chunks_exact(8).any(hit) || hit(&s[s.len() - 8..])
+}
+
 /// Fingerprint of a row's decoded cells, so that `a,"b"` and `a,b` are the
 /// same row. It hashes the row's minimal CSV form (quotes only where a cell
 /// holds `,`, `"` or a newline), which is one-to-one with the decoded cells
@@ -169,11 +190,9 @@ fn row_fingerprint(data: &[u8], rec: &Record, buf: &mut Vec<u8>) -> u64 {
     // A quoted cell keeps its quotes in the minimal form when it needs them
     // (the usual reason to quote), so the raw record is often minimal even
     // with quotes, and is hashed without a copy.
-    // A byte loop: quoted cells are short and usually quoted for a comma
-    // near the start, where memchr's setup would cost more than the search.
     let needs_quotes = |f: &crate::scan::FieldSpan| {
         let (a, b) = f.content();
-        f.escapes || data[a..b].iter().any(|&c| c == b',' || c == b'\n')
+        f.escapes || has_comma_or_newline(&data[a..b])
     };
     let mut unneeded = rec.fields.iter().filter(|f| f.quoted && !needs_quotes(f));
     let Some(first) = unneeded.next() else {
@@ -1067,6 +1086,26 @@ mod tests {
         assert!(sc.next_record(&mut rec));
         assert!(rec.problems.is_empty(), "{line}");
         row_fingerprint(line.as_bytes(), &rec, &mut Vec::new())
+    }
+
+    #[test]
+    fn commas_and_newlines_are_found_anywhere() {
+        let naive = |s: &[u8]| s.iter().any(|&c| c == b',' || c == b'\n');
+        let mut cases: Vec<Vec<u8>> = vec![Vec::new()];
+        for len in 1..40 {
+            for at in 0..len {
+                for c in [b',', b'\n', b'+', b'-', 0x8a, 0xac, b'\r'] {
+                    let mut s = vec![b'x'; len];
+                    s[at] = c;
+                    cases.push(s);
+                }
+            }
+            cases.push(vec![b'a'; len]);
+            cases.push((0..len).map(|i| (i * 37 % 256) as u8).collect());
+        }
+        for s in &cases {
+            assert_eq!(has_comma_or_newline(s), naive(s), "{s:?}");
+        }
     }
 
     #[test]
