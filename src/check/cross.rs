@@ -1091,6 +1091,34 @@ mod tests {
     }
 
     #[test]
+    fn tuple_mixes_keep_slots_and_values_apart() {
+        let (a, b, c) = (fp(0, "a"), fp(1, "1"), fp(2, "x"));
+        let (a2, b2) = (fp(0, "b"), fp(1, "2"));
+        let tuples = [
+            [a, b, c],
+            [a, b, 0],
+            [a, 0, c],
+            [0, b, c],
+            [a, 0, 0],
+            [0, b, 0],
+            [0, 0, c],
+            [a2, b, c],
+            [a, b2, c],
+            [a2, b2, c],
+            // The same values in other slots are other tuples.
+            [b, a, c],
+            [c, b, a],
+            [a, c, b],
+            [0, a, 0],
+            [0, 0, a],
+        ];
+        let mut mixes: Vec<u64> = tuples.iter().map(|t| mix_tuple(*t)).collect();
+        mixes.sort_unstable();
+        mixes.dedup();
+        assert_eq!(mixes.len(), tuples.len());
+    }
+
+    #[test]
     fn commas_and_newlines_are_found_anywhere() {
         let naive = |s: &[u8]| s.iter().any(|&c| c == b',' || c == b'\n');
         let mut cases: Vec<Vec<u8>> = vec![Vec::new()];
