@@ -160,6 +160,27 @@ impl Default for Events {
     }
 }
 
+/// Whether `s` holds a `,` or a `\n`. Quoted cells are short (8-32 bytes)
+/// and usually quoted for a comma near the start, where memchr's setup
+/// would cost more than the search; eight bytes at a time in a word cost
+/// about a third of a byte loop.
+fn has_comma_or_newline(s: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // `(v - ONES) & !v & HIGH` is nonzero exactly when a byte of `v` is 0.
+    let hit = |w: &[u8]| {
+        let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or_default());
+        let c = w ^ (ONES * u64::from(b','));
+        let n = w ^ (ONES * u64::from(b'\n'));
+        ((c.wrapping_sub(ONES) & !c) | (n.wrapping_sub(ONES) & !n)) & HIGH != 0
+    };
+    if s.len() < 8 {
+        return s.iter().any(|&c| c == b',' || c == b'\n');
+    }
+    // The last word overlaps the others rather than leave a tail.
+    s.chunks_exact(8).any(hit) || hit(&s[s.len() - 8..])
+}
+
 /// Fingerprint of a row's decoded cells, so that `a,"b"` and `a,b` are the
 /// same row. It hashes the row's minimal CSV form (quotes only where a cell
 /// holds `,`, `"` or a newline), which is one-to-one with the decoded cells
@@ -169,11 +190,9 @@ fn row_fingerprint(data: &[u8], rec: &Record, buf: &mut Vec<u8>) -> u64 {
     // A quoted cell keeps its quotes in the minimal form when it needs them
     // (the usual reason to quote), so the raw record is often minimal even
     // with quotes, and is hashed without a copy.
-    // A byte loop: quoted cells are short and usually quoted for a comma
-    // near the start, where memchr's setup would cost more than the search.
     let needs_quotes = |f: &crate::scan::FieldSpan| {
         let (a, b) = f.content();
-        f.escapes || data[a..b].iter().any(|&c| c == b',' || c == b'\n')
+        f.escapes || has_comma_or_newline(&data[a..b])
     };
     let mut unneeded = rec.fields.iter().filter(|f| f.quoted && !needs_quotes(f));
     let Some(first) = unneeded.next() else {
@@ -192,34 +211,48 @@ fn row_fingerprint(data: &[u8], rec: &Record, buf: &mut Vec<u8>) -> u64 {
     xxh3_64(buf)
 }
 
-/// The decoded, untrimmed bytes of field `i`; a cell that is not UTF-8
-/// (already an `invalid-utf8` error) is compared by its raw bytes.
-fn cell_bytes<'c>(data: &'c [u8], rec: &Record, cells: &'c Cells<'_>, i: usize) -> &'c [u8] {
-    match cells.value(i) {
-        Some(v) => v.as_bytes(),
-        None => {
-            let (a, b) = rec.fields[i].content();
-            &data[a..b]
-        }
-    }
+/// Field `i` trimmed, as identity and unique values are compared, or
+/// `None` when it is empty. A cell that is not UTF-8 (already an
+/// `invalid-utf8` error) is compared by its raw bytes, trimmed of ASCII
+/// whitespace.
+#[inline]
+fn trimmed<'c>(cells: &'c Cells<'_>, i: usize) -> Option<&'c [u8]> {
+    let (v, utf8) = cells.filled_bytes(i)?;
+    let visible = |b: Option<&u8>| b.is_some_and(|&b| b > b' ' && b < 0x7f);
+    Some(if visible(v.first()) && visible(v.last()) {
+        // `shapes::trim`'s shortcut: the usual cell has nothing to trim.
+        v
+    } else if utf8 {
+        std::str::from_utf8(v).map_or(v, |s| s.trim().as_bytes())
+    } else {
+        v.trim_ascii()
+    })
 }
 
-/// Field `i` trimmed, as identity and unique values are compared.
-fn trimmed<'c>(data: &'c [u8], rec: &Record, cells: &'c Cells<'_>, i: usize) -> &'c [u8] {
-    match cells.value(i) {
-        Some(v) => super::shapes::trim(v).as_bytes(),
-        None => cell_bytes(data, rec, cells, i).trim_ascii(),
-    }
+/// Mixes a row's three identity fingerprints (0 = empty) into one. They
+/// are uniform hashes already, so an odd multiplier per slot (which keeps
+/// each slot's values apart, and a value in another slot another tuple) and
+/// a bijective finish that spreads the high bits down into the low ones
+/// that the tables index by are enough; xxh3 over their 24 bytes cost
+/// several times as much per row.
+fn mix_tuple(t: [u64; 3]) -> u64 {
+    let h = t[0].wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ t[1].wrapping_mul(0xC2B2_AE3D_27D4_EB4F).rotate_left(21)
+        ^ t[2].wrapping_mul(0x1656_67B1_9E37_79F9).rotate_left(42);
+    let h = (h ^ (h >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
+    h ^ (h >> 32)
 }
 
 /// Fingerprint of `bytes` lowercased, without allocating.
 fn fp_lowercase(bytes: &[u8], hasher: &mut Xxh3Default) -> u64 {
     if bytes.is_ascii() && bytes.len() <= 64 {
         // The usual e-mail address: lowercase it on the stack.
+        // Lowercased as it is copied: one pass, no memcpy call.
         let mut buf = [0u8; 64];
         let buf = &mut buf[..bytes.len()];
-        buf.copy_from_slice(bytes);
-        buf.make_ascii_lowercase();
+        for (d, s) in buf.iter_mut().zip(bytes) {
+            *d = s.to_ascii_lowercase();
+        }
         return xxh3_64(buf);
     }
     let Ok(text) = std::str::from_utf8(bytes) else {
@@ -289,11 +322,8 @@ impl CrossPlan {
         let mut identity = [0u64; 3];
         if let Some(id) = &self.identity {
             for (k, field) in id.fields.iter().enumerate() {
-                if let Some(i) = *field {
-                    if cells.is_filled(i) {
-                        let v = trimmed(data, rec, cells, i);
-                        identity[k] = nonzero(xxh3_64_with_seed(v, id.seeds[k]));
-                    }
+                if let Some(v) = field.and_then(|i| trimmed(cells, i)) {
+                    identity[k] = nonzero(xxh3_64_with_seed(v, id.seeds[k]));
                 }
             }
         }
@@ -303,17 +333,16 @@ impl CrossPlan {
             let mut key = k as u64;
             let mut any = false;
             for field in &u.fields {
-                let part = match *field {
-                    Some(i) if cells.is_filled(i) => {
+                let part = match field.and_then(|i| trimmed(cells, i)) {
+                    Some(v) => {
                         any = true;
-                        let v = trimmed(data, rec, cells, i);
                         if u.ignore_case {
                             fp_lowercase(v, &mut out.hasher)
                         } else {
                             xxh3_64(v)
                         }
                     }
-                    _ => 0,
+                    None => 0,
                 };
                 key = xxh3_64_with_seed(&part.to_le_bytes(), key);
             }
@@ -327,11 +356,7 @@ impl CrossPlan {
         let tuple = if identity == [0; 3] {
             0
         } else {
-            let mut bytes = [0u8; 24];
-            for (chunk, fp) in bytes.chunks_exact_mut(8).zip(identity) {
-                chunk.copy_from_slice(&fp.to_le_bytes());
-            }
-            nonzero(xxh3_64(&bytes))
+            nonzero(mix_tuple(identity))
         };
         out.rows.push(Event {
             start: rec.start,
@@ -433,6 +458,14 @@ fn shard(fp: u64) -> usize {
     (fp >> 40) as usize % SHARDS
 }
 
+/// A shard's lookups of one chunk: (event, slot or key index).
+type Work = Vec<(u32, u8)>;
+/// A shard's identity findings of one chunk: (event, finding).
+type IdentityFound = Vec<(u32, IdentityFinding)>;
+/// A shard's unique-key findings of one chunk: (event, key index, first
+/// line).
+type UniqueFound = Vec<(u32, u8, u32)>;
+
 /// The state the fold carries from row to row.
 pub(crate) struct CrossState {
     /// (identity column, value) -> the two partners' fingerprints, in slot
@@ -454,9 +487,16 @@ pub(crate) struct CrossState {
     snippets: bool,
     /// Reused to re-scan a record that has a finding.
     scratch: Record,
-    /// Reused per chunk: (event, slot or key index) by shard.
-    identity_work: Vec<Vec<(u32, u8)>>,
-    unique_work: Vec<Vec<(u32, u8)>>,
+    /// Reused per chunk, by shard, so that once they have grown the fold
+    /// allocates only for findings.
+    identity_work: Vec<Work>,
+    unique_work: Vec<Work>,
+    identity_found: Vec<IdentityFound>,
+    unique_found: Vec<UniqueFound>,
+    /// Reused per chunk: the events whose tuple went to the slot lookups.
+    looked_up: Vec<u32>,
+    /// Reused per chunk: the duplicate-row findings, (event, what it is).
+    seen: Vec<(u32, RowSeen)>,
 }
 
 /// Checks slot `k` of a row's identity tuple against the tuple established
@@ -500,6 +540,10 @@ impl CrossState {
             scratch: Record::default(),
             identity_work: vec![Vec::new(); SHARDS],
             unique_work: vec![Vec::new(); SHARDS],
+            identity_found: vec![Vec::new(); SHARDS],
+            unique_found: vec![Vec::new(); SHARDS],
+            looked_up: Vec::new(),
+            seen: Vec::new(),
         }
     }
 
@@ -583,12 +627,16 @@ impl CrossState {
             scratch,
             identity_work,
             unique_work,
+            identity_found,
+            unique_found,
+            looked_up,
+            seen,
         } = self;
         for w in identity_work.iter_mut().chain(unique_work.iter_mut()) {
             w.clear();
         }
-        // Rows whose tuple goes to the slot lookups, in order.
-        let mut looked_up = Vec::new();
+        looked_up.clear();
+        seen.clear();
         for (n, ev) in events.rows.iter().enumerate() {
             if plan.identity.is_some()
                 && ev.tuple != 0
@@ -608,8 +656,7 @@ impl CrossState {
             }
         }
         let line_of = |n: u32| line32(events.rows[n as usize].line + shift);
-        let mut rows_pass = || {
-            let mut seen = Vec::new();
+        let mut rows_pass = |seen: &mut Vec<(u32, RowSeen)>| {
             // No rows pass at all when `X005` is off.
             let rows_on = if plan.rows {
                 events.rows.as_slice()
@@ -630,64 +677,68 @@ impl CrossState {
                     }
                 }
             }
-            seen
         };
-        let identity_shard = |(map, work): (&mut FpMap<[u32; 3]>, &Vec<(u32, u8)>)| {
-            work.iter()
-                .filter_map(|&(n, k)| {
+        // A shard's lookups, in file order.
+        let identity_shard =
+            |((map, work), found): ((&mut FpMap<[u32; 3]>, &Work), &mut IdentityFound)| {
+                found.clear();
+                found.extend(work.iter().filter_map(|&(n, k)| {
                     let t = events.rows[n as usize].identity;
                     identity_slot(map, k as usize, t, line_of(n)).map(|f| (n, f))
-                })
-                .collect::<Vec<_>>()
+                }));
+            };
+        let unique_shard = |((map, work), found): ((&mut FpMap<u32>, &Work), &mut UniqueFound)| {
+            found.clear();
+            found.extend(work.iter().filter_map(|&(n, k)| {
+                let key = events.keys[n as usize * stride + k as usize];
+                unique_key(map, key, line_of(n)).map(|first| (n, k, first))
+            }));
         };
-        let unique_shard = |(map, work): (&mut FpMap<u32>, &Vec<(u32, u8)>)| {
-            work.iter()
-                .filter_map(|&(n, k)| {
-                    let key = events.keys[n as usize * stride + k as usize];
-                    unique_key(map, key, line_of(n)).map(|first| (n, k, first))
-                })
-                .collect::<Vec<_>>()
-        };
-        let (seen, (mut ids, mut uniques)) = if parallel {
-            rayon::join(rows_pass, || {
-                rayon::join(
-                    || {
-                        identity
-                            .par_iter_mut()
-                            .zip(identity_work.par_iter())
-                            .flat_map_iter(identity_shard)
-                            .collect::<Vec<_>>()
-                    },
-                    || {
-                        unique
-                            .par_iter_mut()
-                            .zip(unique_work.par_iter())
-                            .flat_map_iter(unique_shard)
-                            .collect::<Vec<_>>()
-                    },
-                )
-            })
+        if parallel {
+            rayon::join(
+                || rows_pass(seen),
+                || {
+                    rayon::join(
+                        || {
+                            identity
+                                .par_iter_mut()
+                                .zip(identity_work.par_iter())
+                                .zip(identity_found.par_iter_mut())
+                                .for_each(identity_shard)
+                        },
+                        || {
+                            unique
+                                .par_iter_mut()
+                                .zip(unique_work.par_iter())
+                                .zip(unique_found.par_iter_mut())
+                                .for_each(unique_shard)
+                        },
+                    )
+                },
+            );
         } else {
             // Called off the pool (or on a pool of one): parallel steps
             // would only queue behind the chunk checks.
-            let seen = rows_pass();
-            let ids = identity
+            rows_pass(seen);
+            identity
                 .iter_mut()
                 .zip(identity_work.iter())
-                .flat_map(identity_shard)
-                .collect::<Vec<_>>();
-            let uniques = unique
+                .zip(identity_found.iter_mut())
+                .for_each(identity_shard);
+            unique
                 .iter_mut()
                 .zip(unique_work.iter())
-                .flat_map(unique_shard)
-                .collect::<Vec<_>>();
-            (seen, (ids, uniques))
-        };
+                .zip(unique_found.iter_mut())
+                .for_each(unique_shard);
+        }
+        // Findings are rare: these allocate only when there are some.
+        let mut ids: Vec<_> = identity_found.iter().flatten().copied().collect();
+        let mut uniques: Vec<_> = unique_found.iter().flatten().copied().collect();
         // The preferred identity finding of a row sorts first among its own.
         ids.sort_unstable_by_key(|(n, f)| (*n, f.kind, f.key));
         ids.dedup_by_key(|(n, _)| *n);
         let mut found = ids.iter().map(|e| e.0).peekable();
-        for n in looked_up {
+        for &n in looked_up.iter() {
             if found.next_if_eq(&n).is_none() && clean_tuples.len() < CLEAN_TUPLES_CAP {
                 clean_tuples.insert(split(events.rows[n as usize].tuple), ());
             }
@@ -698,7 +749,7 @@ impl CrossState {
         let (mut ids, mut uniques, mut seen) = (
             ids.into_iter().peekable(),
             uniques.into_iter().peekable(),
-            seen.into_iter().peekable(),
+            seen.iter().copied().peekable(),
         );
         loop {
             let next = [
@@ -1037,6 +1088,54 @@ mod tests {
         assert!(sc.next_record(&mut rec));
         assert!(rec.problems.is_empty(), "{line}");
         row_fingerprint(line.as_bytes(), &rec, &mut Vec::new())
+    }
+
+    #[test]
+    fn tuple_mixes_keep_slots_and_values_apart() {
+        let (a, b, c) = (fp(0, "a"), fp(1, "1"), fp(2, "x"));
+        let (a2, b2) = (fp(0, "b"), fp(1, "2"));
+        let tuples = [
+            [a, b, c],
+            [a, b, 0],
+            [a, 0, c],
+            [0, b, c],
+            [a, 0, 0],
+            [0, b, 0],
+            [0, 0, c],
+            [a2, b, c],
+            [a, b2, c],
+            [a2, b2, c],
+            // The same values in other slots are other tuples.
+            [b, a, c],
+            [c, b, a],
+            [a, c, b],
+            [0, a, 0],
+            [0, 0, a],
+        ];
+        let mut mixes: Vec<u64> = tuples.iter().map(|t| mix_tuple(*t)).collect();
+        mixes.sort_unstable();
+        mixes.dedup();
+        assert_eq!(mixes.len(), tuples.len());
+    }
+
+    #[test]
+    fn commas_and_newlines_are_found_anywhere() {
+        let naive = |s: &[u8]| s.iter().any(|&c| c == b',' || c == b'\n');
+        let mut cases: Vec<Vec<u8>> = vec![Vec::new()];
+        for len in 1..40 {
+            for at in 0..len {
+                for c in [b',', b'\n', b'+', b'-', 0x8a, 0xac, b'\r'] {
+                    let mut s = vec![b'x'; len];
+                    s[at] = c;
+                    cases.push(s);
+                }
+            }
+            cases.push(vec![b'a'; len]);
+            cases.push((0..len).map(|i| (i * 37 % 256) as u8).collect());
+        }
+        for s in &cases {
+            assert_eq!(has_comma_or_newline(s), naive(s), "{s:?}");
+        }
     }
 
     #[test]

@@ -191,6 +191,21 @@ impl<'a> Cells<'a> {
         }
     }
 
+    /// The decoded bytes of field `i` if it is filled, and whether they are
+    /// UTF-8 (else they are the raw content). The cross-row fingerprints
+    /// hash bytes, so they skip `value`'s `str` boundary checks.
+    #[inline]
+    pub(crate) fn filled_bytes(&self, i: usize) -> Option<(&[u8], bool)> {
+        let c = self.cells.get(i).filter(|c| c.filled)?;
+        debug_assert!(!c.escaped, "field {i} is read but was not unescaped");
+        let from = if c.unescaped {
+            self.unescaped.as_bytes()
+        } else {
+            self.data
+        };
+        Some((from.get(c.start..c.end)?, c.utf8))
+    }
+
     /// Whether field `i` holds anything but whitespace.
     pub(crate) fn is_filled(&self, i: usize) -> bool {
         self.cells.get(i).is_some_and(|c| c.filled)
