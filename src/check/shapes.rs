@@ -647,8 +647,22 @@ mod tests {
     #[test]
     fn trims() {
         for s in [
-            "", " ", "a", " a", "a ", "\u{a0}a", "a\u{a0}", "\u{3000}", "ab c", " \u{a0} a\t",
-            "\x0b a \x0b", " \x0c\r\n", " é ", "\u{a0} \u{a0}", "\t\u{85}x", " x\u{2028} ",
+            "",
+            " ",
+            "a",
+            " a",
+            "a ",
+            "\u{a0}a",
+            "a\u{a0}",
+            "\u{3000}",
+            "ab c",
+            " \u{a0} a\t",
+            "\x0b a \x0b",
+            " \x0c\r\n",
+            " é ",
+            "\u{a0} \u{a0}",
+            "\t\u{85}x",
+            " x\u{2028} ",
         ] {
             assert_eq!(trim(s), s.trim(), "{s:?}");
             assert_eq!(is_filled(s), !s.trim().is_empty(), "{s:?}");
