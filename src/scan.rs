@@ -299,29 +299,33 @@ impl<'a> Scanner<'a> {
         loop {
             // The usual field: unquoted and ended by `,` or `\n`. It needs
             // none of `scan_field`'s bookkeeping for quotes, which is most
-            // of the cost of a short cell.
-            let p = self.pos;
-            if buf.get(p) != Some(&b'"') {
-                if let Some(at) = self.next_special(p) {
-                    let c = buf[at];
-                    if c != b'"' {
-                        rec.fields.push(FieldSpan {
-                            start: p,
-                            end: at,
-                            line: self.line,
-                            line_start: self.line_start,
-                            quoted: false,
-                            escapes: false,
-                        });
-                        if c == b',' {
-                            self.pos = at + 1;
-                            continue;
-                        }
-                        self.end_line(rec, at);
-                        return true;
-                    }
+            // of the cost of a short cell. Its position and line stay in
+            // locals: `fill`, a call, would make the compiler store and
+            // reload them through `self` for every field.
+            let mut p = self.pos;
+            let (line, line_start) = (self.line, self.line_start);
+            // A field that opens with a quote needs no test of its own: its
+            // first structural byte is that quote.
+            while let Some(at) = self.next_special(p) {
+                let c = buf[at];
+                if c == b'"' {
+                    break;
                 }
+                rec.fields.push(FieldSpan {
+                    start: p,
+                    end: at,
+                    line,
+                    line_start,
+                    quoted: false,
+                    escapes: false,
+                });
+                if c != b',' {
+                    self.end_line(rec, at);
+                    return true;
+                }
+                p = at + 1;
             }
+            self.pos = p;
             let (field_end, terminator) = self.scan_field(rec);
             match terminator {
                 Some(b',') => {
