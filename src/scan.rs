@@ -250,6 +250,25 @@ impl<'a> Scanner<'a> {
     /// few instructions inside its callers.
     #[inline(never)]
     fn fill(&mut self, from: usize) -> Option<usize> {
+        // The usual case, a whole block with a structural byte, apart from
+        // the rest: that needs registers, which every call would save and
+        // restore.
+        if let Some(block) = self.buf.get(from..).and_then(<[u8]>::first_chunk::<64>) {
+            let mask = structural_mask(block);
+            if mask != 0 {
+                self.window = from;
+                self.window_len = 64;
+                self.mask = mask;
+                return Some(from);
+            }
+        }
+        self.fill_other(from)
+    }
+
+    /// [`Scanner::fill`] for a short block at the end of the buffer or a
+    /// block without structural bytes.
+    #[inline(never)]
+    fn fill_other(&mut self, from: usize) -> Option<usize> {
         let buf = self.buf;
         if from >= buf.len() {
             return None;
