@@ -69,6 +69,37 @@ fn sse2_mask<const N: usize>(block: &[u8; 64], needles: [u8; N]) -> u64 {
     mask
 }
 
+/// One mask per needle, as [`byte_mask`] gives for each alone, from one
+/// pass over `block`.
+#[inline]
+fn byte_masks<const N: usize>(block: &[u8], needles: [u8; N]) -> [u64; N] {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    if let Ok(block) = <&[u8; 64]>::try_from(block) {
+        return sse2_masks(block, needles);
+    }
+    needles.map(|n| swar_mask(block, [n]))
+}
+
+/// [`byte_masks`] of a whole block with SSE2.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline]
+fn sse2_masks<const N: usize>(block: &[u8; 64], needles: [u8; N]) -> [u64; N] {
+    use safe_arch::{
+        cmp_eq_mask_i8_m128i, load_unaligned_m128i, move_mask_i8_m128i, set_splat_i8_m128i,
+    };
+    let splats = needles.map(|b| set_splat_i8_m128i(i8::from_ne_bytes([b])));
+    let mut masks = [0u64; N];
+    for (k, part) in block.chunks_exact(16).enumerate() {
+        let mut bytes = [0u8; 16];
+        bytes.copy_from_slice(part);
+        let v = load_unaligned_m128i(&bytes);
+        for (m, &n) in masks.iter_mut().zip(&splats) {
+            *m |= u64::from(move_mask_i8_m128i(cmp_eq_mask_i8_m128i(v, n)) as u16) << (16 * k);
+        }
+    }
+    masks
+}
+
 /// [`byte_mask`] eight bytes at a time (SWAR), safe and portable: for a
 /// short block, and on CPUs without SSE2.
 #[inline]
@@ -219,6 +250,25 @@ impl<'a> Scanner<'a> {
     /// few instructions inside its callers.
     #[inline(never)]
     fn fill(&mut self, from: usize) -> Option<usize> {
+        // The usual case, a whole block with a structural byte, apart from
+        // the rest: that needs registers, which every call would save and
+        // restore.
+        if let Some(block) = self.buf.get(from..).and_then(<[u8]>::first_chunk::<64>) {
+            let mask = structural_mask(block);
+            if mask != 0 {
+                self.window = from;
+                self.window_len = 64;
+                self.mask = mask;
+                return Some(from);
+            }
+        }
+        self.fill_other(from)
+    }
+
+    /// [`Scanner::fill`] for a short block at the end of the buffer or a
+    /// block without structural bytes.
+    #[inline(never)]
+    fn fill_other(&mut self, from: usize) -> Option<usize> {
         let buf = self.buf;
         if from >= buf.len() {
             return None;
@@ -268,29 +318,33 @@ impl<'a> Scanner<'a> {
         loop {
             // The usual field: unquoted and ended by `,` or `\n`. It needs
             // none of `scan_field`'s bookkeeping for quotes, which is most
-            // of the cost of a short cell.
-            let p = self.pos;
-            if buf.get(p) != Some(&b'"') {
-                if let Some(at) = self.next_special(p) {
-                    let c = buf[at];
-                    if c != b'"' {
-                        rec.fields.push(FieldSpan {
-                            start: p,
-                            end: at,
-                            line: self.line,
-                            line_start: self.line_start,
-                            quoted: false,
-                            escapes: false,
-                        });
-                        if c == b',' {
-                            self.pos = at + 1;
-                            continue;
-                        }
-                        self.end_line(rec, at);
-                        return true;
-                    }
+            // of the cost of a short cell. Its position and line stay in
+            // locals: `fill`, a call, would make the compiler store and
+            // reload them through `self` for every field.
+            let mut p = self.pos;
+            let (line, line_start) = (self.line, self.line_start);
+            // A field that opens with a quote needs no test of its own: its
+            // first structural byte is that quote.
+            while let Some(at) = self.next_special(p) {
+                let c = buf[at];
+                if c == b'"' {
+                    break;
                 }
+                rec.fields.push(FieldSpan {
+                    start: p,
+                    end: at,
+                    line,
+                    line_start,
+                    quoted: false,
+                    escapes: false,
+                });
+                if c != b',' {
+                    self.end_line(rec, at);
+                    return true;
+                }
+                p = at + 1;
             }
+            self.pos = p;
             let (field_end, terminator) = self.scan_field(rec);
             match terminator {
                 Some(b',') => {
@@ -451,37 +505,96 @@ impl<'a> Scanner<'a> {
     ) -> Option<(usize, bool)> {
         let buf = self.buf;
         let (open_line, open_line_start) = (self.line, self.line_start);
-        let mut escapes = false;
-        loop {
-            match self.next_special(p).map(|at| at - p) {
-                None => {
-                    rec.problems.push(QuoteProblem {
-                        kind: QuoteProblemKind::Unterminated,
-                        at: open,
-                        field,
-                        line: open_line,
-                        line_start: open_line_start,
-                    });
-                    // Keep counting lines so later positions stay right.
-                    self.pos = buf.len();
-                    return None;
-                }
-                Some(i) => {
-                    let at = p + i;
-                    if buf[at] == b',' {
-                        p = at + 1;
-                    } else if buf[at] == b'\n' {
-                        self.line += 1;
-                        self.line_start = at + 1;
-                        p = at + 1;
-                    } else if buf.get(at + 1) == Some(&b'"') {
-                        escapes = true;
-                        p = at + 2;
-                    } else {
-                        return Some((at, escapes));
-                    }
-                }
+        let close = loop {
+            let Some(at) = self.next_special(p) else {
+                break None;
+            };
+            if buf[at] == b',' {
+                p = at + 1;
+            } else if buf[at] == b'\n' {
+                self.line += 1;
+                self.line_start = at + 1;
+                p = at + 1;
+            } else if buf.get(at + 1) == Some(&b'"') {
+                // A field with one escape is most likely JSON, with dozens
+                // more and commas between them: `scan_escaped` skips over
+                // all of those in bulk rather than one stop each.
+                break self.scan_escaped(at).map(|close| (close, true));
+            } else {
+                break Some((at, false));
             }
+        };
+        if close.is_none() {
+            rec.problems.push(QuoteProblem {
+                kind: QuoteProblemKind::Unterminated,
+                at: open,
+                field,
+                line: open_line,
+                line_start: open_line_start,
+            });
+            // Lines were counted to the end, so later positions stay right.
+            self.pos = buf.len();
+        }
+        close
+    }
+
+    /// The rest of a quoted field from `from`, a quote with another right
+    /// after it. Returns the closing quote, or `None` at the end of input;
+    /// counts the newlines passed either way.
+    ///
+    /// The rule is the pairwise one (`""` is an escape, a lone `"` closes),
+    /// applied to whole runs of quotes: a run of even length is all escapes,
+    /// and the first of odd length closes the field at its last quote. The
+    /// runs of a 64-byte block are told apart with a few bit operations on
+    /// its quote mask, so a JSON cell costs a step per block rather than one
+    /// per `""` and per comma.
+    fn scan_escaped(&mut self, mut from: usize) -> Option<usize> {
+        /// The bits at even positions.
+        const EVEN: u64 = 0x5555_5555_5555_5555;
+        let buf = self.buf;
+        while from < buf.len() {
+            // Every block starts outside any run, so its runs are whole
+            // except one that reaches its last byte.
+            let end = buf.len().min(from + 64);
+            let [quotes, newlines] = byte_masks(&buf[from..end], [b'"', b'\n']);
+            let starts = quotes & !(quotes << 1);
+            // Adding a run's first bit carries to the bit just past it; a
+            // run that reaches bit 63 carries out and is handled below.
+            let past = |starts: u64| quotes.wrapping_add(starts) & !quotes;
+            // A run from position `s` of odd length ends just before a
+            // position of the other parity.
+            let odd_runs_end = (past(starts & EVEN) & !EVEN) | (past(starts & !EVEN) & EVEN);
+            if odd_runs_end != 0 {
+                let close = odd_runs_end.trailing_zeros() as usize - 1;
+                self.count_lines(from, newlines & ((1 << close) - 1));
+                return Some(from + close);
+            }
+            // No newline is at or after the run checked next, if any.
+            self.count_lines(from, newlines);
+            if quotes >> 63 == 0 {
+                from = end;
+                continue;
+            }
+            // A run that reaches the end of the block: it may go on.
+            let first = end - quotes.leading_ones() as usize;
+            let mut past_run = end;
+            while buf.get(past_run) == Some(&b'"') {
+                past_run += 1;
+            }
+            if (past_run - first) % 2 == 1 {
+                return Some(past_run - 1);
+            }
+            from = past_run;
+        }
+        None
+    }
+
+    /// Counts the newlines of a mask of the block at `base`.
+    #[inline]
+    fn count_lines(&mut self, base: usize, newlines: u64) {
+        if newlines != 0 {
+            self.line += u64::from(newlines.count_ones());
+            self.line_start = base + 64 - newlines.leading_zeros() as usize;
         }
     }
 }
@@ -771,6 +884,123 @@ mod tests {
                 byte_mask(block, [0x80]),
                 "at {start}"
             );
+            assert_eq!(
+                byte_masks(block, [b'"', b'\n']),
+                [swar_mask(block, [b'"']), swar_mask(block, [b'\n'])],
+                "at {start}"
+            );
+        }
+    }
+
+    /// The quoted-field rule stated one byte at a time: from `p`, `""` is
+    /// an escape, a lone `"` closes, a newline starts a line. Returns the
+    /// closing quote and whether escapes occurred, and the line and line
+    /// start after it.
+    fn quoted_oracle(buf: &[u8], mut p: usize) -> (Option<(usize, bool)>, u64, usize) {
+        let (mut line, mut line_start, mut escapes) = (1, 0, false);
+        while p < buf.len() {
+            match buf[p] {
+                b'\n' => {
+                    line += 1;
+                    line_start = p + 1;
+                    p += 1;
+                }
+                b'"' if buf.get(p + 1) == Some(&b'"') => {
+                    escapes = true;
+                    p += 2;
+                }
+                b'"' => return (Some((p, escapes)), line, line_start),
+                _ => p += 1,
+            }
+        }
+        (None, line, line_start)
+    }
+
+    /// `scan_quoted` (window masks, then runs of quotes a block at a time)
+    /// against the byte-by-byte rule, for the field opening at `open`,
+    /// with the scanner's window first left empty and then loaded at each
+    /// offset before the field.
+    fn check_quoted(buf: &[u8], open: usize) {
+        let (want, line, line_start) = quoted_oracle(buf, open + 1);
+        for prime in std::iter::once(None).chain((open.saturating_sub(70)..=open).map(Some)) {
+            let mut s = Scanner::new(buf, 0, 1);
+            if let Some(at) = prime {
+                s.next_special(at);
+            }
+            let mut rec = Record::default();
+            let got = s.scan_quoted(open + 1, &mut rec, 0, open);
+            let what = || {
+                format!(
+                    "{:?} open {open} primed {prime:?}",
+                    String::from_utf8_lossy(buf)
+                )
+            };
+            assert_eq!(got, want, "{}", what());
+            assert_eq!((s.line, s.line_start), (line, line_start), "{}", what());
+            let problems: Vec<_> = rec.problems.iter().map(|p| (p.kind, p.at)).collect();
+            if want.is_none() {
+                assert_eq!(
+                    problems,
+                    [(QuoteProblemKind::Unterminated, open)],
+                    "{}",
+                    what()
+                );
+                assert_eq!(s.pos, buf.len(), "{}", what());
+            } else {
+                assert!(problems.is_empty(), "{}", what());
+            }
+        }
+    }
+
+    #[test]
+    fn quoted_runs_agree_with_the_byte_rule() {
+        // A run of 1..6 quotes at every offset around the first two block
+        // ends (blocks start at the first `""`), followed by text, a line
+        // ending, a quote or nothing.
+        for lead in ["", "\"\"", "a\"\"", "\"\"\r\n"] {
+            for gap in 0..135 {
+                for run in 1..=6 {
+                    for tail in ["", "b", "\"", "\n\"", "\r\n\"\"", "\"\"\""] {
+                        let mut buf = b"x,\"".to_vec();
+                        buf.extend_from_slice(lead.as_bytes());
+                        buf.extend((0..gap).map(|i| if i % 9 == 8 { b'\n' } else { b'a' }));
+                        buf.extend(std::iter::repeat_n(b'"', run));
+                        buf.extend_from_slice(tail.as_bytes());
+                        check_quoted(&buf, 2);
+                    }
+                }
+            }
+        }
+        // Random fields of quote runs, commas, CRLF and newlines.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..3000 {
+            let mut buf = vec![b'y'; (next() % 70) as usize];
+            let open = buf.len();
+            buf.push(b'"');
+            let parts = next() % 60;
+            for _ in 0..parts {
+                match next() % 6 {
+                    0 => buf.extend(std::iter::repeat_n(b'"', 1 + (next() % 6) as usize)),
+                    1 => buf.extend_from_slice(b"\"\""),
+                    2 => buf.extend_from_slice(b","),
+                    3 => buf.extend_from_slice(if next() % 2 == 0 { b"\r\n" } else { b"\n" }),
+                    _ => buf.extend(std::iter::repeat_n(b'k', (next() % 20) as usize)),
+                }
+            }
+            check_quoted(&buf, open);
+        }
+        // 64 quotes and more: runs longer than a block.
+        for run in 60..=130 {
+            let mut buf = b"\"\"".to_vec();
+            buf.extend(std::iter::repeat_n(b'"', run));
+            buf.extend_from_slice(b"z\n");
+            check_quoted(&buf, 0);
         }
     }
 

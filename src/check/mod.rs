@@ -556,7 +556,12 @@ struct Chunk {
 /// record boundaries.
 struct ChunkReader<R> {
     r: R,
+    /// `buf[..filled]` is read input; the rest is stale bytes that reads
+    /// overwrite. Keeping the length lets reads go to memory that is already
+    /// initialised: `read_to_end` zeroes its spare capacity before each
+    /// read, a memset of the whole chunk.
     buf: Vec<u8>,
+    filled: usize,
     /// How much of `buf` the boundary scan has seen.
     scanned: usize,
     last_boundary: Option<usize>,
@@ -577,6 +582,7 @@ impl<R: Read> ChunkReader<R> {
         ChunkReader {
             r,
             buf: Vec::new(),
+            filled: 0,
             scanned: 0,
             last_boundary: None,
             bounds: RecordBoundaries::default(),
@@ -591,53 +597,61 @@ impl<R: Read> ChunkReader<R> {
 
     /// Takes back a chunk's buffer once its chunk is folded. A few are kept
     /// (as many as can be in flight is plenty); the rest are freed.
-    fn recycle(&mut self, mut buf: Vec<u8>) {
+    fn recycle(&mut self, buf: Vec<u8>) {
+        // Not cleared: its bytes are stale but initialised, so reads can
+        // reuse them without zeroing.
         if self.spare.len() < 16 && buf.capacity() <= 4 * self.chunk_size {
-            buf.clear();
             self.spare.push(buf);
         }
     }
 
     fn next_chunk(&mut self) -> std::io::Result<Option<Chunk>> {
         loop {
-            if self.scanned < self.buf.len() {
-                if let Some(b) = self.bounds.last_boundary(&self.buf[self.scanned..]) {
+            if self.scanned < self.filled {
+                if let Some(b) = self
+                    .bounds
+                    .last_boundary(&self.buf[self.scanned..self.filled])
+                {
                     self.last_boundary = Some(self.scanned + b);
                 }
-                self.scanned = self.buf.len();
+                self.scanned = self.filled;
             }
-            if self.eof || (self.buf.len() >= self.chunk_size && self.last_boundary.is_some()) {
+            if self.eof || (self.filled >= self.chunk_size && self.last_boundary.is_some()) {
                 break;
             }
-            let pending = self.buf.len() - self.last_boundary.unwrap_or(0);
+            let pending = self.filled - self.last_boundary.unwrap_or(0);
             if pending > self.max_record {
                 let start = self.base + self.last_boundary.unwrap_or(0) as u64;
                 self.too_long = Some(start..start + pending as u64);
                 // Stop reading; what is before the record is still checked.
                 self.eof = true;
-                self.buf.truncate(self.last_boundary.unwrap_or(0));
+                self.filled = self.last_boundary.unwrap_or(0);
                 break;
             }
-            let want = self.chunk_size.max(self.buf.len() / 2) as u64;
-            let n = (&mut self.r).take(want).read_to_end(&mut self.buf)?;
-            if n == 0 {
+            let want = self.chunk_size.max(self.filled / 2);
+            if self.read_up_to(want)? == 0 {
                 self.eof = true;
             }
         }
-        if self.buf.is_empty() {
+        if self.filled == 0 {
             return Ok(None);
         }
         let cut = if self.eof {
-            self.buf.len()
+            self.filled
         } else {
             self.last_boundary
                 .expect("loop exits with a boundary unless at eof")
         };
+        let tail = &self.buf[cut..self.filled];
         let mut rest = self
             .spare
             .pop()
-            .unwrap_or_else(|| Vec::with_capacity(self.chunk_size.max(self.buf.len() - cut)));
-        rest.extend_from_slice(&self.buf[cut..]);
+            .unwrap_or_else(|| Vec::with_capacity(self.chunk_size.max(tail.len())));
+        if rest.len() < tail.len() {
+            rest.resize(tail.len(), 0);
+        }
+        rest[..tail.len()].copy_from_slice(tail);
+        self.filled = tail.len();
         let mut data = std::mem::replace(&mut self.buf, rest);
         data.truncate(cut);
         let chunk = Chunk {
@@ -645,9 +659,29 @@ impl<R: Read> ChunkReader<R> {
             data,
         };
         self.base += cut as u64;
-        self.scanned = self.buf.len();
+        self.scanned = self.filled;
         self.last_boundary = None;
         Ok(Some(chunk))
+    }
+
+    /// Reads until `want` more bytes are in or the input ends, like
+    /// `take(want).read_to_end`, and returns how many came. Only the part
+    /// of `buf` never used before is zeroed, once.
+    fn read_up_to(&mut self, want: usize) -> std::io::Result<usize> {
+        let goal = self.filled + want;
+        if self.buf.len() < goal {
+            self.buf.resize(goal, 0);
+        }
+        let from = self.filled;
+        while self.filled < goal {
+            match self.r.read(&mut self.buf[self.filled..goal]) {
+                Ok(0) => break,
+                Ok(n) => self.filled += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(self.filled - from)
     }
 }
 
@@ -1014,4 +1048,70 @@ fn lossy_same_length(bytes: &[u8]) -> String {
         out.extend(std::iter::repeat_n('?', chunk.invalid().len()));
     }
     out
+}
+
+#[cfg(test)]
+mod chunk_reader_tests {
+    use super::*;
+
+    /// Hands out a few bytes per read, so reads end anywhere.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            self.step = self.step % 7 + 1;
+            let n = self.step.min(out.len()).min(self.data.len());
+            out[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// Recycled buffers keep stale bytes; none may leak into a chunk, and
+    /// chunks must still tile the input at record boundaries.
+    #[test]
+    fn chunks_from_recycled_buffers_tile_the_input() {
+        let mut input = Vec::new();
+        for i in 0..300 {
+            match i % 4 {
+                0 => input.extend_from_slice(b"a,b,c\n"),
+                1 => input.extend_from_slice(format!("\"x\ny\"\"{i}\",z\r\n").as_bytes()),
+                2 => input.extend_from_slice(&vec![b'q'; i % 90]),
+                _ => input.extend_from_slice(b"\n"),
+            }
+        }
+        for chunk_size in [1, 5, 64, 1000] {
+            for held in [0, 1, 3] {
+                let mut r = ChunkReader::new(
+                    Trickle {
+                        data: &input,
+                        step: 0,
+                    },
+                    chunk_size,
+                    1 << 20,
+                );
+                let mut pending = std::collections::VecDeque::new();
+                let mut out = Vec::new();
+                while let Some(c) = r.next_chunk().expect("in-memory reads do not fail") {
+                    assert_eq!(c.base, out.len() as u64);
+                    out.extend_from_slice(&c.data);
+                    if out.len() < input.len() {
+                        assert_eq!(c.data.last(), Some(&b'\n'), "cut inside a line");
+                        let quotes = bytecount::count(&out, b'"');
+                        assert_eq!(quotes % 2, 0, "cut inside quotes");
+                    }
+                    pending.push_back(c.data);
+                    while pending.len() > held {
+                        if let Some(b) = pending.pop_front() {
+                            r.recycle(b);
+                        }
+                    }
+                }
+                assert_eq!(out, input, "chunk size {chunk_size}, {held} held");
+            }
+        }
+    }
 }
