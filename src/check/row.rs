@@ -221,66 +221,95 @@ impl<'a> Cells<'a> {
         names: &[Arc<str>],
         emit: &mut Emitter<'_>,
     ) {
-        self.cells.clear();
-        self.unescaped.clear();
+        let Cells {
+            data,
+            text,
+            cells,
+            unescaped,
+            ..
+        } = self;
+        let (data, text) = (*data, *text);
+        cells.clear();
+        unescaped.clear();
         let mut filled_cols = 0;
-        for (i, f) in rec.fields.iter().enumerate() {
+        // `extend` over the fields' exact length: one capacity check per
+        // record, not one per cell.
+        cells.extend(rec.fields.iter().enumerate().map(|(i, f)| {
             let (a, b) = f.content();
-            // A chunk that is valid UTF-8 as a whole has valid cells (they
-            // are cut at ASCII bytes), so the usual cell costs a slice.
-            let text = match self.text {
-                Some(t) => t.get(a..b),
-                None => std::str::from_utf8(&self.data[a..b]).ok(),
-            };
-            let cell = match text {
-                // "Empty" means what trimming means everywhere else: no
-                // character but (Unicode) whitespace, so an NBSP-only cell
-                // is empty. A `""` escape is a quote, which fills a cell.
-                Some(_) if f.escapes && !reads_value.get(i).copied().unwrap_or(true) => Cell {
-                    start: a,
-                    end: b,
-                    unescaped: false,
-                    escaped: true,
-                    utf8: true,
-                    filled: true,
-                },
-                Some(s) if f.escapes => {
-                    let start = self.unescaped.len();
-                    unescape_into(s, &mut self.unescaped);
-                    Cell {
-                        start,
-                        end: self.unescaped.len(),
-                        unescaped: true,
-                        escaped: false,
-                        utf8: true,
-                        filled: true,
-                    }
-                }
-                Some(s) => Cell {
+            let cell = if text.is_some() && !f.escapes {
+                // The usual cell. A chunk that is valid UTF-8 as a whole has
+                // valid cells (they are cut at ASCII bytes), so it needs no
+                // `str` here: a visible first byte settles "filled", and only
+                // a cell starting with a space or a non-ASCII character is
+                // trimmed the Unicode way (an NBSP-only cell is empty).
+                let filled = a < b
+                    && (data.get(a).is_some_and(|&c| c > b' ' && c < 0x7f)
+                        || text
+                            .and_then(|t| t.get(a..b))
+                            .is_some_and(shapes::is_filled));
+                Cell {
                     start: a,
                     end: b,
                     unescaped: false,
                     escaped: false,
                     utf8: true,
-                    filled: shapes::is_filled(s),
-                },
-                None => {
-                    report_utf8(self.data, a, b, f, names.get(i).cloned(), emit);
-                    Cell {
+                    filled,
+                }
+            } else {
+                let s = match text {
+                    Some(t) => t.get(a..b),
+                    None => std::str::from_utf8(&data[a..b]).ok(),
+                };
+                match s {
+                    // "Empty" means what trimming means everywhere else: no
+                    // character but (Unicode) whitespace. A `""` escape is a
+                    // quote, which fills a cell.
+                    Some(_) if f.escapes && !reads_value.get(i).copied().unwrap_or(true) => Cell {
+                        start: a,
+                        end: b,
+                        unescaped: false,
+                        escaped: true,
+                        utf8: true,
+                        filled: true,
+                    },
+                    Some(s) if f.escapes => {
+                        let start = unescaped.len();
+                        unescape_into(s, unescaped);
+                        Cell {
+                            start,
+                            end: unescaped.len(),
+                            unescaped: true,
+                            escaped: false,
+                            utf8: true,
+                            filled: true,
+                        }
+                    }
+                    Some(s) => Cell {
                         start: a,
                         end: b,
                         unescaped: false,
                         escaped: false,
-                        utf8: false,
-                        filled: true,
+                        utf8: true,
+                        filled: shapes::is_filled(s),
+                    },
+                    None => {
+                        report_utf8(data, a, b, f, names.get(i).cloned(), emit);
+                        Cell {
+                            start: a,
+                            end: b,
+                            unescaped: false,
+                            escaped: false,
+                            utf8: false,
+                            filled: true,
+                        }
                     }
                 }
             };
             if cell.filled {
                 filled_cols |= field_bits.get(i).copied().unwrap_or(0);
             }
-            self.cells.push(cell);
-        }
+            cell
+        }));
         self.filled_cols = filled_cols;
     }
 }
