@@ -162,7 +162,9 @@ impl<'a> Cells<'a> {
 
     /// The decoded (unescaped, untrimmed) text of field `i`; `None` when it
     /// is not valid UTF-8.
-    #[inline]
+    // Several calls per row, each a few loads and branches: a call costs
+    // as much as the body.
+    #[inline(always)]
     pub(crate) fn value(&self, i: usize) -> Option<&str> {
         let c = self.cells.get(i)?;
         debug_assert!(!c.escaped, "field {i} is read but was not unescaped");
@@ -221,66 +223,95 @@ impl<'a> Cells<'a> {
         names: &[Arc<str>],
         emit: &mut Emitter<'_>,
     ) {
-        self.cells.clear();
-        self.unescaped.clear();
+        let Cells {
+            data,
+            text,
+            cells,
+            unescaped,
+            ..
+        } = self;
+        let (data, text) = (*data, *text);
+        cells.clear();
+        unescaped.clear();
         let mut filled_cols = 0;
-        for (i, f) in rec.fields.iter().enumerate() {
+        // `extend` over the fields' exact length: one capacity check per
+        // record, not one per cell.
+        cells.extend(rec.fields.iter().enumerate().map(|(i, f)| {
             let (a, b) = f.content();
-            // A chunk that is valid UTF-8 as a whole has valid cells (they
-            // are cut at ASCII bytes), so the usual cell costs a slice.
-            let text = match self.text {
-                Some(t) => t.get(a..b),
-                None => std::str::from_utf8(&self.data[a..b]).ok(),
-            };
-            let cell = match text {
-                // "Empty" means what trimming means everywhere else: no
-                // character but (Unicode) whitespace, so an NBSP-only cell
-                // is empty. A `""` escape is a quote, which fills a cell.
-                Some(_) if f.escapes && !reads_value.get(i).copied().unwrap_or(true) => Cell {
-                    start: a,
-                    end: b,
-                    unescaped: false,
-                    escaped: true,
-                    utf8: true,
-                    filled: true,
-                },
-                Some(s) if f.escapes => {
-                    let start = self.unescaped.len();
-                    unescape_into(s, &mut self.unescaped);
-                    Cell {
-                        start,
-                        end: self.unescaped.len(),
-                        unescaped: true,
-                        escaped: false,
-                        utf8: true,
-                        filled: true,
-                    }
-                }
-                Some(s) => Cell {
+            let cell = if text.is_some() && !f.escapes {
+                // The usual cell. A chunk that is valid UTF-8 as a whole has
+                // valid cells (they are cut at ASCII bytes), so it needs no
+                // `str` here: a visible first byte settles "filled", and only
+                // a cell starting with a space or a non-ASCII character is
+                // trimmed the Unicode way (an NBSP-only cell is empty).
+                let filled = a < b
+                    && (data.get(a).is_some_and(|&c| c > b' ' && c < 0x7f)
+                        || text
+                            .and_then(|t| t.get(a..b))
+                            .is_some_and(shapes::is_filled));
+                Cell {
                     start: a,
                     end: b,
                     unescaped: false,
                     escaped: false,
                     utf8: true,
-                    filled: shapes::is_filled(s),
-                },
-                None => {
-                    report_utf8(self.data, a, b, f, names.get(i).cloned(), emit);
-                    Cell {
+                    filled,
+                }
+            } else {
+                let s = match text {
+                    Some(t) => t.get(a..b),
+                    None => std::str::from_utf8(&data[a..b]).ok(),
+                };
+                match s {
+                    // "Empty" means what trimming means everywhere else: no
+                    // character but (Unicode) whitespace. A `""` escape is a
+                    // quote, which fills a cell.
+                    Some(_) if f.escapes && !reads_value.get(i).copied().unwrap_or(true) => Cell {
+                        start: a,
+                        end: b,
+                        unescaped: false,
+                        escaped: true,
+                        utf8: true,
+                        filled: true,
+                    },
+                    Some(s) if f.escapes => {
+                        let start = unescaped.len();
+                        unescape_into(s, unescaped);
+                        Cell {
+                            start,
+                            end: unescaped.len(),
+                            unescaped: true,
+                            escaped: false,
+                            utf8: true,
+                            filled: true,
+                        }
+                    }
+                    Some(s) => Cell {
                         start: a,
                         end: b,
                         unescaped: false,
                         escaped: false,
-                        utf8: false,
-                        filled: true,
+                        utf8: true,
+                        filled: shapes::is_filled(s),
+                    },
+                    None => {
+                        report_utf8(data, a, b, f, names.get(i).cloned(), emit);
+                        Cell {
+                            start: a,
+                            end: b,
+                            unescaped: false,
+                            escaped: false,
+                            utf8: false,
+                            filled: true,
+                        }
                     }
                 }
             };
             if cell.filled {
                 filled_cols |= field_bits.get(i).copied().unwrap_or(0);
             }
-            self.cells.push(cell);
-        }
+            cell
+        }));
         self.filled_cols = filled_cols;
     }
 }
@@ -288,9 +319,11 @@ impl<'a> Cells<'a> {
 /// The elements of one list cell seen so far. Lists are short: up to
 /// `SMALL` elements are compared linearly without allocating; longer lists
 /// move to a hash set, so a 200,000-element cell stays linear.
+// `Option` so that a fresh array is zeroed memory (a few vector stores)
+// rather than sixteen `""` written field by field, on every list cell.
 #[derive(Default)]
 struct Seen<'a> {
-    small: [&'a str; Seen::SMALL],
+    small: [Option<&'a str>; Seen::SMALL],
     n: usize,
     big: Option<HashSet<&'a str>>,
 }
@@ -303,14 +336,14 @@ impl<'a> Seen<'a> {
         if let Some(big) = &mut self.big {
             return big.insert(el);
         }
-        if self.small[..self.n].contains(&el) {
+        if self.small[..self.n].contains(&Some(el)) {
             return false;
         }
         if self.n < Self::SMALL {
-            self.small[self.n] = el;
+            self.small[self.n] = Some(el);
             self.n += 1;
         } else {
-            let mut big: HashSet<&str> = self.small.iter().copied().collect();
+            let mut big: HashSet<&str> = self.small.iter().flatten().copied().collect();
             big.insert(el);
             self.big = Some(big);
         }
@@ -367,13 +400,13 @@ fn column_bit(c: ColumnId) -> u64 {
     1u64.checked_shl(c as u32).unwrap_or(0)
 }
 
-/// `s.split(',')`, but with a byte loop: list elements are a few bytes
+/// `s.split(',')`, but with [`find_comma`]: list elements are a few bytes
 /// long, where `split`'s searcher costs more than the search.
 fn comma_separated(s: &str) -> impl Iterator<Item = &str> {
     let mut rest = Some(s);
     std::iter::from_fn(move || {
         let r = rest?;
-        match r.bytes().position(|b| b == b',') {
+        match find_comma(r.as_bytes()) {
             Some(at) => {
                 rest = Some(&r[at + 1..]);
                 Some(&r[..at])
@@ -384,6 +417,41 @@ fn comma_separated(s: &str) -> impl Iterator<Item = &str> {
             }
         }
     })
+}
+
+/// The first comma of `b`, eight bytes a step (a list cell is mostly
+/// element bytes, and a byte loop costs five instructions a byte).
+#[inline]
+fn find_comma(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // The high bit of each byte that is a comma; the add cannot carry
+    // across bytes, so no other byte is marked.
+    let commas = |w: &[u8; 8]| {
+        let t = u64::from_le_bytes(*w) ^ (ONES * u64::from(b','));
+        !(((t & LOWS).wrapping_add(LOWS)) | t | LOWS)
+    };
+    let mut at = 0;
+    while let Some(w) = b.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let m = commas(w);
+        if m != 0 {
+            return Some(at + (m.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let rest = b.len() - at;
+    if rest == 0 {
+        return None;
+    }
+    match b.last_chunk::<8>() {
+        // The last eight bytes, less the ones already searched: one more
+        // word rather than a byte loop over the tail.
+        Some(w) => {
+            let m = commas(w) & (u64::MAX << (8 * (8 - rest)));
+            (m != 0).then(|| b.len() - 8 + (m.trailing_zeros() / 8) as usize)
+        }
+        None => b.iter().position(|&c| c == b','),
+    }
 }
 
 /// Findings reported per list cell before the rest are only counted.
@@ -917,10 +985,16 @@ impl Plan {
         };
         for (k, raw_el) in comma_separated(inner).enumerate() {
             let el = shapes::trim(raw_el);
+            // `trim` returns a part of `raw_el`, so where it starts is where
+            // it lies in memory: no second, Unicode-aware `trim_start` pass.
+            // An empty element keeps the old reckoning (a blank `raw_el`
+            // trims to its start, and `trim_start` to its end).
             let el_start = if el.len() == raw_el.len() {
                 pos
-            } else {
+            } else if el.is_empty() {
                 pos + (raw_el.len() - raw_el.trim_start().len())
+            } else {
+                pos + (el.as_ptr() as usize - raw_el.as_ptr() as usize)
             };
             let el_end = el_start + el.len();
             pos += raw_el.len() + 1;
@@ -1103,8 +1177,16 @@ impl Plan {
     fn check_conditions(&self, rec: &Record, cells: &Cells<'_>, emit: &mut Emitter<'_>) {
         let t = self.table;
         let cname = |c: ColumnId| t.columns[c].name.as_str();
-        for (r, quick) in t.requires.iter().zip(&self.quick) {
-            if quick.met(cells.filled_cols) {
+        let filled = cells.filled_cols;
+        // Nearly every row meets every requirement: one pass over the masks
+        // alone, without walking the requirements beside them.
+        let requires = if self.quick.iter().all(|q| q.met(filled)) {
+            &t.requires[..0]
+        } else {
+            &t.requires[..]
+        };
+        for (r, quick) in requires.iter().zip(&self.quick) {
+            if quick.met(filled) {
                 continue;
             }
             // Most rows pass: decide first, and only format the reason
@@ -1345,6 +1427,40 @@ mod tests {
                 s.split(',').collect::<Vec<_>>(),
                 "{s:?}"
             );
+        }
+    }
+
+    #[test]
+    fn find_comma_agrees_with_position() {
+        let mut s = String::new();
+        for n in 0..40 {
+            for at in 0..=n {
+                s.clear();
+                for k in 0..n {
+                    s.push(if k == at {
+                        ','
+                    } else {
+                        (b'a' + (k % 26) as u8) as char
+                    });
+                }
+                let b = s.as_bytes();
+                assert_eq!(find_comma(b), b.iter().position(|&c| c == b','), "{s:?}");
+                for from in 0..=n {
+                    let b = &b[from..];
+                    assert_eq!(find_comma(b), b.iter().position(|&c| c == b','), "{s:?}");
+                }
+            }
+        }
+        for s in [
+            "é,ü",
+            "\u{2c}x",
+            ",,,,,,,,,",
+            "abcdefgh,",
+            "abcdefghi,j",
+            "\x2c\u{ac}\u{12c}",
+        ] {
+            let b = s.as_bytes();
+            assert_eq!(find_comma(b), b.iter().position(|&c| c == b','), "{s:?}");
         }
     }
 
