@@ -3,7 +3,8 @@
 # then runs the parse floor (examples/parse_floor.rs: the csv crate's
 # ByteRecord loop, single-threaded) and bdxlint at 1 thread and at every core,
 # in the same run, and prints MB/s, rows/s, peak RSS and the ratio to the
-# floor. Best of $RUNS runs (default 3). Needs GNU time (/usr/bin/time).
+# floor. Best of $RUNS runs each (default 3), taken in turns. Needs GNU time
+# (/usr/bin/time).
 #
 # Usage: benches/whole-program.sh [ROWS]   (default 1000000)
 set -euo pipefail
@@ -20,19 +21,19 @@ CORES=$(nproc)
 TIMES=$(mktemp)
 trap 'rm -f "$TIMES"' EXIT
 
-# One measurement: prints "seconds peak_kb" for the best (fastest) run.
-measure() {
-    local best="" best_kb=""
-    for _ in $(seq "$RUNS"); do
-        local out
-        /usr/bin/time -f "%e %M" -o "$TIMES" "$@" >/dev/null 2>&1 || true
-        out=$(tail -1 "$TIMES")
-        local s=${out% *} kb=${out#* }
-        if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN{exit !(a<b)}'; then
-            best=$s best_kb=$kb
-        fi
-    done
-    echo "$best $best_kb"
+# One timed run: prints "seconds peak_kb".
+run_once() {
+    /usr/bin/time -f "%e %M" -o "$TIMES" "$@" >/dev/null 2>&1 || true
+    tail -1 "$TIMES"
+}
+
+# Keeps the faster of "seconds kb" pairs $1 and $2.
+best_of() {
+    if [ -z "$1" ] || awk -v a="${2% *}" -v b="${1% *}" 'BEGIN{exit !(a<b)}'; then
+        echo "$2"
+    else
+        echo "$1"
+    fi
 }
 
 printf '%-13s %-22s %8s %8s %11s %9s %9s\n' format run seconds MB/s rows/s "RSS MiB" "vs floor"
@@ -40,7 +41,16 @@ for format in entitlements employees; do
     file="$DATA/$format-$ROWS.csv"
     [ -s "$file" ] || "$GEN" "$format" "$ROWS" > "$file"
     bytes=$(stat -c %s "$file")
-    read -r floor_s floor_kb < <(measure "$FLOOR" "$file")
+    # The three runs take turns, so that a slow spell of this shared machine
+    # (timings drift by a third within minutes) hits them alike and the
+    # ratios stay fair; each keeps its best.
+    floor="" one="" all=""
+    for _ in $(seq "$RUNS"); do
+        floor=$(best_of "$floor" "$(run_once "$FLOOR" "$file")")
+        one=$(best_of "$one" "$(run_once "$BIN" check --format "$format" --output-format json --threads 1 "$file")")
+        all=$(best_of "$all" "$(run_once "$BIN" check --format "$format" --output-format json --threads "$CORES" "$file")")
+    done
+    read -r floor_s floor_kb <<<"$floor"
     row() {
         local name=$1 s=$2 kb=$3
         awk -v f="$format" -v n="$name" -v s="$s" -v kb="$kb" -v b="$bytes" -v r="$ROWS" -v fl="$floor_s" \
@@ -48,9 +58,9 @@ for format in entitlements employees; do
                      printf "%-13s %-22s %8.2f %8.0f %11.0f %9.1f %8.2fx\n", f, n, s, b/1e6/s, r/s, kb/1024, fl/s }'
     }
     row "parse floor (1 thread)" "$floor_s" "$floor_kb"
-    read -r s kb < <(measure "$BIN" check --format "$format" --output-format json --threads 1 "$file")
+    read -r s kb <<<"$one"
     row "bdxlint --threads 1" "$s" "$kb"
-    read -r s kb < <(measure "$BIN" check --format "$format" --output-format json --threads "$CORES" "$file")
+    read -r s kb <<<"$all"
     row "bdxlint --threads $CORES" "$s" "$kb"
 done
 echo "(vs floor: the floor's time divided by this run's; >= 1.00x is at least as fast as the floor)"
