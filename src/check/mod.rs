@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 pub use cross::MAX_DISTINCT_ROWS;
 use cross::{CrossPlan, CrossState};
@@ -347,41 +347,40 @@ fn check_stream<R: Read>(
         data: first.data[scanner.position()..].to_vec(),
     };
     drop(first);
-    let mut fold_one = |fold: &mut Fold, c: &Chunk, r: ChunkResult, parallel: bool| {
-        let mut ready = Vec::new();
-        fold.add(r, c, &cross, &mut report, &mut ready, parallel);
-        for d in ready {
-            sink(d);
-        }
-    };
     if rayon::current_num_threads() <= 1 {
         // One thread: check and fold each chunk in turn, here.
         let mut next = Some(first_rest);
+        let mut ready = Vec::new();
         while let Some(c) = next {
             let r = check_chunk(&plan, &cross, &c, opts.snippets);
-            fold_one(&mut fold, &c, r, false);
+            fold.add(r, &c, &cross, &mut ready, false);
+            ready.drain(..).for_each(&mut *sink);
             chunks.recycle(c.data);
             next = chunks.next_chunk().map_err(io)?;
         }
     } else {
-        // A pipeline: this thread reads chunks (the boundary scan is
-        // sequential) and folds results in file order (so is the fold);
-        // the pool checks chunks as they come. A few chunks per worker are
-        // in flight, so memory stays bounded and no worker waits for
-        // reading. Results come back in any order and wait their turn.
+        // A pipeline. This thread reads chunks (the boundary scan is
+        // sequential) and writes findings out. The pool checks chunks as
+        // they come, and whichever worker has the chunk next in file order
+        // folds it (and any waiting behind it) into the cross-row state, so
+        // the fold stays sequential and in file order and the output is the
+        // same at any thread count. The fold used to run on this thread:
+        // on two cores it was a third busy thread holding ~40% of the work,
+        // and the scheduler gave it a third of the machine. A few chunks
+        // per worker are in flight, so memory stays bounded and no worker
+        // waits for reading.
         let in_flight = rayon::current_num_threads() * 2 + 2;
-        // The fold's own parallel steps would queue behind the chunk checks
-        // if this thread is not one of the pool's.
-        let parallel = rayon::current_thread_index().is_some();
-        let (tx, rx) = std::sync::mpsc::channel::<(u64, Chunk, std::thread::Result<ChunkResult>)>();
-        let (plan, cross) = (&plan, &cross);
+        let (tx, rx) = std::sync::mpsc::channel::<std::thread::Result<Folded>>();
+        let pipeline = Stage {
+            waiting: Mutex::new(std::collections::BTreeMap::new()),
+            fold: Mutex::new((fold, 0)),
+        };
+        let (plan, cross, stage) = (&plan, &cross, &pipeline);
         rayon::in_place_scope_fifo(|s| -> Result<(), Error> {
-            let mut waiting: std::collections::BTreeMap<u64, (Chunk, ChunkResult)> =
-                std::collections::BTreeMap::new();
-            let (mut sent, mut folded) = (0u64, 0u64);
+            let (mut sent, mut done) = (0u64, 0u64);
             let mut next = Some(first_rest);
             loop {
-                while sent - folded < in_flight as u64 {
+                while sent - done < in_flight as u64 {
                     let Some(c) = next.take() else { break };
                     let tx = tx.clone();
                     let snippets = opts.snippets;
@@ -389,39 +388,108 @@ fn check_stream<R: Read>(
                     s.spawn_fifo(move |_| {
                         // A panic (a bug) must reach this thread, which would
                         // otherwise wait for the result forever.
-                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            check_chunk(plan, cross, &c, snippets)
+                        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            let r = check_chunk(plan, cross, &c, snippets);
+                            stage.offer(n, c, r, cross, &tx);
                         }));
-                        // The receiver outlives the scope; a send fails only
-                        // if this file already failed, and then nobody cares.
-                        let _ = tx.send((n, c, r));
+                        if let Err(panic) = run {
+                            // The receiver outlives the scope; a send fails
+                            // only if this file already failed.
+                            let _ = tx.send(Err(panic));
+                        }
                     });
                     sent += 1;
                     next = chunks.next_chunk().map_err(io)?;
                 }
-                if folded == sent {
+                if done == sent {
                     return Ok(());
                 }
-                let (c, r) = loop {
-                    if let Some(done) = waiting.remove(&folded) {
-                        break done;
-                    }
-                    let (n, c, r) = receive(&rx);
-                    let r = r.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                    waiting.insert(n, (c, r));
-                };
-                fold_one(&mut fold, &c, r, parallel);
-                chunks.recycle(c.data);
-                folded += 1;
+                let folded = receive(&rx).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                folded.ready.into_iter().for_each(&mut *sink);
+                chunks.recycle(folded.data);
+                done += 1;
             }
         })?;
+        fold = pipeline
+            .fold
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+            .0;
     }
     if let Some(span) = chunks.too_long.take() {
         // The runaway record starts right after the last chunk checked.
         sink(runaway_record(span, fold.next_line, opts));
     }
+    report.records += fold.records;
     fold.finish(sink);
     Ok(report)
+}
+
+/// A folded chunk, as a worker hands it back to the reading thread: its
+/// buffer, for reuse, and its findings in order.
+struct Folded {
+    data: Vec<u8>,
+    ready: Vec<Diagnostic>,
+}
+
+/// The fold, shared by the pool's workers: checked chunks wait in
+/// `waiting` until the one before them is folded; `fold` holds the state
+/// and the number of the next chunk to fold.
+struct Stage {
+    waiting: Mutex<std::collections::BTreeMap<u64, (Chunk, ChunkResult)>>,
+    fold: Mutex<(Fold, u64)>,
+}
+
+/// A lock that a panicking holder poisoned is still taken: the panic itself
+/// reaches the reading thread and ends the check.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Stage {
+    /// Hands over checked chunk `n`, and folds it and every chunk waiting
+    /// behind it unless another worker is folding already (which then
+    /// folds this one too). Each folded chunk goes to `tx` in file order.
+    fn offer(
+        &self,
+        n: u64,
+        c: Chunk,
+        r: ChunkResult,
+        cross: &CrossPlan,
+        tx: &std::sync::mpsc::Sender<std::thread::Result<Folded>>,
+    ) {
+        lock(&self.waiting).insert(n, (c, r));
+        loop {
+            let mut guard = match self.fold.try_lock() {
+                Ok(g) => g,
+                Err(TryLockError::Poisoned(p)) => p.into_inner(),
+                Err(TryLockError::WouldBlock) => return,
+            };
+            let (fold, next) = &mut *guard;
+            loop {
+                let Some((c, r)) = lock(&self.waiting).remove(next) else {
+                    break;
+                };
+                let mut ready = Vec::new();
+                // Not `parallel`: a worker waiting in a join could take up
+                // a chunk check while it holds the fold.
+                fold.add(r, &c, cross, &mut ready, false);
+                *next += 1;
+                let _ = tx.send(Ok(Folded {
+                    data: c.data,
+                    ready,
+                }));
+            }
+            let next = *next;
+            drop(guard);
+            // A chunk may have come in after the last look and before the
+            // unlock, from a worker that found the fold busy and left it
+            // here: look again, or it would wait forever.
+            if !lock(&self.waiting).contains_key(&next) {
+                return;
+            }
+        }
+    }
 }
 
 /// The next result from the chunk checks. On a pool thread, waiting means
@@ -747,6 +815,8 @@ fn check_chunk(plan: &Plan, cross: &CrossPlan, chunk: &Chunk, snippets: bool) ->
 struct Fold {
     /// Line number of the next chunk's first line.
     next_line: u64,
+    /// Records folded so far.
+    records: u64,
     /// Once-per-file findings: (rule, message) -> the first one, held back
     /// until the end, and how many more were dropped.
     once: HashMap<(&'static str, String), (Diagnostic, u64)>,
@@ -771,6 +841,7 @@ impl Fold {
         Fold {
             size_hint,
             next_line,
+            records: 0,
             once: HashMap::new(),
             convention: header_ending.filter(|e| *e != LineEnding::Eof),
             mixed: false,
@@ -786,7 +857,6 @@ impl Fold {
         r: ChunkResult,
         chunk: &Chunk,
         plan: &CrossPlan,
-        report: &mut FileReport,
         ready: &mut Vec<Diagnostic>,
         parallel: bool,
     ) {
@@ -822,7 +892,7 @@ impl Fold {
             }
             out.push(d);
         }
-        report.records += r.records;
+        self.records += r.records;
         if !self.mixed {
             let lf = r.endings.first_lf.map(|(l, s)| (abs(l), s, LineEnding::Lf));
             let crlf = r
