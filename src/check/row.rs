@@ -469,38 +469,98 @@ fn list_is_clean(v: &str, values: Option<&[String]>, braces: Braces) -> bool {
         (Some(&f), Some(&l), Braces::Optional | Braces::Forbidden) if f != b'{' && l != b'}' => b,
         _ => return false,
     };
-    let mut seen: [&[u8]; CLEAN_LIST_MAX] = [&[]; CLEAN_LIST_MAX];
+    let Some(mut commas) = comma_bits(inner) else {
+        return false;
+    };
+    // Where the elements seen so far lie in `inner` (which `comma_bits`
+    // keeps under 256 bytes): zeroing sixteen bytes is one store, where
+    // eight slices took sixteen.
+    let mut seen = [(0u8, 0u8); CLEAN_LIST_MAX];
     let mut n = 0;
-    let mut rest = inner;
+    let mut start = 0;
     loop {
-        let (raw, more) = match find_comma(rest) {
-            Some(at) => (&rest[..at], Some(&rest[at + 1..])),
-            None => (rest, None),
+        let end = if commas == 0 {
+            inner.len()
+        } else {
+            commas.trailing_zeros() as usize
         };
-        // Trimmed to visible ASCII ends, the element is what `shapes::trim`
-        // makes of it; anything else (NBSP, blanks) is left to the full check.
-        let el = raw.trim_ascii();
-        match (el.first(), el.last()) {
-            (Some(&f), Some(&l)) if shapes::visible_ascii(f) && shapes::visible_ascii(l) => {}
-            _ => return false,
-        }
-        if n == CLEAN_LIST_MAX || seen[..n].contains(&el) {
+        let Some(raw) = inner.get(start..end) else {
             return false;
+        };
+        // Spaces are the usual padding; with them gone and visible ASCII at
+        // both ends, the element is what `shapes::trim` makes of it.
+        // Anything else (tabs, NBSP, blanks) is left to the full check.
+        let mut from = start;
+        let mut el = raw;
+        while let [b' ', rest @ ..] = el {
+            el = rest;
+            from += 1;
+        }
+        while let [rest @ .., b' '] = el {
+            el = rest;
+        }
+        let (Some(&first), Some(&last)) = (el.first(), el.last()) else {
+            return false;
+        };
+        if !shapes::visible_ascii(first) || !shapes::visible_ascii(last) || n == CLEAN_LIST_MAX {
+            return false;
+        }
+        for &(s, e) in &seen[..n] {
+            if inner.get(usize::from(s)..usize::from(e)) == Some(el) {
+                return false;
+            }
         }
         if values.is_some_and(|values| !values.iter().any(|x| x.as_bytes() == el)) {
             return false;
         }
-        seen[n] = el;
+        // In range: `inner` is under 256 bytes.
+        seen[n] = (from as u8, (from + el.len()) as u8);
         n += 1;
-        match more {
-            Some(r) => rest = r,
-            None => return true,
+        if commas == 0 {
+            return true;
         }
+        commas &= commas - 1;
+        start = end + 1;
     }
 }
 
-/// Most elements [`list_is_clean`] compares pairwise; longer lists take the
-/// full check.
+/// Bit `k` set where `b[k]` is a comma, for `b` of at most 64 bytes: a
+/// list cell splits in a few word operations rather than a byte loop.
+#[inline]
+fn comma_bits(b: &[u8]) -> Option<u64> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // One bit per byte: the high bit of each comma byte (as in
+    // `find_comma`), gathered into the low eight bits by a multiply
+    // whose partial products do not overlap.
+    let bits = |w: &[u8; 8]| {
+        let t = u64::from_le_bytes(*w) ^ (ONES * u64::from(b','));
+        let high = !(((t & LOWS).wrapping_add(LOWS)) | t | LOWS);
+        (high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    };
+    if b.len() > 64 {
+        return None;
+    }
+    let Some(last) = b.last_chunk::<8>() else {
+        return Some(
+            b.iter()
+                .enumerate()
+                .fold(0, |m, (k, &c)| m | u64::from(c == b',') << k),
+        );
+    };
+    let mut m = 0;
+    for (k, w) in b.chunks_exact(8).enumerate() {
+        if let Some(w) = w.first_chunk::<8>() {
+            m |= bits(w) << (8 * k);
+        }
+    }
+    // The last eight bytes again, overlapping the whole words: the bytes
+    // seen twice give the same bits.
+    Some(m | bits(last) << (b.len() - 8))
+}
+
+/// Most elements [`list_is_clean`] compares pairwise; longer lists (and
+/// cells over 64 bytes) take the full check.
 const CLEAN_LIST_MAX: usize = 8;
 
 /// Findings reported per list cell before the rest are only counted.
@@ -1480,6 +1540,30 @@ mod tests {
                 s.split(',').collect::<Vec<_>>(),
                 "{s:?}"
             );
+        }
+    }
+
+    #[test]
+    fn comma_bits_mark_the_commas() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..=70 {
+            for _ in 0..200 {
+                let b: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        [b',', b'a', b' ', 0xac, 0x2d, 0xff][(seed % 6) as usize]
+                    })
+                    .collect();
+                let want = (len <= 64).then(|| {
+                    b.iter()
+                        .enumerate()
+                        .filter(|(_, &c)| c == b',')
+                        .fold(0u64, |m, (k, _)| m | 1 << k)
+                });
+                assert_eq!(comma_bits(&b), want, "{b:?}");
+            }
         }
     }
 
