@@ -454,6 +454,115 @@ fn find_comma(b: &[u8]) -> Option<usize> {
     }
 }
 
+/// Whether list cell `v` certainly draws no finding from
+/// [`Plan::check_list`]: braces as `braces` allows, at most
+/// [`CLEAN_LIST_MAX`] elements, each non-empty, distinct and (with
+/// `values`) allowed. `false` means unsure, not bad: the full check decides,
+/// so this only has to be right when it says `true`.
+#[inline]
+fn list_is_clean(v: &str, values: Option<&[String]>, braces: Braces) -> bool {
+    let b = v.as_bytes();
+    let inner = match (b.first(), b.last(), braces) {
+        (Some(b'{'), Some(b'}'), Braces::Required | Braces::Optional) if b.len() >= 2 => {
+            &b[1..b.len() - 1]
+        }
+        (Some(&f), Some(&l), Braces::Optional | Braces::Forbidden) if f != b'{' && l != b'}' => b,
+        _ => return false,
+    };
+    let Some(mut commas) = comma_bits(inner) else {
+        return false;
+    };
+    // Where the elements seen so far lie in `inner` (which `comma_bits`
+    // keeps under 256 bytes): zeroing sixteen bytes is one store, where
+    // eight slices took sixteen.
+    let mut seen = [(0u8, 0u8); CLEAN_LIST_MAX];
+    let mut n = 0;
+    let mut start = 0;
+    loop {
+        let end = if commas == 0 {
+            inner.len()
+        } else {
+            commas.trailing_zeros() as usize
+        };
+        let Some(raw) = inner.get(start..end) else {
+            return false;
+        };
+        // Spaces are the usual padding; with them gone and visible ASCII at
+        // both ends, the element is what `shapes::trim` makes of it.
+        // Anything else (tabs, NBSP, blanks) is left to the full check.
+        let mut from = start;
+        let mut el = raw;
+        while let [b' ', rest @ ..] = el {
+            el = rest;
+            from += 1;
+        }
+        while let [rest @ .., b' '] = el {
+            el = rest;
+        }
+        let (Some(&first), Some(&last)) = (el.first(), el.last()) else {
+            return false;
+        };
+        if !shapes::visible_ascii(first) || !shapes::visible_ascii(last) || n == CLEAN_LIST_MAX {
+            return false;
+        }
+        for &(s, e) in &seen[..n] {
+            if inner.get(usize::from(s)..usize::from(e)) == Some(el) {
+                return false;
+            }
+        }
+        if values.is_some_and(|values| !values.iter().any(|x| x.as_bytes() == el)) {
+            return false;
+        }
+        // In range: `inner` is under 256 bytes.
+        seen[n] = (from as u8, (from + el.len()) as u8);
+        n += 1;
+        if commas == 0 {
+            return true;
+        }
+        commas &= commas - 1;
+        start = end + 1;
+    }
+}
+
+/// Bit `k` set where `b[k]` is a comma, for `b` of at most 64 bytes: a
+/// list cell splits in a few word operations rather than a byte loop.
+#[inline]
+fn comma_bits(b: &[u8]) -> Option<u64> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // One bit per byte: the high bit of each comma byte (as in
+    // `find_comma`), gathered into the low eight bits by a multiply
+    // whose partial products do not overlap.
+    let bits = |w: &[u8; 8]| {
+        let t = u64::from_le_bytes(*w) ^ (ONES * u64::from(b','));
+        let high = !(((t & LOWS).wrapping_add(LOWS)) | t | LOWS);
+        (high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+    };
+    if b.len() > 64 {
+        return None;
+    }
+    let Some(last) = b.last_chunk::<8>() else {
+        return Some(
+            b.iter()
+                .enumerate()
+                .fold(0, |m, (k, &c)| m | u64::from(c == b',') << k),
+        );
+    };
+    let mut m = 0;
+    for (k, w) in b.chunks_exact(8).enumerate() {
+        if let Some(w) = w.first_chunk::<8>() {
+            m |= bits(w) << (8 * k);
+        }
+    }
+    // The last eight bytes again, overlapping the whole words: the bytes
+    // seen twice give the same bits.
+    Some(m | bits(last) << (b.len() - 8))
+}
+
+/// Most elements [`list_is_clean`] compares pairwise; longer lists (and
+/// cells over 64 bytes) take the full check.
+const CLEAN_LIST_MAX: usize = 8;
+
 /// Findings reported per list cell before the rest are only counted.
 const MAX_LIST_FINDINGS: usize = 10;
 
@@ -843,7 +952,11 @@ impl Plan {
                 }
             }
             Shape::List { values, braces } => {
-                self.check_list(data, f, i, col, v, lead, values.as_deref(), *braces, emit);
+                // Nearly every list cell is clean, and `check_list` costs
+                // ~60 instructions of set-up before it looks at a byte.
+                if !list_is_clean(v, values.as_deref(), *braces) {
+                    self.check_list(data, f, i, col, v, lead, values.as_deref(), *braces, emit);
+                }
             }
             Shape::IntegrationRef => {
                 if let Some(why) = shapes::integration_ref_problem(v) {
@@ -1431,6 +1544,30 @@ mod tests {
     }
 
     #[test]
+    fn comma_bits_mark_the_commas() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for len in 0..=70 {
+            for _ in 0..200 {
+                let b: Vec<u8> = (0..len)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        [b',', b'a', b' ', 0xac, 0x2d, 0xff][(seed % 6) as usize]
+                    })
+                    .collect();
+                let want = (len <= 64).then(|| {
+                    b.iter()
+                        .enumerate()
+                        .filter(|(_, &c)| c == b',')
+                        .fold(0u64, |m, (k, _)| m | 1 << k)
+                });
+                assert_eq!(comma_bits(&b), want, "{b:?}");
+            }
+        }
+    }
+
+    #[test]
     fn find_comma_agrees_with_position() {
         let mut s = String::new();
         for n in 0..40 {
@@ -1509,5 +1646,89 @@ mod tests {
         let value = req(Condition::In(0, vec!["x".into()]), vec![1], vec![]);
         assert!(!Quick::compile(&value, false).met(0));
         assert!(Quick::compile(&value, true).met(0));
+    }
+
+    #[test]
+    fn clean_lists_draw_no_finding() {
+        // The full check on one unquoted cell of `Platform Roles`, with the
+        // values and braces of each case passed in.
+        let table = crate::schema::table("employees")
+            .expect("rules/ parses")
+            .expect("employees is a format");
+        let head = b"Platform Roles";
+        let span = |len| FieldSpan {
+            start: 0,
+            end: len,
+            line: 1,
+            line_start: 0,
+            quoted: false,
+            escapes: false,
+        };
+        let rec = Record {
+            end: head.len(),
+            line: 1,
+            fields: vec![span(head.len())],
+            ..Record::default()
+        };
+        let header = Header {
+            names: vec!["Platform Roles".into()],
+        };
+        let plan = Plan::new(table, &header, head, &rec, &mut Emitter::new(head, false));
+        let col = &table.columns[plan.map.field_col[0].expect("the header's one column is known")];
+        let findings = |v: &str, values: Option<&[String]>, braces: Braces| {
+            let mut emit = Emitter::new(v.as_bytes(), false);
+            plan.check_list(
+                v.as_bytes(),
+                &span(v.len()),
+                0,
+                col,
+                v,
+                0,
+                values,
+                braces,
+                &mut emit,
+            );
+            emit.diags.len()
+        };
+        let pieces = [
+            "a", "b", "ab", "a", ",", ",", ",", " ", " ", "\u{a0}", "{", "}", "\t", "\x0b", "é",
+            "b ", "{a", "b}",
+        ];
+        let lists: [Option<Vec<String>>; 3] = [
+            None,
+            Some(vec!["a".into(), "b".into(), "ab".into()]),
+            Some(vec!["a".into(), "é".into()]),
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut clean = 0;
+        for k in 0..60_000 {
+            let v: String = (0..next() % 24)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                .collect();
+            // Many cells wrapped in braces, so that both brace cases are common.
+            let v = if k % 3 == 0 { format!("{{{v}}}") } else { v };
+            for values in &lists {
+                for braces in [Braces::Required, Braces::Optional, Braces::Forbidden] {
+                    if list_is_clean(&v, values.as_deref(), braces) {
+                        assert_eq!(
+                            findings(&v, values.as_deref(), braces),
+                            0,
+                            "{v:?} {values:?} {braces:?}"
+                        );
+                        clean += 1;
+                    }
+                }
+            }
+        }
+        assert!(clean > 5_000, "only {clean} clean cells were tried");
+        for v in ["a", "a, b", "{a,b}", " ab ,a ", "a,b,ab,c,d,e,f,g"] {
+            assert!(list_is_clean(v, None, Braces::Optional), "{v:?}");
+        }
     }
 }

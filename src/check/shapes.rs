@@ -342,7 +342,7 @@ pub fn is_filled(s: &str) -> bool {
 }
 
 #[inline]
-fn visible_ascii(b: u8) -> bool {
+pub(crate) fn visible_ascii(b: u8) -> bool {
     b > b' ' && b < 0x7f
 }
 
