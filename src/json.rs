@@ -166,6 +166,20 @@ impl<'t> Doc<'t> {
         Some(decoded(&self.text[span], n.plain_key, self.doubled))
     }
 
+    /// Where the key of member `id` sits in [`Doc::text`], quotes left
+    /// out, when those bytes are its decoding (no `\` escapes). A schema
+    /// matches keys on this without building a `Cow` per member, and may
+    /// read the text just past a short key.
+    #[inline]
+    pub fn plain_key_span(&self, id: NodeId) -> Option<Range<usize>> {
+        let n = &self.nodes[id];
+        if n.key_start == NO_KEY || !n.plain_key {
+            return None;
+        }
+        let q = if self.doubled { 2 } else { 1 };
+        Some(n.key_start as usize + q..n.key_end as usize - q)
+    }
+
     /// The decoded value of a string node.
     #[inline]
     pub fn str(&self, id: NodeId) -> Option<Cow<'t, str>> {
@@ -724,6 +738,12 @@ mod tests {
         let doc = parse(r#"{"k\u0065y": "v\u0061l", "plain": "x"}"#).expect("valid");
         let kids: Vec<_> = doc.children(doc.root()).collect();
         assert_eq!(doc.key(kids[0]).as_deref(), Some("key"));
+        assert_eq!(doc.plain_key_span(kids[0]), None);
+        assert_eq!(
+            doc.plain_key_span(kids[1]).map(|r| &doc.text[r]),
+            Some("plain")
+        );
+        assert_eq!(doc.plain_key_span(doc.root()), None);
         assert_eq!(doc.str(kids[0]).as_deref(), Some("val"));
         assert_eq!(doc.key(kids[1]).as_deref(), Some("plain"));
         assert_eq!(doc.str(kids[1]).as_deref(), Some("x"));
@@ -811,6 +831,12 @@ mod tests {
                             "{text}"
                         );
                         assert_eq!(a.key(id), b.key(id), "{text}");
+                        for doc in [&a, &b] {
+                            let plain = doc.plain_key_span(id).map(|r| &doc.text[r]);
+                            if plain.is_some() {
+                                assert_eq!(plain, doc.key(id).as_deref(), "{text}");
+                            }
+                        }
                         assert_eq!(a.str(id), b.str(id), "{text}");
                         assert_eq!(a.number(id), b.number(id), "{text}");
                     }

@@ -187,9 +187,15 @@ fn walk(
             // The spec's keys (the first 64) this object has, so that
             // required keys need no second pass over its members.
             let mut seen = 0u64;
+            let text = doc.text().as_bytes();
             for child in doc.children(id) {
-                let key = doc.key(child).unwrap_or_default();
-                match spec.keys.iter().position(|(k, _)| *k == key) {
+                // A plain key is matched on its bytes in the text, with no
+                // `Cow` made for it.
+                let at = match doc.plain_key_span(child) {
+                    Some(key) => spec.key_at(text, key),
+                    None => spec.key_named(&doc.key(child).unwrap_or_default()),
+                };
+                match at {
                     Some(at) => {
                         seen |= 1u64.checked_shl(at as u32).unwrap_or(0);
                         let sub = &spec.keys[at].1;
@@ -203,6 +209,7 @@ fn walk(
                         path.pop();
                     }
                     None if spec.unknown == Unknown::Warn => {
+                        let key = doc.key(child).unwrap_or_default();
                         let known: Vec<String> = spec.keys.iter().map(|(k, _)| k.clone()).collect();
                         let help = match shapes::suggest(&key, &known) {
                             Some(near) => format!("did you mean `{near}`?"),
@@ -224,6 +231,10 @@ fn walk(
                     }
                     None => {}
                 }
+            }
+            // Most objects have every required key, or none is required.
+            if seen & spec.required_keys == spec.required_keys && spec.keys.len() <= 64 {
+                return;
             }
             for (at, (k, sub)) in spec.keys.iter().enumerate() {
                 if !sub.required {
