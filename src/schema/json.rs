@@ -4,6 +4,7 @@
 //! grammar with `[[json]]`. The checks live in `check::grammar` and
 //! `check::filter`.
 
+use crate::json::Kind;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
@@ -80,6 +81,9 @@ pub struct Spec {
     by_len: Vec<(usize, usize)>,
     /// The required keys among the first 64, as bits of their indexes.
     pub required_keys: u64,
+    /// The kinds of value that meet this spec whatever they hold, as bits
+    /// of `Kind as u8`: see [`Spec::accepts_as_is`].
+    as_is: u8,
 }
 
 /// A key's length and its first 16 bytes as two little-endian words, zero
@@ -96,11 +100,8 @@ impl KeyWords {
     /// short key is then read with one 8-byte load and a mask.
     #[inline]
     fn of(text: &[u8], key: &Range<usize>) -> KeyWords {
-        let word = |from: usize| -> u64 {
-            let n = key.end.saturating_sub(from).min(8);
-            if n == 0 {
-                return 0;
-            }
+        // The `n` bytes (1 to 8) from `from`.
+        let word = |from: usize, n: usize| -> u64 {
             let w = match text.get(from..).and_then(<[u8]>::first_chunk::<8>) {
                 Some(w) => u64::from_le_bytes(*w),
                 None => text
@@ -116,9 +117,20 @@ impl KeyWords {
                 w & ((1 << (8 * n)) - 1)
             }
         };
+        let len = key.len();
+        let first = if len == 0 {
+            0
+        } else {
+            word(key.start, len.min(8))
+        };
+        let second = if len <= 8 {
+            0
+        } else {
+            word(key.start + 8, (len - 8).min(8))
+        };
         KeyWords {
-            len: key.len(),
-            head: [word(key.start), word(key.start + 8)],
+            len,
+            head: [first, second],
         }
     }
 }
@@ -139,6 +151,15 @@ impl Spec {
             };
             (k == w && (key.len() <= 16 || long())).then_some(at)
         })
+    }
+
+    /// Whether a value of kind `kind` meets this spec whatever it holds:
+    /// a scalar of the right type with no allowed values or shape to
+    /// check. Most object members are such leaves; one bit test settles
+    /// them.
+    #[inline]
+    pub fn accepts_as_is(&self, kind: Kind) -> bool {
+        self.as_is & 1 << kind as u8 != 0
     }
 
     /// Which of `keys` is `key`.
@@ -287,8 +308,40 @@ fn compile(
         .enumerate()
         .filter(|(_, (_, sub))| sub.required)
         .fold(0, |bits, (at, _)| bits | 1 << at);
+    let fits = |kind: Kind| {
+        matches!(
+            (ty, kind),
+            (JsonType::Any, _)
+                | (JsonType::String, Kind::String)
+                | (JsonType::Number, Kind::Number)
+                | (JsonType::Boolean, Kind::Bool)
+                | (JsonType::Object, Kind::Object)
+                | (JsonType::Array, Kind::Array)
+                | (JsonType::Null, Kind::Null)
+        )
+    };
+    let as_is = [
+        Kind::Null,
+        Kind::Bool,
+        Kind::Number,
+        Kind::String,
+        Kind::Array,
+        Kind::Object,
+    ]
+    .into_iter()
+    .filter(|&kind| {
+        fits(kind)
+            && match kind {
+                Kind::Object => ty != JsonType::Object,
+                Kind::Array => raw.items.is_none(),
+                Kind::String => raw.values.is_none() && raw.shape.is_none(),
+                Kind::Null | Kind::Bool | Kind::Number => true,
+            }
+    })
+    .fold(0, |bits, kind| bits | 1 << kind as u8);
     Ok(Spec {
         ty,
+        as_is,
         words,
         by_len,
         required_keys,
