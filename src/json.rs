@@ -386,21 +386,25 @@ fn scan_string<const Q: usize>(b: &[u8], i: usize) -> Result<(usize, bool), (usi
         return Err((i, StringError::LoneQuote));
     }
     let mut j = i + Q;
-    while let Some(w) = b.get(j..).and_then(<[u8]>::first_chunk::<8>) {
+    loop {
+        let Some(w) = b.get(j..).and_then(<[u8]>::first_chunk::<8>) else {
+            // The text's last bytes, too few for a read of 8: the last
+            // value of a cell often ends there. Only there: a stop found
+            // by the 8-byte read needs no second look.
+            while b
+                .get(j)
+                .is_some_and(|&c| c >= 0x20 && c != b'"' && c != b'\\')
+            {
+                j += 1;
+            }
+            break;
+        };
         let stops = string_stops(u64::from_le_bytes(*w));
         if stops != 0 {
             j += (stops.trailing_zeros() / 8) as usize;
             break;
         }
         j += 8;
-    }
-    // The text's last bytes, too few for a read of 8: the last value of a
-    // cell often ends there.
-    while b
-        .get(j)
-        .is_some_and(|&c| c >= 0x20 && c != b'"' && c != b'\\')
-    {
-        j += 1;
     }
     if b.get(j) == Some(&b'"') && (Q == 1 || b.get(j + 1) == Some(&b'"')) {
         return Ok((j + Q, true));
