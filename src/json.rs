@@ -166,6 +166,20 @@ impl<'t> Doc<'t> {
         Some(decoded(&self.text[span], n.plain_key, self.doubled))
     }
 
+    /// Where the key of member `id` sits in [`Doc::text`], quotes left
+    /// out, when those bytes are its decoding (no `\` escapes). A schema
+    /// matches keys on this without building a `Cow` per member, and may
+    /// read the text just past a short key.
+    #[inline]
+    pub fn plain_key_span(&self, id: NodeId) -> Option<Range<usize>> {
+        let n = &self.nodes[id];
+        if n.key_start == NO_KEY || !n.plain_key {
+            return None;
+        }
+        let q = if self.doubled { 2 } else { 1 };
+        Some(n.key_start as usize + q..n.key_end as usize - q)
+    }
+
     /// The decoded value of a string node.
     #[inline]
     pub fn str(&self, id: NodeId) -> Option<Cow<'t, str>> {
@@ -361,12 +375,51 @@ fn string_error((at, e): (usize, StringError), what: &str) -> SyntaxError {
 /// Scans a string starting at the quote at `i`; returns the index past the
 /// closing quote and whether the string has no `\` escapes. `Q` is how
 /// many bytes a quote takes: 1, or 2 in a doubled text.
-#[inline]
+///
+/// Nearly every key and value is short and closes at its first stop byte.
+/// That path is inlined into the parser: out of line, the call's prologue
+/// and the result written through memory cost as much as the scan. Any
+/// other stop goes on in [`scan_string_rest`], from the same byte.
+#[inline(always)]
 fn scan_string<const Q: usize>(b: &[u8], i: usize) -> Result<(usize, bool), (usize, StringError)> {
     if Q == 2 && b.get(i + 1) != Some(&b'"') {
         return Err((i, StringError::LoneQuote));
     }
     let mut j = i + Q;
+    loop {
+        let Some(w) = b.get(j..).and_then(<[u8]>::first_chunk::<8>) else {
+            // The text's last bytes, too few for a read of 8: the last
+            // value of a cell often ends there. Only there: a stop found
+            // by the 8-byte read needs no second look.
+            while b
+                .get(j)
+                .is_some_and(|&c| c >= 0x20 && c != b'"' && c != b'\\')
+            {
+                j += 1;
+            }
+            break;
+        };
+        let stops = string_stops(u64::from_le_bytes(*w));
+        if stops != 0 {
+            j += (stops.trailing_zeros() / 8) as usize;
+            break;
+        }
+        j += 8;
+    }
+    if b.get(j) == Some(&b'"') && (Q == 1 || b.get(j + 1) == Some(&b'"')) {
+        return Ok((j + Q, true));
+    }
+    scan_string_rest::<Q>(b, i, j)
+}
+
+/// The rest of [`scan_string`] for the string opened at `i`, from `j`,
+/// with no escape seen before `j`: escapes and errors.
+#[inline(never)]
+fn scan_string_rest<const Q: usize>(
+    b: &[u8],
+    i: usize,
+    mut j: usize,
+) -> Result<(usize, bool), (usize, StringError)> {
     let mut plain = true;
     loop {
         // Most bytes of a string are ordinary: skip them 8 at a time.
@@ -640,6 +693,7 @@ impl Open {
 
 /// Parses `"key" :` at `*i`, leaving `*i` after the colon.
 /// Returns the key's span and whether it has no `\` escapes.
+#[inline(always)]
 fn parse_key<const Q: usize>(b: &[u8], i: &mut usize) -> Result<(u32, u32, bool), SyntaxError> {
     let at = skip_ws(b, *i);
     match b.get(at) {
@@ -688,6 +742,12 @@ mod tests {
         let doc = parse(r#"{"k\u0065y": "v\u0061l", "plain": "x"}"#).expect("valid");
         let kids: Vec<_> = doc.children(doc.root()).collect();
         assert_eq!(doc.key(kids[0]).as_deref(), Some("key"));
+        assert_eq!(doc.plain_key_span(kids[0]), None);
+        assert_eq!(
+            doc.plain_key_span(kids[1]).map(|r| &doc.text[r]),
+            Some("plain")
+        );
+        assert_eq!(doc.plain_key_span(doc.root()), None);
         assert_eq!(doc.str(kids[0]).as_deref(), Some("val"));
         assert_eq!(doc.key(kids[1]).as_deref(), Some("plain"));
         assert_eq!(doc.str(kids[1]).as_deref(), Some("x"));
@@ -775,6 +835,12 @@ mod tests {
                             "{text}"
                         );
                         assert_eq!(a.key(id), b.key(id), "{text}");
+                        for doc in [&a, &b] {
+                            let plain = doc.plain_key_span(id).map(|r| &doc.text[r]);
+                            if plain.is_some() {
+                                assert_eq!(plain, doc.key(id).as_deref(), "{text}");
+                            }
+                        }
                         assert_eq!(a.str(id), b.str(id), "{text}");
                         assert_eq!(a.number(id), b.number(id), "{text}");
                     }
@@ -821,6 +887,56 @@ mod tests {
             let text = format!("\"{}\"", c.repeat(9));
             assert_eq!(scan_string::<1>(text.as_bytes(), 0), Ok((text.len(), true)));
         }
+    }
+
+    #[test]
+    fn the_inlined_string_path_agrees_with_the_general_scan() {
+        // The general scan from the opening quote is the plain statement;
+        // the inlined path must give its answer for every string, however
+        // it ends, wherever it sits against the 8-byte reads, and wherever
+        // the text ends.
+        fn general<const Q: usize>(b: &[u8]) -> Result<(usize, bool), (usize, StringError)> {
+            if Q == 2 && b.get(1) != Some(&b'"') {
+                return Err((0, StringError::LoneQuote));
+            }
+            scan_string_rest::<Q>(b, 0, Q)
+        }
+        let alphabet = [b'a', b'"', b'\\', 0x01, b'n', 0xC3];
+        let mut bodies: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut last = bodies.clone();
+        for _ in 0..5 {
+            last = last
+                .iter()
+                .flat_map(|s| {
+                    alphabet.iter().map(move |&c| {
+                        let mut t = s.clone();
+                        t.push(c);
+                        t
+                    })
+                })
+                .collect();
+            bodies.extend(last.iter().cloned());
+        }
+        let mut checked = 0;
+        for body in &bodies {
+            for pad in [0, 1, 6, 7, 8, 9] {
+                let mut s = vec![b'"'];
+                s.extend(std::iter::repeat_n(b'a', pad));
+                s.extend(body);
+                assert_eq!(scan_string::<1>(&s, 0), general::<1>(&s), "{s:?}");
+                let mut d = Vec::new();
+                for &c in &s {
+                    d.push(c);
+                    if c == b'"' {
+                        d.push(c);
+                    }
+                }
+                assert_eq!(scan_string::<2>(&d, 0), general::<2>(&d), "{d:?}");
+                assert_eq!(scan_string::<2>(&s, 0), general::<2>(&s), "{s:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 50_000, "{checked}");
     }
 
     #[test]

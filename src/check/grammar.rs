@@ -132,7 +132,10 @@ fn fits(t: JsonType, k: Kind) -> bool {
 }
 
 /// Whether a value of kind `kind` meets `spec` whatever it holds: a
-/// scalar of the right type with no allowed values or shape to check.
+/// scalar of the right type with no allowed values or shape to check. The
+/// walk asks [`Spec::accepts_as_is`], a bit mask made from the same rule;
+/// this is the rule as stated, which the tests hold the mask to.
+#[cfg(test)]
 fn accepts_as_is(spec: &Spec, kind: Kind) -> bool {
     fits(spec.ty, kind)
         && match kind {
@@ -160,42 +163,32 @@ fn walk(
     out: &mut Findings,
 ) {
     let kind = doc.kind(id);
-    let span = doc.node(id).span();
     if !fits(spec.ty, kind) {
-        let quoted_bool = spec.ty == JsonType::Boolean
-            && doc.str(id).is_some_and(|s| s == "true" || s == "false");
-        let help = if quoted_bool {
-            "write the boolean without quotes: true or false".to_owned()
-        } else {
-            format!("write {} here", type_name(spec.ty))
-        };
-        out.push(
-            &rules::JSON_TYPE_MISMATCH,
-            span,
-            format!(
-                "{} must be {}, not {}",
-                place(doc, column, path),
-                type_name(spec.ty),
-                kind.name()
-            ),
-            Some(help),
-        );
+        type_mismatch(doc, id, spec, column, path, out);
         return;
     }
+    // The findings are made out of line (`#[cold]`), so that the loop over
+    // members, which nearly always finds nothing, keeps its registers.
     match kind {
         Kind::Object if spec.ty == JsonType::Object => {
             // The spec's keys (the first 64) this object has, so that
             // required keys need no second pass over its members.
             let mut seen = 0u64;
+            let text = doc.text().as_bytes();
             for child in doc.children(id) {
-                let key = doc.key(child).unwrap_or_default();
-                match spec.keys.iter().position(|(k, _)| *k == key) {
+                // A plain key is matched on its bytes in the text, with no
+                // `Cow` made for it.
+                let at = match doc.plain_key_span(child) {
+                    Some(key) => spec.key_at(text, key),
+                    None => spec.key_named(&doc.key(child).unwrap_or_default()),
+                };
+                match at {
                     Some(at) => {
                         seen |= 1u64.checked_shl(at as u32).unwrap_or(0);
                         let sub = &spec.keys[at].1;
                         // Most members are leaves of the right type that
                         // nothing more is asked of: no walk, no path step.
-                        if accepts_as_is(sub, doc.kind(child)) {
+                        if sub.accepts_as_is(doc.kind(child)) {
                             continue;
                         }
                         path.push(Step::Key(child));
@@ -203,44 +196,14 @@ fn walk(
                         path.pop();
                     }
                     None if spec.unknown == Unknown::Warn => {
-                        let known: Vec<String> = spec.keys.iter().map(|(k, _)| k.clone()).collect();
-                        let help = match shapes::suggest(&key, &known) {
-                            Some(near) => format!("did you mean `{near}`?"),
-                            None => format!(
-                                "known keys: {}",
-                                known
-                                    .iter()
-                                    .map(|k| format!("`{k}`"))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        };
-                        out.push(
-                            &rules::JSON_UNKNOWN_KEY,
-                            doc.node(child).key_span().unwrap_or(span.clone()),
-                            format!("{} has an unknown key `{key}`", place(doc, column, path)),
-                            Some(help),
-                        );
+                        unknown_key(doc, id, child, spec, column, path, out);
                     }
                     None => {}
                 }
             }
-            for (at, (k, sub)) in spec.keys.iter().enumerate() {
-                if !sub.required {
-                    continue;
-                }
-                let present = match 1u64.checked_shl(at as u32) {
-                    Some(bit) => seen & bit != 0,
-                    None => doc.get(id, k).is_some(),
-                };
-                if !present {
-                    out.push(
-                        &rules::JSON_MISSING_KEY,
-                        span.clone(),
-                        format!("{} has no `{k}`", place(doc, column, path)),
-                        Some(format!("add `\"{k}\": ...` ({})", type_name(sub.ty))),
-                    );
-                }
+            // Most objects have every required key, or none is required.
+            if seen & spec.required_keys != spec.required_keys || spec.keys.len() > 64 {
+                missing_keys(doc, id, spec, seen, column, path, out);
             }
         }
         Kind::Array => {
@@ -253,6 +216,7 @@ fn walk(
             }
         }
         Kind::String if spec.values.is_some() || spec.shape.is_some() => {
+            let span = doc.node(id).span();
             let Some(text) = doc.str(id) else { return };
             if let Some(values) = &spec.values {
                 if !values.iter().any(|v| *v == text) {
@@ -294,6 +258,105 @@ fn walk(
             }
         }
         _ => {}
+    }
+}
+
+/// The finding for value `id`, whose kind `spec` does not take.
+#[cold]
+#[inline(never)]
+fn type_mismatch(
+    doc: &Doc<'_>,
+    id: NodeId,
+    spec: &Spec,
+    column: &str,
+    path: &[Step],
+    out: &mut Findings,
+) {
+    let kind = doc.kind(id);
+    let quoted_bool =
+        spec.ty == JsonType::Boolean && doc.str(id).is_some_and(|s| s == "true" || s == "false");
+    let help = if quoted_bool {
+        "write the boolean without quotes: true or false".to_owned()
+    } else {
+        format!("write {} here", type_name(spec.ty))
+    };
+    out.push(
+        &rules::JSON_TYPE_MISMATCH,
+        doc.node(id).span(),
+        format!(
+            "{} must be {}, not {}",
+            place(doc, column, path),
+            type_name(spec.ty),
+            kind.name()
+        ),
+        Some(help),
+    );
+}
+
+/// The finding for member `child` of object `id`, whose key `spec` does
+/// not list.
+#[cold]
+#[inline(never)]
+fn unknown_key(
+    doc: &Doc<'_>,
+    id: NodeId,
+    child: NodeId,
+    spec: &Spec,
+    column: &str,
+    path: &[Step],
+    out: &mut Findings,
+) {
+    let key = doc.key(child).unwrap_or_default();
+    let known: Vec<String> = spec.keys.iter().map(|(k, _)| k.clone()).collect();
+    let help = match shapes::suggest(&key, &known) {
+        Some(near) => format!("did you mean `{near}`?"),
+        None => format!(
+            "known keys: {}",
+            known
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    out.push(
+        &rules::JSON_UNKNOWN_KEY,
+        doc.node(child).key_span().unwrap_or(doc.node(id).span()),
+        format!("{} has an unknown key `{key}`", place(doc, column, path)),
+        Some(help),
+    );
+}
+
+/// The findings for the required keys of `spec` that object `id` lacks;
+/// `seen` has the bits of the first 64 keys it has.
+#[cold]
+#[inline(never)]
+fn missing_keys(
+    doc: &Doc<'_>,
+    id: NodeId,
+    spec: &Spec,
+    seen: u64,
+    column: &str,
+    path: &[Step],
+    out: &mut Findings,
+) {
+    let span = doc.node(id).span();
+    for (at, (k, sub)) in spec.keys.iter().enumerate() {
+        if !sub.required {
+            continue;
+        }
+        let present = match 1u64.checked_shl(at as u32) {
+            Some(bit) => seen & bit != 0,
+            None => doc.get(id, k).is_some(),
+        };
+        if !present {
+            out.push(
+                &rules::JSON_MISSING_KEY,
+                span.clone(),
+                format!("{} has no `{k}`", place(doc, column, path)),
+                Some(format!("add `\"{k}\": ...` ({})", type_name(sub.ty))),
+            );
+        }
     }
 }
 
@@ -355,6 +418,11 @@ mod tests {
                     .map_err(|(e, _)| e)
                     .expect(text);
                 let root = doc.root();
+                assert_eq!(
+                    spec.accepts_as_is(doc.kind(root)),
+                    accepts_as_is(spec, doc.kind(root)),
+                    "{text} vs {spec:?}"
+                );
                 if !accepts_as_is(spec, doc.kind(root)) {
                     continue;
                 }

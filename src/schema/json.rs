@@ -4,8 +4,10 @@
 //! grammar with `[[json]]`. The checks live in `check::grammar` and
 //! `check::filter`.
 
+use crate::json::Kind;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Range;
 use std::sync::OnceLock;
 
 const TEXT: &str = include_str!("../../rules/json.toml");
@@ -71,6 +73,99 @@ pub struct Spec {
     pub items: Option<Box<Spec>>,
     pub values: Option<Vec<String>>,
     pub shape: Option<StringShape>,
+    /// `keys` as words to match member keys on, by length, each with its
+    /// index in `keys`: a member key is compared only with the keys of its
+    /// length (at most one or two), not with every key.
+    words: Vec<(KeyWords, usize)>,
+    /// Where the keys of each length are in `words`, by length.
+    by_len: Vec<(usize, usize)>,
+    /// The required keys among the first 64, as bits of their indexes.
+    pub required_keys: u64,
+    /// The kinds of value that meet this spec whatever they hold, as bits
+    /// of `Kind as u8`: see [`Spec::accepts_as_is`].
+    as_is: u8,
+}
+
+/// A key's length and its first 16 bytes as two little-endian words, zero
+/// past its end. Keys are short: two word compares settle most of them
+/// where a string compare calls `memcmp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct KeyWords {
+    len: usize,
+    head: [u64; 2],
+}
+
+impl KeyWords {
+    /// The key at `key` in `text`. The text may go on past the key: a
+    /// short key is then read with one 8-byte load and a mask.
+    #[inline]
+    fn of(text: &[u8], key: &Range<usize>) -> KeyWords {
+        // The `n` bytes (1 to 8) from `from`.
+        let word = |from: usize, n: usize| -> u64 {
+            let w = match text.get(from..).and_then(<[u8]>::first_chunk::<8>) {
+                Some(w) => u64::from_le_bytes(*w),
+                None => text
+                    .get(from..from + n)
+                    .unwrap_or_default()
+                    .iter()
+                    .rev()
+                    .fold(0, |w, &c| w << 8 | u64::from(c)),
+            };
+            if n == 8 {
+                w
+            } else {
+                w & ((1 << (8 * n)) - 1)
+            }
+        };
+        let len = key.len();
+        let first = if len == 0 {
+            0
+        } else {
+            word(key.start, len.min(8))
+        };
+        let second = if len <= 8 {
+            0
+        } else {
+            word(key.start + 8, (len - 8).min(8))
+        };
+        KeyWords {
+            len,
+            head: [first, second],
+        }
+    }
+}
+
+impl Spec {
+    /// Which of `keys` is the member key at `key` in `text` (the text may
+    /// go on past it). The same as comparing with each key as a string.
+    #[inline]
+    pub fn key_at(&self, text: &[u8], key: Range<usize>) -> Option<usize> {
+        let &(from, to) = self.by_len.get(key.len())?;
+        let w = KeyWords::of(text, &key);
+        let candidates = self.words.get(from..to).unwrap_or_default();
+        candidates.iter().find_map(|&(k, at)| {
+            // Only a key longer than 16 bytes needs more than its words.
+            let long = || {
+                let name = self.keys.get(at).map(|(n, _)| n.as_bytes());
+                text.get(key.start + 16..key.end) == name.and_then(|n| n.get(16..))
+            };
+            (k == w && (key.len() <= 16 || long())).then_some(at)
+        })
+    }
+
+    /// Whether a value of kind `kind` meets this spec whatever it holds:
+    /// a scalar of the right type with no allowed values or shape to
+    /// check. Most object members are such leaves; one bit test settles
+    /// them.
+    #[inline]
+    pub fn accepts_as_is(&self, kind: Kind) -> bool {
+        self.as_is & 1 << kind as u8 != 0
+    }
+
+    /// Which of `keys` is `key`.
+    pub fn key_named(&self, key: &str) -> Option<usize> {
+        self.key_at(key.as_bytes(), 0..key.len())
+    }
 }
 
 /// What a comparison operator takes.
@@ -194,8 +289,62 @@ fn compile(
             compile(all, v, path).map_err(|m| format!("{k}: {m}"))?,
         ));
     }
+    let mut words: Vec<(KeyWords, usize)> = keys
+        .iter()
+        .enumerate()
+        .map(|(at, (k, _))| (KeyWords::of(k.as_bytes(), &(0..k.len())), at))
+        .collect();
+    words.sort_by_key(|(w, _)| w.len);
+    let longest = words.last().map_or(0, |(w, _)| w.len);
+    let by_len = (0..=longest)
+        .map(|len| {
+            let from = words.partition_point(|(w, _)| w.len < len);
+            (from, words.partition_point(|(w, _)| w.len <= len))
+        })
+        .collect();
+    let required_keys = keys
+        .iter()
+        .take(64)
+        .enumerate()
+        .filter(|(_, (_, sub))| sub.required)
+        .fold(0, |bits, (at, _)| bits | 1 << at);
+    let fits = |kind: Kind| {
+        matches!(
+            (ty, kind),
+            (JsonType::Any, _)
+                | (JsonType::String, Kind::String)
+                | (JsonType::Number, Kind::Number)
+                | (JsonType::Boolean, Kind::Bool)
+                | (JsonType::Object, Kind::Object)
+                | (JsonType::Array, Kind::Array)
+                | (JsonType::Null, Kind::Null)
+        )
+    };
+    let as_is = [
+        Kind::Null,
+        Kind::Bool,
+        Kind::Number,
+        Kind::String,
+        Kind::Array,
+        Kind::Object,
+    ]
+    .into_iter()
+    .filter(|&kind| {
+        fits(kind)
+            && match kind {
+                Kind::Object => ty != JsonType::Object,
+                Kind::Array => raw.items.is_none(),
+                Kind::String => raw.values.is_none() && raw.shape.is_none(),
+                Kind::Null | Kind::Bool | Kind::Number => true,
+            }
+    })
+    .fold(0, |bits, kind| bits | 1 << kind as u8);
     Ok(Spec {
         ty,
+        as_is,
+        words,
+        by_len,
+        required_keys,
         keys,
         unknown: raw.unknown.unwrap_or_default(),
         required: raw.required,
@@ -235,6 +384,62 @@ mod tests {
             "ref resolves to the label schema"
         );
         assert!(g.filter.fields.contains_key("REVIEWS"));
+    }
+
+    #[test]
+    fn key_matching_agrees_with_a_string_compare() {
+        fn walk<'s>(spec: &'s Spec, out: &mut Vec<&'s Spec>) {
+            out.push(spec);
+            spec.keys.iter().for_each(|(_, sub)| walk(sub, out));
+            spec.items.iter().for_each(|sub| walk(sub, out));
+        }
+        // Long keys alike in their first 16 bytes and length, which the
+        // words alone cannot tell apart.
+        let long = Grammars::parse(concat!(
+            "[schemas.a]\ntype = \"object\"\n[schemas.a.keys]\n",
+            "\"a key longer than sixteen X\" = { type = \"any\" }\n",
+            "\"a key longer than sixteen Y\" = { type = \"any\" }\n",
+            "\"a key longer than sixteen\" = { type = \"any\" }\n",
+            "\"\" = { type = \"any\" }\n",
+            "[filter]\noperators={}\nnested={}\nfields={}\n",
+        ))
+        .expect("parses");
+        let mut specs = Vec::new();
+        for g in [grammars().expect("grammars"), &long] {
+            g.schemas.values().for_each(|s| walk(s, &mut specs));
+        }
+        let mut checked = 0;
+        for spec in &specs {
+            let mut candidates: Vec<Vec<u8>> = vec![Vec::new(), b"zz".to_vec()];
+            for (k, _) in specs.iter().flat_map(|s| &s.keys) {
+                let k = k.as_bytes();
+                candidates.push(k.to_vec());
+                candidates.push(k[..k.len().saturating_sub(1)].to_vec());
+                candidates.push([k, b"s"].concat());
+                for i in 0..k.len() {
+                    let mut c = k.to_vec();
+                    c[i] ^= 0x20;
+                    candidates.push(c);
+                }
+            }
+            for key in &candidates {
+                let want = spec.keys.iter().position(|(k, _)| k.as_bytes() == key);
+                for (before, after) in [("", ""), ("\"", "\":1}"), ("{\"\"", "\"\":\"x\"}")] {
+                    let text = [before.as_bytes(), key, after.as_bytes()].concat();
+                    let span = before.len()..before.len() + key.len();
+                    assert_eq!(spec.key_at(&text, span), want, "{key:?}");
+                    checked += 1;
+                }
+                if let Ok(key) = std::str::from_utf8(key) {
+                    assert_eq!(spec.key_named(key), want, "{key:?}");
+                }
+            }
+            let required = spec.keys.iter().take(64).enumerate();
+            for (at, (_, sub)) in required {
+                assert_eq!(spec.required_keys & 1 << at != 0, sub.required);
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 
     #[test]
