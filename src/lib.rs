@@ -19,3 +19,5 @@ pub mod report;
 pub mod rules;
 pub mod scan;
 pub mod schema;
+#[cfg(test)]
+mod testutil;

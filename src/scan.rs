@@ -792,13 +792,7 @@ mod tests {
     #[test]
     fn boundaries_agree_with_a_plain_scan_across_calls() {
         let alphabet = b"a,\"\n\r";
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1du64);
         for _ in 0..2000 {
             let len = (next() % 200) as usize;
             let input: Vec<u8> = (0..len)
@@ -972,13 +966,7 @@ mod tests {
             }
         }
         // Random fields of quote runs, commas, CRLF and newlines.
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15u64);
         for _ in 0..3000 {
             let mut buf = vec![b'y'; (next() % 70) as usize];
             let open = buf.len();
@@ -989,7 +977,11 @@ mod tests {
                     0 => buf.extend(std::iter::repeat_n(b'"', 1 + (next() % 6) as usize)),
                     1 => buf.extend_from_slice(b"\"\""),
                     2 => buf.extend_from_slice(b","),
-                    3 => buf.extend_from_slice(if next() % 2 == 0 { b"\r\n" } else { b"\n" }),
+                    3 => buf.extend_from_slice(if next().is_multiple_of(2) {
+                        b"\r\n"
+                    } else {
+                        b"\n"
+                    }),
                     _ => buf.extend(std::iter::repeat_n(b'k', (next() % 20) as usize)),
                 }
             }

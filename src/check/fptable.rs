@@ -115,11 +115,9 @@ mod tests {
     fn agrees_with_a_hash_map_through_growth_and_collisions() {
         let mut table = FpTable::default();
         let mut map = HashMap::new();
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1du64);
         for line in 0..20_000u32 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = next();
             // Few distinct keys, many repeats; some share their home slot
             // (equal low bits), some differ only in the high half.
             let fp = match seed % 4 {

@@ -118,26 +118,13 @@ fn type_name(t: JsonType) -> &'static str {
     }
 }
 
-fn fits(t: JsonType, k: Kind) -> bool {
-    matches!(
-        (t, k),
-        (JsonType::Any, _)
-            | (JsonType::String, Kind::String)
-            | (JsonType::Number, Kind::Number)
-            | (JsonType::Boolean, Kind::Bool)
-            | (JsonType::Object, Kind::Object)
-            | (JsonType::Array, Kind::Array)
-            | (JsonType::Null, Kind::Null)
-    )
-}
-
 /// Whether a value of kind `kind` meets `spec` whatever it holds: a
 /// scalar of the right type with no allowed values or shape to check. The
 /// walk asks [`Spec::accepts_as_is`], a bit mask made from the same rule;
 /// this is the rule as stated, which the tests hold the mask to.
 #[cfg(test)]
 fn accepts_as_is(spec: &Spec, kind: Kind) -> bool {
-    fits(spec.ty, kind)
+    spec.ty.fits(kind)
         && match kind {
             Kind::Object => spec.ty != JsonType::Object,
             Kind::Array => spec.items.is_none(),
@@ -163,7 +150,7 @@ fn walk(
     out: &mut Findings,
 ) {
     let kind = doc.kind(id);
-    if !fits(spec.ty, kind) {
+    if !spec.ty.fits(kind) {
         type_mismatch(doc, id, spec, column, path, out);
         return;
     }

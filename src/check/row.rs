@@ -419,18 +419,20 @@ fn comma_separated(s: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// The high bit of each byte of `w` that is a comma; the add cannot carry
+/// across bytes, so no other byte is marked.
+#[inline]
+fn commas(w: &[u8; 8]) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let t = u64::from_le_bytes(*w) ^ (ONES * u64::from(b','));
+    !(((t & LOWS).wrapping_add(LOWS)) | t | LOWS)
+}
+
 /// The first comma of `b`, eight bytes a step (a list cell is mostly
 /// element bytes, and a byte loop costs five instructions a byte).
 #[inline]
 fn find_comma(b: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    // The high bit of each byte that is a comma; the add cannot carry
-    // across bytes, so no other byte is marked.
-    let commas = |w: &[u8; 8]| {
-        let t = u64::from_le_bytes(*w) ^ (ONES * u64::from(b','));
-        !(((t & LOWS).wrapping_add(LOWS)) | t | LOWS)
-    };
     let mut at = 0;
     while let Some(w) = b.get(at..).and_then(<[u8]>::first_chunk::<8>) {
         let m = commas(w);
@@ -528,16 +530,9 @@ fn list_is_clean(v: &str, values: Option<&[String]>, braces: Braces) -> bool {
 /// list cell splits in a few word operations rather than a byte loop.
 #[inline]
 fn comma_bits(b: &[u8]) -> Option<u64> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    // One bit per byte: the high bit of each comma byte (as in
-    // `find_comma`), gathered into the low eight bits by a multiply
-    // whose partial products do not overlap.
-    let bits = |w: &[u8; 8]| {
-        let t = u64::from_le_bytes(*w) ^ (ONES * u64::from(b','));
-        let high = !(((t & LOWS).wrapping_add(LOWS)) | t | LOWS);
-        (high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
-    };
+    // One bit per byte: the high bit of each comma byte, gathered into the
+    // low eight bits by a multiply whose partial products do not overlap.
+    let bits = |w: &[u8; 8]| (commas(w) >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
     if b.len() > 64 {
         return None;
     }
@@ -1545,16 +1540,11 @@ mod tests {
 
     #[test]
     fn comma_bits_mark_the_commas() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15u64);
         for len in 0..=70 {
             for _ in 0..200 {
                 let b: Vec<u8> = (0..len)
-                    .map(|_| {
-                        seed ^= seed << 13;
-                        seed ^= seed >> 7;
-                        seed ^= seed << 17;
-                        [b',', b'a', b' ', 0xac, 0x2d, 0xff][(seed % 6) as usize]
-                    })
+                    .map(|_| [b',', b'a', b' ', 0xac, 0x2d, 0xff][(next() % 6) as usize])
                     .collect();
                 let want = (len <= 64).then(|| {
                     b.iter()
@@ -1699,13 +1689,7 @@ mod tests {
             Some(vec!["a".into(), "b".into(), "ab".into()]),
             Some(vec!["a".into(), "é".into()]),
         ];
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1du64);
         let mut clean = 0;
         for k in 0..60_000 {
             let v: String = (0..next() % 24)

@@ -617,13 +617,7 @@ mod tests {
         let alphabet = [
             "a", "a", "a", "b", "1", ".", ".", "@", "-", "_", " ", ",", "ä", "+",
         ];
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15u64);
         let mut valid = 0;
         for _ in 0..50_000 {
             // Mostly `local@domain` shapes, so that both answers are common.

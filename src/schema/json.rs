@@ -25,6 +25,22 @@ pub enum JsonType {
     Null,
 }
 
+impl JsonType {
+    /// Whether a value of kind `kind` has this type.
+    pub fn fits(self, kind: Kind) -> bool {
+        matches!(
+            (self, kind),
+            (JsonType::Any, _)
+                | (JsonType::String, Kind::String)
+                | (JsonType::Number, Kind::Number)
+                | (JsonType::Boolean, Kind::Bool)
+                | (JsonType::Object, Kind::Object)
+                | (JsonType::Array, Kind::Array)
+                | (JsonType::Null, Kind::Null)
+        )
+    }
+}
+
 /// What a key that a schema does not list gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -308,18 +324,6 @@ fn compile(
         .enumerate()
         .filter(|(_, (_, sub))| sub.required)
         .fold(0, |bits, (at, _)| bits | 1 << at);
-    let fits = |kind: Kind| {
-        matches!(
-            (ty, kind),
-            (JsonType::Any, _)
-                | (JsonType::String, Kind::String)
-                | (JsonType::Number, Kind::Number)
-                | (JsonType::Boolean, Kind::Bool)
-                | (JsonType::Object, Kind::Object)
-                | (JsonType::Array, Kind::Array)
-                | (JsonType::Null, Kind::Null)
-        )
-    };
     let as_is = [
         Kind::Null,
         Kind::Bool,
@@ -330,7 +334,7 @@ fn compile(
     ]
     .into_iter()
     .filter(|&kind| {
-        fits(kind)
+        ty.fits(kind)
             && match kind {
                 Kind::Object => ty != JsonType::Object,
                 Kind::Array => raw.items.is_none(),
