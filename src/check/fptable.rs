@@ -13,8 +13,67 @@
 #[derive(Debug, Default)]
 pub(crate) struct FpTable {
     /// `[fingerprint low, fingerprint high, value]`; all 0 when empty.
-    slots: Vec<[u32; 3]>,
+    slots: Slots,
     len: usize,
+}
+
+/// Tables this big or bigger live in their own mapping, advised for
+/// transparent huge pages (2 MiB).
+const HUGE: usize = 2 << 20;
+
+/// The slot array. A table of a million rows is tens of MiB probed at
+/// random, one probe per row: on 4 KiB pages nearly every probe also misses
+/// the TLB, and every page is a fault when first touched. A big table is
+/// therefore an anonymous mapping advised for huge pages (where the kernel
+/// has them on `madvise`, as is common); a small one is a `Vec`.
+#[derive(Debug)]
+enum Slots {
+    Heap(Vec<[u32; 3]>),
+    Mapped(memmap2::MmapMut),
+}
+
+impl Default for Slots {
+    fn default() -> Self {
+        Slots::Heap(Vec::new())
+    }
+}
+
+impl Slots {
+    /// `n` empty slots.
+    fn zeroed(n: usize) -> Slots {
+        let bytes = n.saturating_mul(std::mem::size_of::<[u32; 3]>());
+        if bytes >= HUGE {
+            // A mapping starts zeroed; if one cannot be made, the heap will do.
+            if let Ok(map) = memmap2::MmapMut::map_anon(bytes) {
+                #[cfg(target_os = "linux")]
+                let _ = map.advise(memmap2::Advice::HugePage);
+                return Slots::Mapped(map);
+            }
+        }
+        Slots::Heap(vec![[0; 3]; n])
+    }
+}
+
+impl std::ops::Deref for Slots {
+    type Target = [[u32; 3]];
+    #[inline]
+    fn deref(&self) -> &[[u32; 3]] {
+        match self {
+            Slots::Heap(v) => v,
+            // A mapping is page-aligned and holds whole slots.
+            Slots::Mapped(m) => bytemuck::cast_slice(m),
+        }
+    }
+}
+
+impl std::ops::DerefMut for Slots {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [[u32; 3]] {
+        match self {
+            Slots::Heap(v) => v,
+            Slots::Mapped(m) => bytemuck::cast_slice_mut(m),
+        }
+    }
 }
 
 /// Slots of the smallest table that holds `n` entries.
@@ -96,8 +155,8 @@ impl FpTable {
     }
 
     fn rebuild(&mut self, slots: usize) {
-        let old = std::mem::replace(&mut self.slots, vec![[0; 3]; slots]);
-        for s in old.into_iter().filter(|s| s[0] != 0 || s[1] != 0) {
+        let old = std::mem::replace(&mut self.slots, Slots::zeroed(slots));
+        for &s in old.iter().filter(|s| s[0] != 0 || s[1] != 0) {
             // Keys are distinct, so each finds an empty slot.
             if let Err(i) = self.probe([s[0], s[1]]) {
                 self.slots[i] = s;
@@ -135,6 +194,28 @@ mod tests {
             assert_eq!(table.get(*fp), Some(*line));
         }
         assert_eq!(table.get(u64::MAX), None);
+    }
+
+    #[test]
+    fn a_big_table_is_mapped_and_keeps_its_entries_through_growth() {
+        let mut table = FpTable::default();
+        table.reserve(150_000);
+        assert!(
+            matches!(table.slots, Slots::Mapped(_)),
+            "mapped at {} slots",
+            table.slots.len()
+        );
+        let mut next = crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let keys: Vec<u64> = (0..400_000).map(|_| next() | 1).collect();
+        // Past the reservation: grows from a mapping into a bigger one.
+        for (line, &fp) in keys.iter().enumerate() {
+            assert_eq!(table.get_or_insert(fp, line as u32), None);
+        }
+        for (line, &fp) in keys.iter().enumerate() {
+            assert_eq!(table.get(fp), Some(line as u32));
+        }
+        assert_eq!(table.len(), keys.len());
+        assert_eq!(table.get(2), None);
     }
 
     #[test]
