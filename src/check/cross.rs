@@ -24,7 +24,6 @@ use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::rules;
 use crate::scan::{unescape, Record, Scanner};
 use crate::schema::Table;
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -447,8 +446,9 @@ const MAX_RESERVED_ROWS: usize = 1 << 25;
 
 /// Shards of the identity and unique maps. A key's whole history lives in
 /// one shard (the shard is a function of its fingerprint) and every key is
-/// first-row-wins, so shards can be folded in parallel and still give the
-/// findings of a sequential fold, at any thread count.
+/// first-row-wins, so shards could be folded in parallel and still give
+/// the findings of a sequential fold (see `CrossState::fold` for why they
+/// are not, for now); each shard's table also stays smaller.
 const SHARDS: usize = 16;
 
 /// The shard of a fingerprint: bits that neither hashbrown's bucket index
@@ -601,10 +601,12 @@ impl CrossState {
     /// appends the findings (file offsets, absolute lines) to `out`.
     /// `shift` turns the chunk's lines into the file's.
     ///
-    /// The lookups are the expensive part (a cache miss each, on maps of
-    /// millions of keys), so with `parallel` (on a pool thread) they run in
-    /// parallel: the row map on one task, the identity and unique shards on
-    /// others; then the findings are merged back in row order.
+    /// The row map, the identity shards and the unique shards are looked
+    /// up one after the other, then the findings are merged back in row
+    /// order. The shards could be folded in parallel (a key's history lives
+    /// in one shard); the fold runs on a worker that holds it while others
+    /// check chunks, and a join there could make it take up a chunk check
+    /// while holding the fold, so it does not.
     pub(crate) fn fold(
         &mut self,
         plan: &CrossPlan,
@@ -612,7 +614,6 @@ impl CrossState {
         chunk: &super::Chunk,
         shift: u64,
         out: &mut Vec<Diagnostic>,
-        parallel: bool,
     ) {
         let (data, base) = (chunk.data.as_slice(), chunk.base);
         let stride = plan.unique.len();
@@ -694,43 +695,17 @@ impl CrossState {
                 unique_key(map, key, line_of(n)).map(|first| (n, k, first))
             }));
         };
-        if parallel {
-            rayon::join(
-                || rows_pass(seen),
-                || {
-                    rayon::join(
-                        || {
-                            identity
-                                .par_iter_mut()
-                                .zip(identity_work.par_iter())
-                                .zip(identity_found.par_iter_mut())
-                                .for_each(identity_shard)
-                        },
-                        || {
-                            unique
-                                .par_iter_mut()
-                                .zip(unique_work.par_iter())
-                                .zip(unique_found.par_iter_mut())
-                                .for_each(unique_shard)
-                        },
-                    )
-                },
-            );
-        } else {
-            // Called off the pool (or on a pool of one): parallel steps
-            // would only queue behind the chunk checks.
-            rows_pass(seen);
-            identity
-                .iter_mut()
-                .zip(identity_work.iter())
-                .zip(identity_found.iter_mut())
-                .for_each(identity_shard);
-            unique
-                .iter_mut()
-                .zip(unique_work.iter())
-                .zip(unique_found.iter_mut())
-                .for_each(unique_shard);
-        }
+        rows_pass(seen);
+        identity
+            .iter_mut()
+            .zip(identity_work.iter())
+            .zip(identity_found.iter_mut())
+            .for_each(identity_shard);
+        unique
+            .iter_mut()
+            .zip(unique_work.iter())
+            .zip(unique_found.iter_mut())
+            .for_each(unique_shard);
         // Findings are rare: these allocate only when there are some.
         let mut ids: Vec<_> = identity_found.iter().flatten().copied().collect();
         let mut uniques: Vec<_> = unique_found.iter().flatten().copied().collect();

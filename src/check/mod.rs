@@ -353,7 +353,7 @@ fn check_stream<R: Read>(
         let mut ready = Vec::new();
         while let Some(c) = next {
             let r = check_chunk(&plan, &cross, &c, opts.snippets);
-            fold.add(r, &c, &cross, &mut ready, false);
+            fold.add(r, &c, &cross, &mut ready);
             ready.drain(..).for_each(&mut *sink);
             chunks.recycle(c.data);
             next = chunks.next_chunk().map_err(io)?;
@@ -471,9 +471,7 @@ impl Stage {
                     break;
                 };
                 let mut ready = Vec::new();
-                // Not `parallel`: a worker waiting in a join could take up
-                // a chunk check while it holds the fold.
-                fold.add(r, &c, cross, &mut ready, false);
+                fold.add(r, &c, cross, &mut ready);
                 *next += 1;
                 let _ = tx.send(Ok(Folded {
                     data: c.data,
@@ -858,7 +856,6 @@ impl Fold {
         chunk: &Chunk,
         plan: &CrossPlan,
         ready: &mut Vec<Diagnostic>,
-        parallel: bool,
     ) {
         let shift = self.next_line - 1;
         if let Some(size) = self.size_hint.take() {
@@ -869,8 +866,7 @@ impl Fold {
                 .expect_rows(plan, usize::try_from(rows).unwrap_or(usize::MAX));
         }
         let out = &mut self.out;
-        self.cross
-            .fold(plan, &r.events, chunk, shift, out, parallel);
+        self.cross.fold(plan, &r.events, chunk, shift, out);
         let abs = |line: u64| line + shift;
         for mut d in r.diags {
             d.line = abs(d.line);
