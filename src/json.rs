@@ -468,6 +468,29 @@ fn scan_string_rest<const Q: usize>(
 }
 
 fn scan_number(b: &[u8], i: usize) -> Result<usize, SyntaxError> {
+    number_token(b, i).map_err(|(at, message)| err(at, message))
+}
+
+/// The end of the `true`, `false` or `null` at `i` (whose first byte is
+/// `t`, `f` or `n`) and its kind, or `None` if the word is not one.
+#[inline]
+fn literal_end(b: &[u8], i: usize) -> Option<(usize, Kind)> {
+    let (word, kind): (&[u8], Kind) = match b.get(i) {
+        Some(b't') => (b"true", Kind::Bool),
+        Some(b'f') => (b"false", Kind::Bool),
+        _ => (b"null", Kind::Null),
+    };
+    let end = i + word.len();
+    let whole = b.get(i..).is_some_and(|r| r.starts_with(word));
+    (whole && !b.get(end).is_some_and(u8::is_ascii_alphanumeric)).then_some((end, kind))
+}
+
+/// The end of the number at `i`, or where it goes wrong and why: the
+/// message is static, so a caller that only asks whether the number is
+/// valid allocates nothing.
+#[inline]
+fn number_token(b: &[u8], i: usize) -> Result<usize, (usize, &'static str)> {
+    let err = |at: usize, message: &'static str| (at, message);
     let digits = |mut j: usize| {
         let from = j;
         while b.get(j).is_some_and(u8::is_ascii_digit) {
@@ -580,16 +603,11 @@ fn parse_into<const Q: usize>(text: &str, nodes: &mut Vec<Node>) -> Result<(), S
                 i = end;
             }
             b't' | b'f' | b'n' => {
-                let (word, kind): (&[u8], Kind) = match c {
-                    b't' => (b"true", Kind::Bool),
-                    b'f' => (b"false", Kind::Bool),
-                    _ => (b"null", Kind::Null),
-                };
-                if !b[i..].starts_with(word) || b.get(i + word.len()).is_some_and(u8::is_ascii_alphanumeric) {
+                let Some((end, kind)) = literal_end(b, i) else {
                     return Err(err(i, "expected a JSON value (true, false and null are lowercase; strings need double quotes)"));
-                }
-                nodes.push(node(kind, i, i + word.len(), this_key));
-                i += word.len();
+                };
+                nodes.push(node(kind, i, end, this_key));
+                i = end;
             }
             b'-' | b'0'..=b'9' => {
                 let end = scan_number(b, i)?;
