@@ -538,7 +538,7 @@ fn number_token(b: &[u8], i: usize) -> Result<usize, (usize, &'static str)> {
 
 fn parse_into<const Q: usize>(text: &str, nodes: &mut Vec<Node>) -> Result<(), SyntaxError> {
     let b = text.as_bytes();
-    if b.len() >= u32::MAX as usize {
+    if b.len() >= lex::MAX_LEN {
         return Err(err(0, "JSON text longer than 4 GiB"));
     }
     // The open containers, innermost first: each one's `next` holds the
@@ -727,6 +727,48 @@ fn parse_key<const Q: usize>(b: &[u8], i: &mut usize) -> Result<(u32, u32, bool)
     }
     *i = colon + 1;
     Ok((at as u32, end as u32, plain))
+}
+
+/// The parser's lexical pieces, for a check that validates a text in one
+/// pass without building nodes (`check::grammar::clean`). They are the
+/// parser's own functions, so that check takes the same whitespace,
+/// strings, numbers and words as [`Doc::parse_as`], by construction.
+pub(crate) mod lex {
+    use super::Kind;
+
+    /// Texts this long or longer are refused by the parser.
+    pub(crate) const MAX_LEN: usize = u32::MAX as usize;
+
+    /// The index of the first byte at or after `i` that is not JSON
+    /// whitespace.
+    #[inline(always)]
+    pub(crate) fn ws_end(b: &[u8], i: usize) -> usize {
+        // Most tokens follow each other with no space between.
+        match b.get(i) {
+            Some(b' ' | b'\t' | b'\n' | b'\r') => super::skip_ws(b, i + 1),
+            _ => i,
+        }
+    }
+
+    /// The end of the string whose opening quote is at `i` (`Q` bytes a
+    /// quote, as in the parser) and whether it has no `\` escapes, or
+    /// `None` if it is malformed.
+    #[inline(always)]
+    pub(crate) fn string_end<const Q: usize>(b: &[u8], i: usize) -> Option<(usize, bool)> {
+        super::scan_string::<Q>(b, i).ok()
+    }
+
+    /// The end of the number at `i`, or `None` if it is malformed.
+    #[inline]
+    pub(crate) fn number_end(b: &[u8], i: usize) -> Option<usize> {
+        super::number_token(b, i).ok()
+    }
+
+    /// The end of the `true`, `false` or `null` at `i` and its kind.
+    #[inline]
+    pub(crate) fn literal_end(b: &[u8], i: usize) -> Option<(usize, Kind)> {
+        super::literal_end(b, i)
+    }
 }
 
 #[cfg(test)]

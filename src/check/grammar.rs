@@ -6,7 +6,7 @@
 //! [`Doc::parse_as`]), so those are offsets into the cell's raw bytes.
 
 use super::shapes;
-use crate::json::{Doc, Kind, NodeId};
+use crate::json::{lex, Doc, Kind, NodeId};
 use crate::rules::{self, Rule};
 use crate::schema::json::{JsonType, Spec, StringShape, Unknown};
 use std::fmt::Write;
@@ -139,6 +139,186 @@ pub(crate) fn check(doc: &Doc<'_>, column: &str, spec: &Spec, out: &mut Findings
     path.clear();
     walk(doc, doc.root(), spec, column, &mut path, out);
     out.path = path;
+}
+
+/// Nesting [`clean`] follows before it gives the cell to the full path; a
+/// real cell is a few levels deep, and the recursion stays well within
+/// the stack.
+const CLEAN_DEPTH: usize = 32;
+
+/// Whether `text` is JSON (every `"` written `""` if `doubled`, as in
+/// [`Doc::parse_as`]) on which [`check`] against `spec` would find
+/// nothing; if so, the kind of its root. With no `spec`, whether it is
+/// JSON at all.
+///
+/// Nearly every cell is such a text, and this settles it in one pass over
+/// its bytes: no nodes, no findings, no allocation. It answers `None` on
+/// anything it does not follow to the end (an escaped key, a string with
+/// allowed values written with escapes, deep nesting) as readily as on a
+/// real problem, and the caller then parses and walks the cell to say what
+/// is wrong, if anything: `None` never means the cell is bad, and
+/// `Some` must mean that the full check is silent.
+pub(crate) fn clean(text: &str, doubled: bool, spec: Option<&Spec>) -> Option<Kind> {
+    if doubled {
+        Clean::<2> { text }.doc(spec)
+    } else {
+        Clean::<1> { text }.doc(spec)
+    }
+}
+
+/// [`clean`] over a text whose quotes take `Q` bytes.
+struct Clean<'t, const Q: usize> {
+    text: &'t str,
+}
+
+impl<const Q: usize> Clean<'_, Q> {
+    fn doc(&self, spec: Option<&Spec>) -> Option<Kind> {
+        let b = self.text.as_bytes();
+        if b.len() >= lex::MAX_LEN {
+            return None;
+        }
+        let at = lex::ws_end(b, 0);
+        let kind = kind_at(b, at)?;
+        let end = self.value(at, spec, 0)?;
+        (lex::ws_end(b, end) == b.len()).then_some(kind)
+    }
+
+    /// The end of the value at `i` (past any whitespace before it), if it
+    /// is well-formed and meets `spec` (`None`: any value).
+    fn value(&self, i: usize, spec: Option<&Spec>, depth: usize) -> Option<usize> {
+        let b = self.text.as_bytes();
+        let kind = kind_at(b, i)?;
+        // What is left of the spec once the kind is known: nothing for a
+        // value that meets it whatever it holds, as in `walk`.
+        let spec = match spec {
+            Some(s) if !s.ty.fits(kind) => return None,
+            Some(s) if s.accepts_as_is(kind) => None,
+            s => s,
+        };
+        match kind {
+            Kind::Object => self.object(i, spec, depth),
+            // A spec left for an array has `items`.
+            Kind::Array => self.array(i, spec.and_then(|s| s.items.as_deref()), depth),
+            Kind::String => self.string(i, spec),
+            Kind::Bool | Kind::Null => lex::literal_end(b, i).map(|(end, _)| end),
+            Kind::Number => lex::number_end(b, i),
+        }
+    }
+
+    /// The end of the string at `i`; a `spec` left for it has allowed
+    /// values or a shape.
+    #[inline(always)]
+    fn string(&self, i: usize, spec: Option<&Spec>) -> Option<usize> {
+        let (end, plain) = lex::string_end::<Q>(self.text.as_bytes(), i)?;
+        let Some(s) = spec else {
+            return Some(end);
+        };
+        // Compared on the text, which is the string's decoding when it is
+        // plain.
+        let inner = self.text.get(i + Q..end - Q).filter(|_| plain)?;
+        let allowed = s
+            .values
+            .as_ref()
+            .is_none_or(|values| values.iter().any(|v| v == inner));
+        let shaped = s.shape != Some(StringShape::IntegrationRef)
+            || shapes::integration_ref_problem(inner).is_none();
+        (allowed && shaped).then_some(end)
+    }
+
+    /// The end of the object at `i`; a `spec` left for it has type object.
+    fn object(&self, i: usize, spec: Option<&Spec>, depth: usize) -> Option<usize> {
+        if depth >= CLEAN_DEPTH {
+            return None;
+        }
+        let b = self.text.as_bytes();
+        let mut seen = 0u64;
+        let mut j = lex::ws_end(b, i + 1);
+        if b.get(j) != Some(&b'}') {
+            loop {
+                if b.get(j) != Some(&b'"') {
+                    return None;
+                }
+                let (end, plain) = lex::string_end::<Q>(b, j)?;
+                let sub = match spec {
+                    None => None,
+                    Some(s) => {
+                        // An escaped key is matched on its decoding, which
+                        // the full path makes.
+                        if !plain {
+                            return None;
+                        }
+                        match s.key_at(b, j + Q..end - Q) {
+                            Some(at) => {
+                                seen |= 1u64.checked_shl(at as u32).unwrap_or(0);
+                                Some(&s.keys.get(at)?.1)
+                            }
+                            None if s.unknown == Unknown::Warn => return None,
+                            None => None,
+                        }
+                    }
+                };
+                j = lex::ws_end(b, end);
+                if b.get(j) != Some(&b':') {
+                    return None;
+                }
+                j = lex::ws_end(b, j + 1);
+                // Most members are strings that nothing more is asked of:
+                // scanned here, with no call.
+                j = if b.get(j) == Some(&b'"') && sub.is_none_or(|s| s.accepts_as_is(Kind::String))
+                {
+                    lex::string_end::<Q>(b, j)?.0
+                } else {
+                    self.value(j, sub, depth + 1)?
+                };
+                j = lex::ws_end(b, j);
+                match b.get(j) {
+                    Some(b',') => j = lex::ws_end(b, j + 1),
+                    Some(b'}') => break,
+                    _ => return None,
+                }
+            }
+        }
+        if let Some(s) = spec {
+            if seen & s.required_keys != s.required_keys || s.keys.len() > 64 {
+                return None;
+            }
+        }
+        Some(j + 1)
+    }
+
+    /// The end of the array at `i`, whose elements meet `items`.
+    fn array(&self, i: usize, items: Option<&Spec>, depth: usize) -> Option<usize> {
+        if depth >= CLEAN_DEPTH {
+            return None;
+        }
+        let b = self.text.as_bytes();
+        let mut j = lex::ws_end(b, i + 1);
+        if b.get(j) == Some(&b']') {
+            return Some(j + 1);
+        }
+        loop {
+            j = lex::ws_end(b, self.value(j, items, depth + 1)?);
+            match b.get(j) {
+                Some(b',') => j = lex::ws_end(b, j + 1),
+                Some(b']') => return Some(j + 1),
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// The kind of the value starting with the byte at `i`, if one can.
+#[inline]
+fn kind_at(b: &[u8], i: usize) -> Option<Kind> {
+    Some(match b.get(i)? {
+        b'{' => Kind::Object,
+        b'[' => Kind::Array,
+        b'"' => Kind::String,
+        b't' | b'f' => Kind::Bool,
+        b'n' => Kind::Null,
+        b'-' | b'0'..=b'9' => Kind::Number,
+        _ => return None,
+    })
 }
 
 fn walk(
@@ -519,5 +699,452 @@ mod tests {
         );
         assert_eq!(out.list.len(), MAX_CELL_FINDINGS);
         assert_eq!(out.hidden, 40);
+    }
+
+    /// What the full path says of `text`: the root's kind when it parses
+    /// and `check` against `spec` finds nothing.
+    fn full(text: &str, doubled: bool, spec: Option<&Spec>) -> Option<Kind> {
+        let doc = Doc::parse_as(text, doubled, Vec::new()).ok()?;
+        if let Some(spec) = spec {
+            let mut out = Findings::default();
+            check(&doc, "C", spec, &mut out);
+            if !out.list.is_empty() || out.hidden > 0 {
+                return None;
+            }
+        }
+        Some(doc.kind(doc.root()))
+    }
+
+    /// JSON texts shaped like the schemas, with the slips real cells have:
+    /// missing and unknown keys, wrong types, escapes, odd numbers and
+    /// whitespace.
+    struct Gen<R: FnMut() -> u64> {
+        next: R,
+        /// Keys of every schema, for objects the schema does not describe.
+        keys: Vec<String>,
+    }
+
+    impl<R: FnMut() -> u64> Gen<R> {
+        fn below(&mut self, n: usize) -> usize {
+            ((self.next)() % n as u64) as usize
+        }
+
+        fn chance(&mut self, percent: u64) -> bool {
+            (self.next)() % 100 < percent
+        }
+
+        fn some_key(&mut self) -> String {
+            let at = self.below(self.keys.len());
+            self.keys[at].clone()
+        }
+
+        fn pick<'a>(&mut self, from: &[&'a str]) -> &'a str {
+            from[self.below(from.len())]
+        }
+
+        fn ws(&mut self, out: &mut String) {
+            if self.chance(12) {
+                out.push_str(self.pick(&[" ", "  ", "\n", "\t", "\r\n "]));
+            }
+        }
+
+        /// A string's content, sometimes with escapes and non-ASCII.
+        fn content(&mut self, out: &mut String) {
+            // Lengths on both sides of the 8- and 16-byte reads.
+            let n = self.below(26);
+            for _ in 0..n {
+                let piece = match self.below(60) {
+                    0 => "\\\"",
+                    1 => "\\\\",
+                    2 => "\\n",
+                    3 => "\\u00e9",
+                    4 => "\\ud83d\\ude00",
+                    5 => "é",
+                    6 => "😀",
+                    7 => "/",
+                    8 => " ",
+                    9 => "-",
+                    _ => self.pick(&["a", "b", "e", "r", "t", "0", "1", "9", "Z"]),
+                };
+                out.push_str(piece);
+            }
+        }
+
+        fn string(&mut self, out: &mut String) {
+            out.push('"');
+            self.content(out);
+            out.push('"');
+        }
+
+        /// A key: `name` as it is, or now and then with an escape that
+        /// decodes to it, or another name altogether.
+        fn key(&mut self, name: &str, out: &mut String) {
+            out.push('"');
+            match self.below(40) {
+                0 if !name.is_empty() => {
+                    let at = self.below(name.len());
+                    for (i, c) in name.char_indices() {
+                        if i == at && c.is_ascii() {
+                            out.push_str(&format!("\\u{:04x}", c as u32));
+                        } else {
+                            out.push(c);
+                        }
+                    }
+                }
+                1 => self.content(out),
+                2 => {
+                    out.push_str(name);
+                    out.push('s');
+                }
+                _ => out.push_str(name),
+            }
+            out.push('"');
+        }
+
+        fn number(&mut self, out: &mut String) {
+            out.push_str(self.pick(&[
+                "0",
+                "-0",
+                "7",
+                "42",
+                "-13",
+                "1.5",
+                "0.25",
+                "-3e10",
+                "2E+3",
+                "1e-2",
+                "10.0e0",
+                "123456789012345678901234567890",
+                "6.02e23",
+            ]));
+        }
+
+        /// Any JSON value.
+        fn any(&mut self, depth: usize, out: &mut String) {
+            let top = if depth > 3 { 6 } else { 9 };
+            match self.below(top) {
+                0 => out.push_str("null"),
+                1 => out.push_str(self.pick(&["true", "false"])),
+                2 | 3 => self.number(out),
+                4 | 5 => self.string(out),
+                6 => {
+                    out.push('[');
+                    for n in 0..self.below(4) {
+                        if n > 0 {
+                            out.push(',');
+                        }
+                        self.ws(out);
+                        self.any(depth + 1, out);
+                        self.ws(out);
+                    }
+                    out.push(']');
+                }
+                _ => {
+                    out.push('{');
+                    for n in 0..self.below(4) {
+                        if n > 0 {
+                            out.push(',');
+                        }
+                        self.ws(out);
+                        let name = self.some_key();
+                        self.key(&name, out);
+                        out.push(':');
+                        self.ws(out);
+                        self.any(depth + 1, out);
+                    }
+                    self.ws(out);
+                    out.push('}');
+                }
+            }
+        }
+
+        /// A value meant to meet `spec`, now and then not.
+        fn value(&mut self, spec: &Spec, depth: usize, out: &mut String) {
+            if self.chance(3) {
+                self.any(depth, out);
+                return;
+            }
+            match spec.ty {
+                JsonType::Any => self.any(depth, out),
+                JsonType::Null => out.push_str("null"),
+                JsonType::Number => self.number(out),
+                JsonType::Boolean => {
+                    let b = self.pick(&["true", "false", "\"true\""]);
+                    out.push_str(b);
+                }
+                JsonType::String => match (&spec.values, spec.shape) {
+                    (Some(values), _) if self.chance(85) => {
+                        let v = values[self.below(values.len())].clone();
+                        out.push_str(&format!("\"{v}\""));
+                    }
+                    (_, Some(StringShape::IntegrationRef)) if self.chance(85) => {
+                        let r =
+                            self.pick(&["github/int-1", "okta/x", "a/b", "nope", "/x", "a b/c"]);
+                        out.push_str(&format!("\"{r}\""));
+                    }
+                    _ => self.string(out),
+                },
+                JsonType::Array => {
+                    out.push('[');
+                    self.ws(out);
+                    for n in 0..self.below(4) {
+                        if n > 0 {
+                            out.push(',');
+                            self.ws(out);
+                        }
+                        match &spec.items {
+                            Some(items) => self.value(items, depth + 1, out),
+                            None => self.any(depth + 1, out),
+                        }
+                        self.ws(out);
+                    }
+                    out.push(']');
+                }
+                JsonType::Object => {
+                    let mut members: Vec<(String, Option<&Spec>)> = Vec::new();
+                    for (k, sub) in &spec.keys {
+                        if self.chance(if sub.required { 97 } else { 60 }) {
+                            members.push((k.clone(), Some(sub)));
+                        }
+                    }
+                    let extra = if spec.unknown == Unknown::Allow {
+                        30
+                    } else {
+                        4
+                    };
+                    while self.chance(extra) {
+                        let name = self.some_key();
+                        members.push((name, None));
+                    }
+                    if !members.is_empty() && self.chance(3) {
+                        let again = members[self.below(members.len())].clone();
+                        members.push(again);
+                    }
+                    for i in (1..members.len()).rev() {
+                        let j = self.below(i + 1);
+                        members.swap(i, j);
+                    }
+                    out.push('{');
+                    self.ws(out);
+                    for (n, (k, sub)) in members.iter().enumerate() {
+                        if n > 0 {
+                            out.push(',');
+                            self.ws(out);
+                        }
+                        self.key(k, out);
+                        self.ws(out);
+                        out.push(':');
+                        self.ws(out);
+                        match sub {
+                            Some(sub) => self.value(sub, depth + 1, out),
+                            None => self.any(depth + 1, out),
+                        }
+                        self.ws(out);
+                    }
+                    out.push('}');
+                }
+            }
+        }
+
+        /// `text` with one byte changed, removed, doubled or added, if
+        /// the result is still UTF-8.
+        fn mutate(&mut self, text: &str) -> Option<String> {
+            let mut b = text.as_bytes().to_vec();
+            let alphabet = b"\"\\{}[]:,0123456789-+.eEtrufalsn x\t\n\r\x01\x1f\x7f/";
+            let byte = alphabet[self.below(alphabet.len())];
+            let at = self.below(b.len() + 1);
+            match self.below(5) {
+                0 if at < b.len() => b[at] = byte,
+                1 if at < b.len() => {
+                    b.remove(at);
+                }
+                2 if at < b.len() => b.insert(at, b[at]),
+                3 if at + 1 < b.len() => b.swap(at, at + 1),
+                _ => b.insert(at, byte),
+            }
+            String::from_utf8(b).ok()
+        }
+    }
+
+    #[test]
+    fn clean_is_only_said_of_texts_the_full_check_passes() {
+        let shipped = grammars().expect("grammars");
+        // The shipped grammars, and one that they do not have: unknown
+        // keys allowed beside typed ones.
+        let own = crate::schema::json::Grammars::parse(concat!(
+            "[schemas.open]\ntype = \"object\"\nunknown = \"allow\"\n",
+            "[schemas.open.keys]\nn = { type = \"number\", required = true }\n",
+            "s = { type = \"string\", values = [\"on\", \"off\"] }\n",
+            "o = { type = \"object\", keys = { \"a key longer than sixteen\" = { type = \"null\" } } }\n",
+            "b = { type = \"array\", items = { type = \"boolean\" } }\n",
+            "[filter]\noperators={}\nnested={}\nfields={}\n",
+        ))
+        .expect("parses");
+        let mut names: Vec<(&String, &Spec)> = shipped.schemas.iter().chain(&own.schemas).collect();
+        names.sort_by_key(|(name, _)| name.as_str());
+        let mut specs = Vec::new();
+        for (_, spec) in &names {
+            all_specs(spec, &mut specs);
+        }
+        let mut keys: Vec<String> = specs
+            .iter()
+            .flat_map(|s| s.keys.iter().map(|(k, _)| k.clone()))
+            .collect();
+        keys.extend(["", "x", "locaton", "a longer key than sixteen"].map(String::from));
+        let mut gen = Gen {
+            next: crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15u64),
+            keys,
+        };
+        // (valid documents, of which clean) and (broken by a mutation,
+        // mutated and still passing, of which clean).
+        let (mut valid, mut valid_clean) = (0, 0);
+        let (mut broken, mut kept, mut kept_clean) = (0, 0, 0);
+        for (name, spec) in names {
+            for _ in 0..600 {
+                let mut text = String::new();
+                gen.ws(&mut text);
+                gen.value(spec, 0, &mut text);
+                gen.ws(&mut text);
+                for doubled in [false, true] {
+                    let raw = if doubled {
+                        text.replace('"', "\"\"")
+                    } else {
+                        text.clone()
+                    };
+                    let mut texts = vec![(raw.clone(), false)];
+                    for _ in 0..6 {
+                        texts.extend(gen.mutate(&raw).map(|t| (t, true)));
+                    }
+                    for (t, mutated) in &texts {
+                        for spec in [Some(spec), None] {
+                            let fast = clean(t, doubled, spec);
+                            let want = full(t, doubled, spec);
+                            if fast.is_some() {
+                                assert_eq!(fast, want, "{name} {doubled} {t:?}");
+                            }
+                            match (mutated, want.is_some()) {
+                                (false, true) => {
+                                    valid += 1;
+                                    valid_clean += usize::from(fast.is_some());
+                                }
+                                (false, false) => {}
+                                (true, false) => broken += 1,
+                                (true, true) => {
+                                    kept += 1;
+                                    kept_clean += usize::from(fast.is_some());
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // The test means something only if both answers come up often,
+        // and the quick check is worth having only if it settles most
+        // valid documents.
+        assert!(broken > 10_000, "{broken}");
+        assert!(
+            kept > 5_000 && kept_clean > kept / 2,
+            "{kept_clean} of {kept}"
+        );
+        assert!(valid > 10_000, "{valid}");
+        assert!(valid_clean * 10 > valid * 8, "{valid_clean} of {valid}");
+    }
+
+    #[test]
+    fn clean_settles_the_usual_cells() {
+        let g = grammars().expect("grammars");
+        let meta = &g.schemas["employee-metadata-v1"];
+        let cell = r#"{"location":{"address":"4935 Main St, Springfield"},"role id":"r-24","manager id":"E-233326","tenant":"acme"}"#;
+        for (text, doubled) in [(cell.to_owned(), false), (cell.replace('"', "\"\""), true)] {
+            assert_eq!(clean(&text, doubled, Some(meta)), Some(Kind::Object));
+            assert_eq!(clean(&text, doubled, None), Some(Kind::Object));
+            // At the very end of the text, where the 8- and 16-byte reads
+            // do not fit, and in a text that goes on.
+            for cut in [1, 3, 9, 17] {
+                let (head, tail) = text.split_at(text.len() - cut);
+                let _ = tail;
+                assert_eq!(clean(head, doubled, Some(meta)), None, "{head}");
+            }
+        }
+        let labels = &g.schemas["finding-labels"];
+        let text = r#"[[{"key":"sod","value":{"text":"x"},"explanation":{"a":[1,{}]}}],[]]"#;
+        assert_eq!(clean(text, false, Some(labels)), Some(Kind::Array));
+        let recommendation = &g.schemas["recommendation"];
+        let text = r#"{"value":"deny","explanation":"low risk"}"#;
+        assert_eq!(clean(text, false, Some(recommendation)), Some(Kind::Object));
+        let role = &g.schemas["role-metadata"];
+        let text = r#"{"integrations":["github/int-1"]}"#;
+        assert_eq!(clean(text, false, Some(role)), Some(Kind::Object));
+        // Each of these the full path flags or does not follow here.
+        for text in [
+            r#"{"value":"approved"}"#,
+            r#"{"value":"de\u006ey"}"#,
+            r#"{"integrations":["nope"]}"#,
+            r#"{"locaton":{}}"#,
+            r#"{"privilegeValue":"true"}"#,
+            r#"{"a":1,}"#,
+            "[1]x",
+        ] {
+            for spec in [recommendation, role, meta, &g.schemas["relation-metadata"]] {
+                assert_eq!(clean(text, false, Some(spec)), None, "{text}");
+            }
+        }
+        let deep = "[".repeat(CLEAN_DEPTH + 1) + &"]".repeat(CLEAN_DEPTH + 1);
+        assert_eq!(clean(&deep, false, None), None);
+        assert!(full(&deep, false, None).is_some());
+    }
+
+    #[test]
+    fn clean_agrees_with_the_parser_on_syntax() {
+        // The parser's own cases, plain and doubled.
+        for text in [
+            "{}",
+            "[]",
+            "0",
+            "-0.5e+3",
+            "\"\\u00e9\\ud83d\\ude00\"",
+            "[1,]",
+            "{\"a\":1,}",
+            "{'a':1}",
+            "01",
+            "1.",
+            "1e",
+            "[1 2]",
+            "{\"a\" 1}",
+            "{\"a\":}",
+            "tru",
+            "nul",
+            "\"a\tb\"",
+            "\"\\x\"",
+            "{} x",
+            "",
+            "  ",
+            "[",
+            "{\"a\":[}",
+            "\"abc",
+            "[[[]]]",
+            "{\"a\":{\"b\":[true,false,null]}}",
+            "1.5E-7",
+            "-",
+            "[-]",
+            "{\"\":0}",
+            "[\"\\u12\"]",
+            "truex",
+            "[true]x",
+            "nulls",
+            "[true,]",
+            " \t\r\n1 \n",
+        ] {
+            for doubled in [false, true] {
+                let t = if doubled {
+                    text.replace('"', "\"\"")
+                } else {
+                    text.to_owned()
+                };
+                let want = full(&t, doubled, None);
+                assert_eq!(clean(&t, doubled, None), want, "{t:?}");
+            }
+        }
     }
 }

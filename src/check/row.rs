@@ -1169,6 +1169,9 @@ impl Plan {
         emit: &mut Emitter<'_>,
     ) {
         let c = self.map.field_col[i].expect("mapped");
+        if self.json_is_clean(raw, f.escapes, kind, c, cells) {
+            return;
+        }
         let col = &self.table.columns[c];
         let mut scratch = cells.scratch.borrow_mut();
         let JsonScratch { nodes, findings } = &mut *scratch;
@@ -1259,6 +1262,39 @@ impl Plan {
             }
         }
         *nodes = doc.into_nodes();
+    }
+
+    /// Whether the JSON cell `raw` of column `c` is one on which the full
+    /// check below would report nothing, as [`grammar::clean`] settles in
+    /// one pass; `false` when it cannot tell, and the full check runs.
+    fn json_is_clean(
+        &self,
+        raw: &str,
+        doubled: bool,
+        kind: JsonKind,
+        c: ColumnId,
+        cells: &Cells<'_>,
+    ) -> bool {
+        let root_fits = |root: json::Kind| match kind {
+            JsonKind::Any => true,
+            JsonKind::Object => root == json::Kind::Object,
+            JsonKind::Array => root == json::Kind::Array,
+        };
+        let mut checked = false;
+        for rule in self.table.json.iter().filter(|r| r.column == c) {
+            if !rule.when.iter().all(|w| self.holds(cells, w)) {
+                continue;
+            }
+            // The filter grammar has no quick check.
+            let Grammar::Schema(spec) = &rule.grammar else {
+                return false;
+            };
+            if !grammar::clean(raw, doubled, Some(spec)).is_some_and(root_fits) {
+                return false;
+            }
+            checked = true;
+        }
+        checked || grammar::clean(raw, doubled, None).is_some_and(root_fits)
     }
 
     /// Whether a row condition holds.
