@@ -758,6 +758,103 @@ pub(crate) mod lex {
         super::scan_string::<Q>(b, i).ok()
     }
 
+    /// The 16 bytes of `b` from `at`, as a little-endian number with
+    /// zeros past the end of `b`; `None` if `at` is not inside `b`, or `b`
+    /// is shorter than 16 bytes.
+    ///
+    /// Near the end of the text, the last 16 bytes are read and shifted:
+    /// the last key or value of a cell is usually there.
+    #[inline(always)]
+    pub(crate) fn chunk16(b: &[u8], at: usize) -> Option<u128> {
+        if let Some(w) = b.get(at..).and_then(<[u8]>::first_chunk::<16>) {
+            return Some(u128::from_le_bytes(*w));
+        }
+        let tail = b.len().checked_sub(16)?;
+        let skip = at.checked_sub(tail).filter(|&k| k < 16)?;
+        let last = b.get(tail..).and_then(<[u8]>::first_chunk::<16>)?;
+        Some(u128::from_le_bytes(*last) >> (8 * skip))
+    }
+
+    /// The bytes of `w` (bit `k` for byte `k`) that a string scan stops
+    /// at (`"`, `\\` or a control character), and the `"` among them.
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[inline(always)]
+    pub(crate) fn stops16(w: u128) -> (u32, u32) {
+        use safe_arch::{
+            bitor_m128i, cmp_eq_mask_i8_m128i, m128i, max_u8_m128i, move_mask_i8_m128i,
+            set_splat_i8_m128i,
+        };
+        let splat = |c: u8| set_splat_i8_m128i(i8::from_ne_bytes([c]));
+        let v = m128i::from(w);
+        let quote = cmp_eq_mask_i8_m128i(v, splat(b'"'));
+        let backslash = cmp_eq_mask_i8_m128i(v, splat(b'\\'));
+        // A byte is below 0x20 when its unsigned max with 0x1F is 0x1F.
+        let control = cmp_eq_mask_i8_m128i(max_u8_m128i(v, splat(0x1F)), splat(0x1F));
+        let stops = bitor_m128i(bitor_m128i(quote, backslash), control);
+        // One bit per lane, in the low 16 bits.
+        let bits = |m| move_mask_i8_m128i(m) as u32 & 0xFFFF;
+        (bits(stops), bits(quote))
+    }
+
+    /// [`stops16`] without SSE2.
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+    #[inline(always)]
+    pub(crate) fn stops16(w: u128) -> (u32, u32) {
+        stops16_swar(w)
+    }
+
+    /// [`stops16`] eight bytes at a time. Every bit is exact (not only
+    /// the lowest, as in `string_stops`): the byte after a stop is read
+    /// from the quote bits.
+    #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+    pub(crate) fn stops16_swar(w: u128) -> (u32, u32) {
+        const LO7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+        const LO: u64 = 0x0101_0101_0101_0101;
+        // 0x80 in each zero byte of `y`, and nowhere else.
+        let zero = |y: u64| !(((y & LO7).wrapping_add(LO7)) | y | LO7);
+        // The eight high bits gathered into one byte (bit i = byte i).
+        let gather = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+        let mut stops = 0;
+        let mut quotes = 0;
+        for k in 0..2 {
+            let x = (w >> (64 * k)) as u64;
+            let quote = zero(x ^ (LO * u64::from(b'"')));
+            let backslash = zero(x ^ (LO * u64::from(b'\\')));
+            let control = zero(x & (LO * 0xE0));
+            stops |= gather(quote | backslash | control) << (8 * k);
+            quotes |= gather(quote) << (8 * k);
+        }
+        (stops, quotes)
+    }
+
+    /// The end of the string whose opening quote is at `i`, or `None` if
+    /// it is malformed: [`string_end`], 16 bytes a step while the string
+    /// is plain.
+    #[inline(always)]
+    pub(crate) fn string_end_fast<const Q: usize>(b: &[u8], i: usize) -> Option<usize> {
+        // The closing quote's bits: one quote, or two in a row.
+        let closing = if Q == 1 { 1 } else { 3 };
+        if Q == 1 || b.get(i + 1) == Some(&b'"') {
+            let mut from = i + Q;
+            // Bytes past the text are zeros, which stop the scan.
+            while let Some(w) = chunk16(b, from) {
+                let (stops, quotes) = stops16(w);
+                if stops == 0 {
+                    from += 16;
+                    continue;
+                }
+                let at = stops.trailing_zeros();
+                if quotes >> at & closing == closing {
+                    return Some(from + at as usize + Q);
+                }
+                break;
+            }
+        }
+        // An escape, a problem, a doubled quote split by the 16-byte read or
+        // a short text: the parser's scan, from the start.
+        string_end::<Q>(b, i).map(|(end, _)| end)
+    }
+
     /// The end of the number at `i`, or `None` if it is malformed.
     #[inline]
     pub(crate) fn number_end(b: &[u8], i: usize) -> Option<usize> {
@@ -997,6 +1094,124 @@ mod tests {
             }
         }
         assert!(checked > 50_000, "{checked}");
+    }
+
+    #[test]
+    fn the_16_byte_reads_agree_with_a_byte_loop() {
+        // Reads at every offset, the text's end included, padded with
+        // zeros past it.
+        let text: Vec<u8> = (1..=40).collect();
+        for len in [0, 5, 15, 16, 17, 31, 40] {
+            let b = &text[..len];
+            for at in 0..len + 2 {
+                let want = (len >= 16 && at < len).then(|| {
+                    let mut w = [0u8; 16];
+                    for (k, d) in w.iter_mut().enumerate() {
+                        *d = b.get(at + k).copied().unwrap_or(0);
+                    }
+                    u128::from_le_bytes(w)
+                });
+                assert_eq!(lex::chunk16(b, at), want, "{len} {at}");
+            }
+        }
+        // Stops and quotes, each bit on its own byte: every byte value
+        // at every position, over a background of ordinary bytes and of
+        // other stops.
+        let by_bytes = |w: u128| {
+            let (mut stops, mut quotes) = (0, 0);
+            for (k, c) in w.to_le_bytes().into_iter().enumerate() {
+                if c < 0x20 || c == b'"' || c == b'\\' {
+                    stops |= 1 << k;
+                }
+                if c == b'"' {
+                    quotes |= 1 << k;
+                }
+            }
+            (stops, quotes)
+        };
+        let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1du64);
+        let mut words: Vec<u128> = Vec::new();
+        for c in 0..=255u8 {
+            for at in 0..16 {
+                let mut w = [b'a'; 16];
+                w[at] = c;
+                words.push(u128::from_le_bytes(w));
+                w = [b'"'; 16];
+                w[at] = c;
+                words.push(u128::from_le_bytes(w));
+                w = [0x01; 16];
+                w[at] = c;
+                words.push(u128::from_le_bytes(w));
+            }
+        }
+        let alphabet = [
+            b'"', b'\\', 0, 0x1F, 0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x80, 0xFF, b'a',
+        ];
+        for _ in 0..20_000 {
+            let w: [u8; 16] = std::array::from_fn(|_| alphabet[(next() % 13) as usize]);
+            words.push(u128::from_le_bytes(w));
+        }
+        for w in words {
+            assert_eq!(lex::stops16(w), by_bytes(w), "{:?}", w.to_le_bytes());
+            assert_eq!(lex::stops16_swar(w), by_bytes(w), "{:?}", w.to_le_bytes());
+        }
+    }
+
+    #[test]
+    fn the_fast_string_end_agrees_with_the_scan() {
+        // Strings of every ending about the 16-byte reads, alone, at the
+        // end of a text long enough for the read from its end, and
+        // followed by more text.
+        let alphabet = [b'a', b'"', b'\\', 0x01, b'n', 0xC3];
+        let mut bodies: Vec<Vec<u8>> = vec![Vec::new()];
+        let mut last = bodies.clone();
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|s| {
+                    alphabet.iter().map(move |&c| {
+                        let mut t = s.clone();
+                        t.push(c);
+                        t
+                    })
+                })
+                .collect();
+            bodies.extend(last.iter().cloned());
+        }
+        let mut checked = 0;
+        for body in &bodies {
+            for pad in [0, 1, 7, 12, 13, 14, 15, 16, 17, 30] {
+                for (before, after) in [(0, 0), (20, 0), (20, 3), (0, 20)] {
+                    let mut s = vec![b' '; before];
+                    s.push(b'"');
+                    s.extend(std::iter::repeat_n(b'a', pad));
+                    s.extend(body);
+                    s.extend(std::iter::repeat_n(b'}', after));
+                    let mut d = Vec::new();
+                    for &c in &s {
+                        d.push(c);
+                        if c == b'"' {
+                            d.push(c);
+                        }
+                    }
+                    let ends = |b: &[u8], doubled: bool| {
+                        if doubled {
+                            let want = lex::string_end::<2>(b, before).map(|(end, _)| end);
+                            (lex::string_end_fast::<2>(b, before), want)
+                        } else {
+                            let want = lex::string_end::<1>(b, before).map(|(end, _)| end);
+                            (lex::string_end_fast::<1>(b, before), want)
+                        }
+                    };
+                    for (b, doubled) in [(&s, false), (&d, true), (&s, true)] {
+                        let (got, want) = ends(b, doubled);
+                        assert_eq!(got, want, "{doubled} {:?}", String::from_utf8_lossy(b));
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 100_000, "{checked}");
     }
 
     #[test]

@@ -209,10 +209,10 @@ impl<const Q: usize> Clean<'_, Q> {
     /// values or a shape.
     #[inline(always)]
     fn string(&self, i: usize, spec: Option<&Spec>) -> Option<usize> {
-        let (end, plain) = lex::string_end::<Q>(self.text.as_bytes(), i)?;
         let Some(s) = spec else {
-            return Some(end);
+            return lex::string_end_fast::<Q>(self.text.as_bytes(), i);
         };
+        let (end, plain) = lex::string_end::<Q>(self.text.as_bytes(), i)?;
         // Compared on the text, which is the string's decoding when it is
         // plain.
         let inner = self.text.get(i + Q..end - Q).filter(|_| plain)?;
@@ -238,16 +238,32 @@ impl<const Q: usize> Clean<'_, Q> {
                 if b.get(j) != Some(&b'"') {
                     return None;
                 }
-                let (end, plain) = lex::string_end::<Q>(b, j)?;
                 let sub = match spec {
-                    None => None,
+                    None => {
+                        j = self.colon(lex::string_end_fast::<Q>(b, j)?)?;
+                        None
+                    }
                     Some(s) => {
-                        // An escaped key is matched on its decoding, which
-                        // the full path makes.
-                        if !plain {
-                            return None;
-                        }
-                        match s.key_at(b, j + Q..end - Q) {
+                        let at = match s.key_token::<Q>(b, j + Q) {
+                            // The opening quote's second byte is checked
+                            // here, the rest by the token.
+                            Some((at, past_colon)) if Q == 1 || b.get(j + 1) == Some(&b'"') => {
+                                j = past_colon;
+                                Some(at)
+                            }
+                            _ => {
+                                let (end, plain) = lex::string_end::<Q>(b, j)?;
+                                // An escaped key is matched on its decoding,
+                                // which the full path makes.
+                                if !plain {
+                                    return None;
+                                }
+                                let at = s.key_at(b, j + Q..end - Q);
+                                j = self.colon(end)?;
+                                at
+                            }
+                        };
+                        match at {
                             Some(at) => {
                                 seen |= 1u64.checked_shl(at as u32).unwrap_or(0);
                                 Some(&s.keys.get(at)?.1)
@@ -257,16 +273,12 @@ impl<const Q: usize> Clean<'_, Q> {
                         }
                     }
                 };
-                j = lex::ws_end(b, end);
-                if b.get(j) != Some(&b':') {
-                    return None;
-                }
-                j = lex::ws_end(b, j + 1);
+                j = lex::ws_end(b, j);
                 // Most members are strings that nothing more is asked of:
                 // scanned here, with no call.
                 j = if b.get(j) == Some(&b'"') && sub.is_none_or(|s| s.accepts_as_is(Kind::String))
                 {
-                    lex::string_end::<Q>(b, j)?.0
+                    lex::string_end_fast::<Q>(b, j)?
                 } else {
                     self.value(j, sub, depth + 1)?
                 };
@@ -284,6 +296,14 @@ impl<const Q: usize> Clean<'_, Q> {
             }
         }
         Some(j + 1)
+    }
+
+    /// The index past the `:` after a key that ends at `i`.
+    #[inline(always)]
+    fn colon(&self, i: usize) -> Option<usize> {
+        let b = self.text.as_bytes();
+        let at = lex::ws_end(b, i);
+        (b.get(at) == Some(&b':')).then_some(at + 1)
     }
 
     /// The end of the array at `i`, whose elements meet `items`.

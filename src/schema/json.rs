@@ -4,7 +4,7 @@
 //! grammar with `[[json]]`. The checks live in `check::grammar` and
 //! `check::filter`.
 
-use crate::json::Kind;
+use crate::json::{lex, Kind};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
@@ -100,6 +100,59 @@ pub struct Spec {
     /// The kinds of value that meet this spec whatever they hold, as bits
     /// of `Kind as u8`: see [`Spec::accepts_as_is`].
     as_is: u8,
+    /// The keys as [`Spec::key_token`] matches them, for a quote of 1 and
+    /// of 2 bytes, sorted by their first byte.
+    tokens: [Vec<KeyToken>; 2],
+    /// By first byte, where the tokens starting with it are in `tokens`
+    /// (256 entries, or none when no key has a token).
+    lead_spans: Vec<(u16, u16)>,
+}
+
+/// A key as it stands in a JSON text after its opening quote, when it
+/// needs no escapes: its bytes, the closing quote and the colon.
+#[derive(Debug, Clone, PartialEq)]
+struct KeyToken {
+    /// The token's bytes as two little-endian numbers, zero past its end.
+    bytes: [u128; 2],
+    /// Ones over the token's bytes.
+    masks: [u128; 2],
+    /// Its length in bytes, at most 32.
+    len: usize,
+    /// The key's index in `keys`.
+    at: usize,
+}
+
+impl KeyToken {
+    /// The token of `key` (index `at`) with quotes of `q` bytes, if the
+    /// key is written as it is in JSON and the token fits in 32 bytes.
+    fn of(key: &str, at: usize, q: usize) -> Option<KeyToken> {
+        let plain = key.bytes().all(|c| c >= 0x20 && c != b'"' && c != b'\\');
+        let mut token = key.as_bytes().to_vec();
+        token.extend(std::iter::repeat_n(b'"', q));
+        token.push(b':');
+        if !plain || token.len() > 32 {
+            return None;
+        }
+        let mut bytes = [0u8; 32];
+        bytes[..token.len()].copy_from_slice(&token);
+        let mut ones = [0u8; 32];
+        ones[..token.len()].fill(0xFF);
+        let halves = |a: &[u8; 32]| {
+            let (lo, hi) = a.split_at(16);
+            let num = |h: &[u8]| {
+                let mut le = [0u8; 16];
+                le.copy_from_slice(h);
+                u128::from_le_bytes(le)
+            };
+            [num(lo), num(hi)]
+        };
+        Some(KeyToken {
+            bytes: halves(&bytes),
+            masks: halves(&ones),
+            len: token.len(),
+            at,
+        })
+    }
 }
 
 /// A key's length and its first 16 bytes as two little-endian words, zero
@@ -166,6 +219,39 @@ impl Spec {
                 text.get(key.start + 16..key.end) == name.and_then(|n| n.get(16..))
             };
             (k == w && (key.len() <= 16 || long())).then_some(at)
+        })
+    }
+
+    /// If the text `b` has, from `from` (just past a member key's opening
+    /// quote, `Q` bytes a quote as in [`crate::json::Doc::parse_as`]), one
+    /// of `keys` with no escapes, its closing quote and the colon with no
+    /// space between, as nearly every member key stands: that key's index
+    /// and the index just past the colon.
+    ///
+    /// One read of 16 bytes (two for a long key) and a compare settles
+    /// it, where a scan for the end of the key and then a look-up would
+    /// read the key twice. `None` says only that the key is not written
+    /// so; the caller then scans it and asks [`Spec::key_at`].
+    #[inline]
+    pub fn key_token<const Q: usize>(&self, b: &[u8], from: usize) -> Option<(usize, usize)> {
+        let lead = *b.get(from)?;
+        let &(start, end) = self.lead_spans.get(usize::from(lead))?;
+        let tokens = self
+            .tokens
+            .get(Q - 1)?
+            .get(usize::from(start)..usize::from(end))?;
+        let head = lex::chunk16(b, from)?;
+        tokens.iter().find_map(|t| {
+            if (head ^ t.bytes[0]) & t.masks[0] != 0 {
+                return None;
+            }
+            if t.len > 16 {
+                let rest = lex::chunk16(b, from + 16)?;
+                if (rest ^ t.bytes[1]) & t.masks[1] != 0 {
+                    return None;
+                }
+            }
+            Some((t.at, from + t.len))
         })
     }
 
@@ -343,9 +429,35 @@ fn compile(
             }
     })
     .fold(0, |bits, kind| bits | 1 << kind as u8);
+    let mut leads: Vec<(u8, usize)> = keys
+        .iter()
+        .enumerate()
+        .filter_map(|(at, (k, _))| Some((*k.as_bytes().first()?, at)))
+        .filter(|&(_, at)| KeyToken::of(&keys[at].0, at, 2).is_some())
+        .collect();
+    leads.sort();
+    let tokens = [1, 2].map(|q| {
+        leads
+            .iter()
+            .filter_map(|&(_, at)| KeyToken::of(&keys[at].0, at, q))
+            .collect::<Vec<_>>()
+    });
+    let lead_spans = if leads.is_empty() || leads.len() > usize::from(u16::MAX) {
+        Vec::new()
+    } else {
+        (0..=255u8)
+            .map(|c| {
+                let from = leads.partition_point(|&(l, _)| l < c);
+                let to = leads.partition_point(|&(l, _)| l <= c);
+                (from as u16, to as u16)
+            })
+            .collect()
+    };
     Ok(Spec {
         ty,
         as_is,
+        tokens,
+        lead_spans,
         words,
         by_len,
         required_keys,
@@ -444,6 +556,91 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    #[test]
+    fn key_tokens_agree_with_a_scan_and_key_at() {
+        fn walk<'s>(spec: &'s Spec, out: &mut Vec<&'s Spec>) {
+            out.push(spec);
+            spec.keys.iter().for_each(|(_, sub)| walk(sub, out));
+            spec.items.iter().for_each(|sub| walk(sub, out));
+        }
+        // Keys about the 16- and 32-byte reads, alike in their first bytes.
+        let long = Grammars::parse(concat!(
+            "[schemas.a]\ntype = \"object\"\n[schemas.a.keys]\n",
+            "\"a key of thirteen\" = { type = \"any\" }\n",
+            "\"a key of fourteen\" = { type = \"any\" }\n",
+            "\"a key longer than sixteen X\" = { type = \"any\" }\n",
+            "\"a key longer than sixteen XY\" = { type = \"any\" }\n",
+            "\"a key longer than sixteen XYZ\" = { type = \"any\" }\n",
+            "\"a key longer than thirty-two bytes\" = { type = \"any\" }\n",
+            "\"tab\\tkey\" = { type = \"any\" }\n",
+            "\"\" = { type = \"any\" }\n",
+            "[filter]\noperators={}\nnested={}\nfields={}\n",
+        ))
+        .expect("parses");
+        let mut specs = Vec::new();
+        for g in [grammars().expect("grammars"), &long] {
+            g.schemas.values().for_each(|s| walk(s, &mut specs));
+        }
+        let mut candidates: Vec<String> = vec![String::new(), "zz".into(), "a\\u0020b".into()];
+        for (k, _) in specs.iter().flat_map(|s| &s.keys) {
+            candidates.push(k.clone());
+            candidates.push(k[..k.len().saturating_sub(1)].to_owned());
+            candidates.push(format!("{k}s"));
+            candidates.push(format!("{k}\\n"));
+        }
+        let (mut matched, mut checked) = (0, 0);
+        for spec in &specs {
+            for key in &candidates {
+                for (q, doubled) in [(1, false), (2, true)] {
+                    for (sep, rest) in [
+                        ("", "1}"),
+                        ("", ""),
+                        (" ", "1}"),
+                        ("", "\"a longer value\"}"),
+                    ] {
+                        let quote = "\"".repeat(q);
+                        let text = format!("{{{quote}{key}{quote}{sep}:{rest}");
+                        let b = text.as_bytes();
+                        let got = if doubled {
+                            spec.key_token::<2>(b, 1 + q)
+                        } else {
+                            spec.key_token::<1>(b, 1 + q)
+                        };
+                        // What the parser's scan and a look-up say.
+                        let end = if doubled {
+                            lex::string_end::<2>(b, 1)
+                        } else {
+                            lex::string_end::<1>(b, 1)
+                        };
+                        let want = end.and_then(|(end, plain)| {
+                            let at = spec.key_at(b, 1 + q..end - q).filter(|_| plain)?;
+                            (b.get(end) == Some(&b':')).then_some((at, end + 1))
+                        });
+                        match got {
+                            Some(_) => {
+                                assert_eq!(got, want, "{text:?}");
+                                matched += 1;
+                            }
+                            // Only keys that need escapes or do not fit
+                            // in 32 bytes, and texts too short for a
+                            // 16-byte read, are left to the caller.
+                            None => assert!(
+                                b.len() < 16
+                                    || want.is_none_or(|(at, _)| {
+                                        let k = &spec.keys[at].0;
+                                        k.is_empty() || k.len() + q + 1 > 32 || k.contains('\t')
+                                    }),
+                                "{text:?}"
+                            ),
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(matched > 250 && checked > 10_000, "{matched} of {checked}");
     }
 
     #[test]
