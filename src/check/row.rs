@@ -1169,9 +1169,28 @@ impl Plan {
         emit: &mut Emitter<'_>,
     ) {
         let c = self.map.field_col[i].expect("mapped");
-        if self.json_is_clean(raw, f.escapes, kind, c, cells) {
-            return;
+        if !self.json_is_clean(raw, f.escapes, kind, c, cells) {
+            self.report_json(f, i, c, raw, kind, sev, cells, emit);
         }
+    }
+
+    /// The findings of JSON cell `raw` of column `c`, from a parse and a
+    /// walk of every grammar that applies.
+    // Out of line, and rare: the record loop, with the usual cell checks
+    // inlined, stays small.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn report_json(
+        &self,
+        f: &FieldSpan,
+        i: usize,
+        c: ColumnId,
+        raw: &str,
+        kind: JsonKind,
+        sev: Option<Severity>,
+        cells: &Cells<'_>,
+        emit: &mut Emitter<'_>,
+    ) {
         let col = &self.table.columns[c];
         let mut scratch = cells.scratch.borrow_mut();
         let JsonScratch { nodes, findings } = &mut *scratch;
