@@ -118,6 +118,7 @@ impl FpTable {
 
     /// The slot holding `k` (`Ok`), or the empty slot where it would go
     /// (`Err`). The table must have slots.
+    #[inline]
     fn probe(&self, k: [u32; 2]) -> Result<usize, usize> {
         let mask = self.slots.len() - 1;
         let mut i = self.home(k);
@@ -139,6 +140,9 @@ impl FpTable {
 
     /// The value of `fp` if present; otherwise inserts `value` and returns
     /// `None`. One probe either way.
+    // Called once a row from the fold, in another module: `#[inline]`
+    // lets it be inlined there whichever codegen unit each lands in.
+    #[inline]
     pub(crate) fn get_or_insert(&mut self, fp: u64, value: u32) -> Option<u32> {
         if (self.len + 1) * 8 > self.slots.len() * 7 {
             self.rebuild(slots_for(self.len + 1).max(self.slots.len() * 2));
