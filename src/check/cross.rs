@@ -219,7 +219,7 @@ fn row_fingerprint(data: &[u8], rec: &Record, buf: &mut Vec<u8>) -> u64 {
 #[inline]
 fn row_hash(bytes: &[u8]) -> u64 {
     use std::hash::BuildHasher;
-    foldhash::quality::FixedState::with_seed(0x5EED_0F_0005).hash_one(bytes)
+    foldhash::quality::FixedState::with_seed(0x005E_ED0F_0005).hash_one(bytes)
 }
 
 /// Field `i` trimmed, as identity and unique values are compared, or
