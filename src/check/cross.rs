@@ -456,6 +456,12 @@ const CLEAN_TUPLES_CAP: usize = (1 << 20) / 8 * 7;
 /// table); the default cap is far below.
 const MAX_RESERVED_ROWS: usize = 1 << 25;
 
+/// How many rows ahead the fold asks for the slots their lookups will
+/// read. A miss costs the work of several rows, so a slot must be asked
+/// for well before its lookup: 8, 16 and 32 rows ahead ran alike, asking
+/// just before the lookup took half as long again.
+const AHEAD: usize = 16;
+
 /// Shards of the identity and unique maps. A key's whole history lives in
 /// one shard (the shard is a function of its fingerprint) and every key is
 /// first-row-wins, so shards could be folded in parallel and still give
@@ -676,18 +682,19 @@ impl CrossState {
             } else {
                 &[]
             };
-            // Nearly every probe misses the cache: start a batch's loads
-            // together so that their misses overlap.
-            const BATCH: usize = 16;
-            for (b, batch) in rows_on.chunks(BATCH).enumerate() {
-                let touched = batch.iter().fold(0, |acc, ev| acc ^ rows.touch(ev.row));
-                std::hint::black_box(touched);
-                for (k, ev) in batch.iter().enumerate() {
-                    let n = (b * BATCH + k) as u32;
-                    match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n)) {
-                        RowSeen::New | RowSeen::Forgotten => {}
-                        other => seen.push((n, other)),
-                    }
+            // Nearly every probe misses the cache: ask for the slots of the
+            // rows `AHEAD` of this one, so that their misses overlap.
+            for ev in rows_on.iter().take(AHEAD) {
+                rows.prefetch(ev.row);
+            }
+            for (n, ev) in rows_on.iter().enumerate() {
+                if let Some(ahead) = rows_on.get(n + AHEAD) {
+                    rows.prefetch(ahead.row);
+                }
+                let n = n as u32;
+                match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n)) {
+                    RowSeen::New | RowSeen::Forgotten => {}
+                    other => seen.push((n, other)),
                 }
             }
         };
