@@ -24,8 +24,7 @@ use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::rules;
 use crate::scan::{unescape, Record, Scanner};
 use crate::schema::Table;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::sync::Arc;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3Default};
 
@@ -34,7 +33,8 @@ use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3Default};
 pub const MAX_DISTINCT_ROWS: usize = 1_500_000;
 
 /// A `Hasher` for keys that already are uniformly distributed hashes: it
-/// passes their bits through instead of hashing them again.
+/// passes their bits through instead of hashing them again. (The fold's
+/// own tables take fingerprints as they are; `batch` uses this.)
 #[derive(Default)]
 pub(crate) struct IdentityHasher(u64);
 
@@ -44,7 +44,7 @@ impl Hasher for IdentityHasher {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        // A `[u32; 2]` key arrives as its 8 bytes in one write: the hash is
+        // A `u64` key arrives as its 8 bytes in one write: the hash is
         // then the fingerprint itself. Folding 8-byte words keeps any other
         // input working too.
         if let Ok(word) = <[u8; 8]>::try_from(bytes) {
@@ -62,14 +62,6 @@ impl Hasher for IdentityHasher {
         // Only slice length prefixes arrive here, and every key of a map has
         // the same length.
     }
-}
-
-/// Fingerprint-keyed map. A key is a 64-bit fingerprint split in two so
-/// that its alignment is 4 and a bucket with a `[u32; 3]` value is 20 bytes.
-type FpMap<V> = HashMap<[u32; 2], V, BuildHasherDefault<IdentityHasher>>;
-
-fn split(fp: u64) -> [u32; 2] {
-    [fp as u32, (fp >> 32) as u32]
 }
 
 /// 0 means "absent" in events, so a real fingerprint is never 0.
@@ -449,72 +441,81 @@ pub(crate) enum RowSeen {
 
 /// Clean identity tuples remembered at most: the set only saves lookups,
 /// so it stops growing rather than add to the memory bound; this many fit a
-/// table of 2^20 buckets (about 9.4 MB).
+/// table of 2^20 slots (8 MiB).
 const CLEAN_TUPLES_CAP: usize = (1 << 20) / 8 * 7;
 
 /// Most rows the duplicate-row map is sized for up front (a 400 MB
 /// table); the default cap is far below.
 const MAX_RESERVED_ROWS: usize = 1 << 25;
 
-/// Shards of the identity and unique maps. A key's whole history lives in
-/// one shard (the shard is a function of its fingerprint) and every key is
+/// Most unique-key values the unique table is sized for up front: a table
+/// of 2^21 slots (24 MiB), the most that a wrong estimate can cost. Past
+/// that the table grows as it fills.
+const MAX_RESERVED_KEYS: usize = 1_500_000;
+
+/// How many rows ahead the fold asks for the slots their lookups will
+/// read. A miss costs the work of several rows, so a slot must be asked
+/// for well before its lookup: 8, 16 and 32 rows ahead ran alike, asking
+/// just before the lookup took half as long again.
+const AHEAD: usize = 16;
+
+/// Shards of the identity tables. A key's whole history lives in one
+/// shard (the shard is a function of its fingerprint) and every key is
 /// first-row-wins, so shards could be folded in parallel and still give
 /// the findings of a sequential fold (see `CrossState::fold` for why they
-/// are not, for now); each shard's table also stays smaller.
+/// are not, for now). They also keep growth in small steps: a table that
+/// doubles holds its old and new slots for a moment, and identity values
+/// run to millions.
 const SHARDS: usize = 16;
 
-/// The shard of a fingerprint: bits that neither hashbrown's bucket index
-/// (low bits) nor its tag (top 7 bits) uses, so each shard's table still
-/// sees well-spread hashes.
+/// The shard of a fingerprint: bits above those a shard's table indexes
+/// by while it is below 2^24 slots (its low bits), so that each shard's
+/// table still sees well-spread fingerprints.
 fn shard(fp: u64) -> usize {
     (fp >> 40) as usize % SHARDS
 }
-
-/// A shard's lookups of one chunk: (event, slot or key index).
-type Work = Vec<(u32, u8)>;
-/// A shard's identity findings of one chunk: (event, finding).
-type IdentityFound = Vec<(u32, IdentityFinding)>;
-/// A shard's unique-key findings of one chunk: (event, key index, first
-/// line).
-type UniqueFound = Vec<(u32, u8, u32)>;
 
 /// The state the fold carries from row to row.
 pub(crate) struct CrossState {
     /// (identity column, value) -> the two partners' fingerprints, in slot
     /// order, and the line that established them; by shard.
-    identity: Vec<FpMap<[u32; 3]>>,
-    /// (key index, value) -> first line; by shard.
-    unique: Vec<FpMap<u32>>,
+    identity: Vec<FpTable<[u32; 5]>>,
+    /// (key index, value) -> first line, for every unique key. One table:
+    /// every row looks it up, in file order, usually to insert a new value.
+    unique: FpTable,
     /// Identity tuples (all three values together) already seen without a
-    /// finding. The maps above never change an established value, so such a
-    /// tuple is clean every time it comes back: its rows skip the three
-    /// slot lookups (cache misses on big files) for one lookup in this
-    /// smaller set. Rows of one identity usually repeat its tuple.
-    clean_tuples: FpMap<()>,
-    /// Row fingerprint -> first line. One map, not sharded: its cap counts
-    /// distinct rows in file order. It is folded alongside the shards.
+    /// finding. The tables above never change an established value, so such
+    /// a tuple is clean every time it comes back: its rows skip the three
+    /// slot lookups for one lookup in this smaller set. Rows of one
+    /// identity usually repeat its tuple.
+    clean_tuples: FpTable<[u32; 2]>,
+    /// Row fingerprint -> first line. One table, not sharded: its cap
+    /// counts distinct rows in file order.
     rows: FpTable,
     row_cap: usize,
     cap_reached: bool,
+    /// The rows the input is expected to have, until the first chunk has
+    /// shown how many distinct unique-key values they hold.
+    expected_rows: Option<usize>,
     snippets: bool,
     /// Reused to re-scan a record that has a finding.
     scratch: Record,
-    /// Reused per chunk, by shard, so that once they have grown the fold
-    /// allocates only for findings.
-    identity_work: Vec<Work>,
-    unique_work: Vec<Work>,
-    identity_found: Vec<IdentityFound>,
-    unique_found: Vec<UniqueFound>,
-    /// Reused per chunk: the events whose tuple went to the slot lookups.
+    /// Reused per chunk, so that once they have grown the fold allocates
+    /// only for findings: the events whose tuple went to the slot lookups.
     looked_up: Vec<u32>,
+    /// Reused per chunk: the identity findings, (event, finding).
+    ids: Vec<(u32, IdentityFinding)>,
     /// Reused per chunk: the duplicate-row findings, (event, what it is).
     seen: Vec<(u32, RowSeen)>,
+    /// Reused per chunk: the unique-key findings, (event, key index, first
+    /// line).
+    uniques: Vec<(u32, u8, u32)>,
 }
 
 /// Checks slot `k` of a row's identity tuple against the tuple established
 /// for its value, and establishes it if the value is new.
 fn identity_slot(
-    map: &mut FpMap<[u32; 3]>,
+    map: &mut FpTable<[u32; 5]>,
     k: usize,
     t: [u64; 3],
     line: u32,
@@ -522,7 +523,7 @@ fn identity_slot(
     let t32 = t.map(partner);
     let others = others(k);
     let mine = [t32[others[0]], t32[others[1]], line];
-    let stored = *map.entry(split(t[k])).or_insert(mine);
+    let stored = map.get_or_insert(t[k], mine)?;
     if stored == mine {
         return None;
     }
@@ -532,58 +533,60 @@ fn identity_slot(
     classify(k, t32, s, stored[2])
 }
 
-#[cfg(test)]
-/// Whether `f` is preferred over the finding so far: a more serious kind;
-/// ties go to the earliest slot, which comes first.
-fn better(f: &IdentityFinding, best: Option<&IdentityFinding>) -> bool {
-    best.is_none_or(|b| f.kind < b.kind || (f.kind == b.kind && f.key < b.key))
+/// Checks a row's identity tuple (fingerprints by slot, 0 = empty)
+/// against the tuples established for its values, and establishes those
+/// seen for the first time. At most one finding: the preferred kind, ties
+/// to the earliest slot.
+fn identity_row(
+    shards: &mut [FpTable<[u32; 5]>],
+    t: [u64; 3],
+    line: u32,
+) -> Option<IdentityFinding> {
+    let mut best: Option<IdentityFinding> = None;
+    for (k, &fp) in t.iter().enumerate() {
+        if fp == 0 {
+            continue;
+        }
+        if let Some(f) = identity_slot(&mut shards[shard(fp)], k, t, line) {
+            // A more serious kind wins; of equal kinds, the earlier slot,
+            // which came first.
+            if best.is_none_or(|b| f.kind < b.kind) {
+                best = Some(f);
+            }
+        }
+    }
+    best
 }
 
 impl CrossState {
     pub(crate) fn new(row_cap: usize, snippets: bool) -> Self {
         CrossState {
-            identity: (0..SHARDS).map(|_| FpMap::default()).collect(),
-            unique: (0..SHARDS).map(|_| FpMap::default()).collect(),
-            clean_tuples: FpMap::default(),
+            identity: (0..SHARDS).map(|_| FpTable::default()).collect(),
+            unique: FpTable::default(),
+            clean_tuples: FpTable::default(),
             rows: FpTable::default(),
             row_cap,
             cap_reached: false,
+            expected_rows: None,
             snippets,
             scratch: Record::default(),
-            identity_work: vec![Vec::new(); SHARDS],
-            unique_work: vec![Vec::new(); SHARDS],
-            identity_found: vec![Vec::new(); SHARDS],
-            unique_found: vec![Vec::new(); SHARDS],
             looked_up: Vec::new(),
+            ids: Vec::new(),
             seen: Vec::new(),
+            uniques: Vec::new(),
         }
     }
 
-    /// Checks a row's identity tuple (fingerprints by slot, 0 = empty)
-    /// against the tuples established for its values, and establishes those
-    /// seen for the first time. At most one finding: the preferred kind,
-    /// ties to the earliest slot.
     #[cfg(test)]
     pub(crate) fn identity(&mut self, t: [u64; 3], line: u32) -> Option<IdentityFinding> {
-        let mut best: Option<IdentityFinding> = None;
-        for (k, &fp) in t.iter().enumerate() {
-            if fp == 0 {
-                continue;
-            }
-            if let Some(f) = identity_slot(&mut self.identity[shard(fp)], k, t, line) {
-                if better(&f, best.as_ref()) {
-                    best = Some(f);
-                }
-            }
-        }
-        best
+        identity_row(&mut self.identity, t, line)
     }
 
     /// The first line of a unique key's value, or `None` (and remembers it)
     /// if this is its first row.
     #[cfg(test)]
     pub(crate) fn unique(&mut self, key: u64, line: u32) -> Option<u32> {
-        unique_key(&mut self.unique[shard(key)], key, line)
+        self.unique.get_or_insert(key, line)
     }
 
     #[cfg(test)]
@@ -602,10 +605,15 @@ impl CrossState {
     /// twice. The table it makes is the one growth would reach. An estimate
     /// is only an estimate (a size hint can be wrong), so it never reserves
     /// more than `MAX_RESERVED_ROWS`; past that the table grows as it fills.
+    /// The unique-key table is sized after the first chunk (see
+    /// [`CrossState::fold`]).
     pub(crate) fn expect_rows(&mut self, plan: &CrossPlan, rows: usize) {
         if plan.rows {
             self.rows
                 .reserve(rows.min(self.row_cap).min(MAX_RESERVED_ROWS));
+        }
+        if !plan.unique.is_empty() {
+            self.expected_rows = Some(rows);
         }
     }
 
@@ -613,12 +621,13 @@ impl CrossState {
     /// appends the findings (file offsets, absolute lines) to `out`.
     /// `shift` turns the chunk's lines into the file's.
     ///
-    /// The row map, the identity shards and the unique shards are looked
-    /// up one after the other, then the findings are merged back in row
-    /// order. The shards could be folded in parallel (a key's history lives
-    /// in one shard); the fold runs on a worker that holds it while others
-    /// check chunks, and a join there could make it take up a chunk check
-    /// while holding the fold, so it does not.
+    /// One pass over the rows looks up the row table, the unique-key table
+    /// and the clean tuples; the identity shards are looked up after it,
+    /// one after the other, then the findings are merged back in row order.
+    /// The shards could be folded in parallel (a key's history lives in one
+    /// shard); the fold runs on a worker that holds it while others check
+    /// chunks, and a join there could make it take up a chunk check while
+    /// holding the fold, so it does not.
     pub(crate) fn fold(
         &mut self,
         plan: &CrossPlan,
@@ -636,106 +645,101 @@ impl CrossState {
             rows,
             row_cap,
             cap_reached,
+            expected_rows,
             snippets,
             scratch,
-            identity_work,
-            unique_work,
-            identity_found,
-            unique_found,
             looked_up,
+            ids,
             seen,
+            uniques,
         } = self;
-        for w in identity_work.iter_mut().chain(unique_work.iter_mut()) {
-            w.clear();
-        }
         looked_up.clear();
+        ids.clear();
         seen.clear();
-        for (n, ev) in events.rows.iter().enumerate() {
-            if plan.identity.is_some()
-                && ev.tuple != 0
-                && !clean_tuples.contains_key(&split(ev.tuple))
-            {
-                looked_up.push(n as u32);
-                for (k, &fp) in ev.identity.iter().enumerate() {
-                    if fp != 0 {
-                        identity_work[shard(fp)].push((n as u32, k as u8));
-                    }
-                }
-            }
-            for (k, &key) in events.keys[n * stride..(n + 1) * stride].iter().enumerate() {
-                if key != 0 {
-                    unique_work[shard(key)].push((n as u32, k as u8));
-                }
-            }
-        }
+        uniques.clear();
         let line_of = |n: u32| line32(events.rows[n as usize].line + shift);
-        let mut rows_pass = |seen: &mut Vec<(u32, RowSeen)>| {
-            // No rows pass at all when `X005` is off.
-            let rows_on = if plan.rows {
-                events.rows.as_slice()
-            } else {
-                &[]
+        let (rows_on, identity_on) = (plan.rows, plan.identity.is_some());
+        let keys_of = |n: usize| &events.keys[n * stride..(n + 1) * stride];
+        // Nearly every lookup misses the cache: ask for the slots of the
+        // rows `AHEAD` of this one, so that their misses overlap.
+        let ahead = |n: usize, rows: &FpTable, unique: &FpTable, clean: &FpTable<[u32; 2]>| {
+            let Some(ev) = events.rows.get(n) else {
+                return;
             };
-            // Nearly every probe misses the cache: start a batch's loads
-            // together so that their misses overlap.
-            const BATCH: usize = 16;
-            for (b, batch) in rows_on.chunks(BATCH).enumerate() {
-                let touched = batch.iter().fold(0, |acc, ev| acc ^ rows.touch(ev.row));
-                std::hint::black_box(touched);
-                for (k, ev) in batch.iter().enumerate() {
-                    let n = (b * BATCH + k) as u32;
-                    match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n)) {
-                        RowSeen::New | RowSeen::Forgotten => {}
-                        other => seen.push((n, other)),
+            if rows_on {
+                rows.prefetch(ev.row);
+            }
+            for &key in keys_of(n) {
+                unique.prefetch(key);
+            }
+            if identity_on && ev.tuple != 0 {
+                clean.prefetch(ev.tuple);
+            }
+        };
+        for n in 0..AHEAD {
+            ahead(n, rows, unique, clean_tuples);
+        }
+        for (n, ev) in events.rows.iter().enumerate() {
+            ahead(n + AHEAD, rows, unique, clean_tuples);
+            let n32 = n as u32;
+            if rows_on {
+                match row_seen(rows, *row_cap, cap_reached, ev.row, line_of(n32)) {
+                    RowSeen::New | RowSeen::Forgotten => {}
+                    other => seen.push((n32, other)),
+                }
+            }
+            for (k, &key) in keys_of(n).iter().enumerate() {
+                if key != 0 {
+                    if let Some(first) = unique.get_or_insert(key, line_of(n32)) {
+                        uniques.push((n32, k as u8, first));
                     }
                 }
             }
-        };
-        // A shard's lookups, in file order.
-        let identity_shard =
-            |((map, work), found): ((&mut FpMap<[u32; 3]>, &Work), &mut IdentityFound)| {
-                found.clear();
-                found.extend(work.iter().filter_map(|&(n, k)| {
-                    let t = events.rows[n as usize].identity;
-                    identity_slot(map, k as usize, t, line_of(n)).map(|f| (n, f))
-                }));
-            };
-        let unique_shard = |((map, work), found): ((&mut FpMap<u32>, &Work), &mut UniqueFound)| {
-            found.clear();
-            found.extend(work.iter().filter_map(|&(n, k)| {
-                let key = events.keys[n as usize * stride + k as usize];
-                unique_key(map, key, line_of(n)).map(|first| (n, k, first))
-            }));
-        };
-        rows_pass(seen);
-        identity
-            .iter_mut()
-            .zip(identity_work.iter())
-            .zip(identity_found.iter_mut())
-            .for_each(identity_shard);
-        unique
-            .iter_mut()
-            .zip(unique_work.iter())
-            .zip(unique_found.iter_mut())
-            .for_each(unique_shard);
-        // Findings are rare: these allocate only when there are some.
-        let mut ids: Vec<_> = identity_found.iter().flatten().copied().collect();
-        let mut uniques: Vec<_> = unique_found.iter().flatten().copied().collect();
-        // The preferred identity finding of a row sorts first among its own.
-        ids.sort_unstable_by_key(|(n, f)| (*n, f.kind, f.key));
-        ids.dedup_by_key(|(n, _)| *n);
-        let mut found = ids.iter().map(|e| e.0).peekable();
-        for &n in looked_up.iter() {
-            if found.next_if_eq(&n).is_none() && clean_tuples.len() < CLEAN_TUPLES_CAP {
-                clean_tuples.insert(split(events.rows[n as usize].tuple), ());
+            if identity_on && ev.tuple != 0 && clean_tuples.get(ev.tuple).is_none() {
+                looked_up.push(n32);
             }
         }
-        uniques.sort_unstable_by_key(|&(n, k, _)| (n, k));
+        if let Some(rows) = expected_rows.take() {
+            // The whole input's distinct values, at this chunk's proportion
+            // of new ones: a file of distinct keys is sized once, as the
+            // row table is, and one whose keys repeat is not sized for
+            // values it does not have. Capped, since a proportion is only
+            // an estimate.
+            let distinct = rows.saturating_mul(unique.len()) / events.rows.len().max(1);
+            unique.reserve(distinct.min(MAX_RESERVED_KEYS));
+        }
+        // The rows whose tuple is not known clean, in file order: each
+        // value in its shard, and a tuple without a finding is clean from
+        // now on.
+        let ahead = |i: usize, identity: &[FpTable<[u32; 5]>], clean: &FpTable<[u32; 2]>| {
+            let Some(&n) = looked_up.get(i) else {
+                return;
+            };
+            let ev = &events.rows[n as usize];
+            for &fp in ev.identity.iter().filter(|&&fp| fp != 0) {
+                identity[shard(fp)].prefetch(fp);
+            }
+            clean.prefetch(ev.tuple);
+        };
+        for i in 0..AHEAD {
+            ahead(i, identity, clean_tuples);
+        }
+        for (i, &n) in looked_up.iter().enumerate() {
+            ahead(i + AHEAD, identity, clean_tuples);
+            let ev = &events.rows[n as usize];
+            match identity_row(identity, ev.identity, line_of(n)) {
+                Some(f) => ids.push((n, f)),
+                None if clean_tuples.len() < CLEAN_TUPLES_CAP => {
+                    clean_tuples.get_or_insert(ev.tuple, ());
+                }
+                None => {}
+            }
+        }
 
         let mut emit = Emitter::new(data, *snippets);
         let (mut ids, mut uniques, mut seen) = (
-            ids.into_iter().peekable(),
-            uniques.into_iter().peekable(),
+            ids.iter().copied().peekable(),
+            uniques.iter().copied().peekable(),
             seen.iter().copied().peekable(),
         );
         loop {
@@ -789,18 +793,6 @@ impl CrossState {
                 s.line += shift;
             }
             out.push(d);
-        }
-    }
-}
-
-/// The first line of a unique key's value, or `None` (and remembers it)
-/// if this is its first row.
-fn unique_key(map: &mut FpMap<u32>, key: u64, line: u32) -> Option<u32> {
-    match map.entry(split(key)) {
-        std::collections::hash_map::Entry::Occupied(e) => Some(*e.get()),
-        std::collections::hash_map::Entry::Vacant(e) => {
-            e.insert(line);
-            None
         }
     }
 }
@@ -1324,10 +1316,10 @@ mod tests {
 
     #[test]
     fn the_identity_hasher_passes_fingerprints_through() {
-        use std::hash::BuildHasher;
+        use std::hash::{BuildHasher, BuildHasherDefault};
         let b = BuildHasherDefault::<IdentityHasher>::default();
-        let x = b.hash_one(split(0x1234_5678_9abc_def0));
-        let y = b.hash_one(split(0x1234_5678_9abc_def1));
+        let x = b.hash_one(0x1234_5678_9abc_def0u64);
+        let y = b.hash_one(0x1234_5678_9abc_def1u64);
         assert_eq!(x ^ y, 1, "one bit in, one bit out");
     }
 

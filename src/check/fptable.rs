@@ -1,20 +1,88 @@
-//! The duplicate-row map: nonzero 64-bit fingerprints to a line, first one
-//! wins.
+//! Fingerprint-keyed tables: nonzero 64-bit fingerprints to a small value,
+//! first one wins. The cross-row fold keeps all its state in them.
 //!
-//! Why not `HashMap`: this map takes one insert per row of the file and
-//! grows to a million entries, so nearly every insert is a cache miss, and
-//! hashbrown's separate control bytes make it two. Here a slot is 12 bytes
-//! (fingerprint and value, no control bytes; fingerprint 0 marks an empty
-//! slot) and the probe is linear, so an insert usually touches one cache
-//! line; and [`FpTable::touch`] lets the fold start the loads of a batch of
-//! rows together, so that their misses overlap instead of queueing.
+//! Why not `HashMap`: the fold looks a table up for nearly every row, and
+//! the big ones grow to millions of entries, so nearly every lookup is a
+//! cache miss, and hashbrown's separate control bytes make it two. Here a
+//! slot is the fingerprint and the value together (no control bytes;
+//! fingerprint 0 marks an empty slot) and the probe is linear, so a lookup
+//! usually touches one cache line; and a slot's address follows from the
+//! fingerprint alone, so [`FpTable::prefetch`] lets the fold start the
+//! loads of rows ahead of the one it is on, and their misses overlap
+//! instead of queueing.
+
+/// A slot: a fingerprint (two words, both 0 when the slot is empty) and
+/// its value, as plain words so that a mapping can hold them.
+pub(crate) trait Slot: bytemuck::Pod {
+    type Value: Copy + PartialEq + std::fmt::Debug;
+    fn new(key: [u32; 2], value: Self::Value) -> Self;
+    fn key(&self) -> [u32; 2];
+    fn value(&self) -> Self::Value;
+}
+
+/// A set: 8 bytes a slot.
+impl Slot for [u32; 2] {
+    type Value = ();
+    #[inline]
+    fn new(key: [u32; 2], _: ()) -> Self {
+        key
+    }
+    #[inline]
+    fn key(&self) -> [u32; 2] {
+        *self
+    }
+    #[inline]
+    fn value(&self) {}
+}
+
+/// A line (or any `u32`): 12 bytes a slot.
+impl Slot for [u32; 3] {
+    type Value = u32;
+    #[inline]
+    fn new(key: [u32; 2], value: u32) -> Self {
+        [key[0], key[1], value]
+    }
+    #[inline]
+    fn key(&self) -> [u32; 2] {
+        [self[0], self[1]]
+    }
+    #[inline]
+    fn value(&self) -> u32 {
+        self[2]
+    }
+}
+
+/// Three words: 20 bytes a slot.
+impl Slot for [u32; 5] {
+    type Value = [u32; 3];
+    #[inline]
+    fn new(key: [u32; 2], v: [u32; 3]) -> Self {
+        [key[0], key[1], v[0], v[1], v[2]]
+    }
+    #[inline]
+    fn key(&self) -> [u32; 2] {
+        [self[0], self[1]]
+    }
+    #[inline]
+    fn value(&self) -> [u32; 3] {
+        [self[2], self[3], self[4]]
+    }
+}
 
 /// Open addressing with linear probing, at most 7/8 full.
-#[derive(Debug, Default)]
-pub(crate) struct FpTable {
-    /// `[fingerprint low, fingerprint high, value]`; all 0 when empty.
-    slots: Slots,
+#[derive(Debug)]
+pub(crate) struct FpTable<S: Slot = [u32; 3]> {
+    slots: Slots<S>,
     len: usize,
+}
+
+impl<S: Slot> Default for FpTable<S> {
+    fn default() -> Self {
+        FpTable {
+            slots: Slots::Heap(Vec::new()),
+            len: 0,
+        }
+    }
 }
 
 /// Tables this big or bigger live in their own mapping, advised for
@@ -27,21 +95,15 @@ const HUGE: usize = 2 << 20;
 /// therefore an anonymous mapping advised for huge pages (where the kernel
 /// has them on `madvise`, as is common); a small one is a `Vec`.
 #[derive(Debug)]
-enum Slots {
-    Heap(Vec<[u32; 3]>),
+enum Slots<S> {
+    Heap(Vec<S>),
     Mapped(memmap2::MmapMut),
 }
 
-impl Default for Slots {
-    fn default() -> Self {
-        Slots::Heap(Vec::new())
-    }
-}
-
-impl Slots {
+impl<S: Slot> Slots<S> {
     /// `n` empty slots.
-    fn zeroed(n: usize) -> Slots {
-        let bytes = n.saturating_mul(std::mem::size_of::<[u32; 3]>());
+    fn zeroed(n: usize) -> Slots<S> {
+        let bytes = n.saturating_mul(std::mem::size_of::<S>());
         if bytes >= HUGE {
             // A mapping starts zeroed; if one cannot be made, the heap will do.
             if let Ok(map) = memmap2::MmapMut::map_anon(bytes) {
@@ -50,14 +112,14 @@ impl Slots {
                 return Slots::Mapped(map);
             }
         }
-        Slots::Heap(vec![[0; 3]; n])
+        Slots::Heap(vec![S::zeroed(); n])
     }
 }
 
-impl std::ops::Deref for Slots {
-    type Target = [[u32; 3]];
+impl<S: Slot> std::ops::Deref for Slots<S> {
+    type Target = [S];
     #[inline]
-    fn deref(&self) -> &[[u32; 3]] {
+    fn deref(&self) -> &[S] {
         match self {
             Slots::Heap(v) => v,
             // A mapping is page-aligned and holds whole slots.
@@ -66,9 +128,9 @@ impl std::ops::Deref for Slots {
     }
 }
 
-impl std::ops::DerefMut for Slots {
+impl<S: Slot> std::ops::DerefMut for Slots<S> {
     #[inline]
-    fn deref_mut(&mut self) -> &mut [[u32; 3]] {
+    fn deref_mut(&mut self) -> &mut [S] {
         match self {
             Slots::Heap(v) => v,
             Slots::Mapped(m) => bytemuck::cast_slice_mut(m),
@@ -88,7 +150,7 @@ fn key(fp: u64) -> [u32; 2] {
     [fp as u32, (fp >> 32) as u32]
 }
 
-impl FpTable {
+impl<S: Slot> FpTable<S> {
     pub(crate) fn len(&self) -> usize {
         self.len
     }
@@ -101,41 +163,32 @@ impl FpTable {
         }
     }
 
-    fn home(&self, k: [u32; 2]) -> usize {
-        // Fingerprints are hashes already: their bits are spread.
-        (k[0] ^ k[1].rotate_left(16)) as usize & (self.slots.len() - 1)
-    }
-
-    /// Reads the slot where `fp` would start its probe, so that a later
-    /// lookup finds it in cache. The value means nothing; pass it to
-    /// `std::hint::black_box` so the load is kept.
-    pub(crate) fn touch(&self, fp: u64) -> u32 {
-        if self.slots.is_empty() {
-            return 0;
-        }
-        self.slots[self.home(key(fp))][0]
-    }
-
-    /// The slot holding `k` (`Ok`), or the empty slot where it would go
-    /// (`Err`). The table must have slots.
+    /// Asks for the slot where `fp` would start its probe to be brought
+    /// into cache, so that a lookup of `fp` a little later finds it there.
+    /// It does not wait for the loads, nor change anything.
     #[inline]
-    fn probe(&self, k: [u32; 2]) -> Result<usize, usize> {
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(k);
-        loop {
-            match self.slots[i] {
-                [a, b, _] if a == k[0] && b == k[1] => return Ok(i),
-                [0, 0, _] => return Err(i),
-                _ => i = (i + 1) & mask,
-            }
+    pub(crate) fn prefetch(&self, fp: u64) {
+        let slots = &*self.slots;
+        if slots.is_empty() {
+            return;
         }
+        let home = home(slots, key(fp));
+        prefetch(&slots[home]);
+        // And the next line: a probe often runs past the home slot's line
+        // (slots do not divide a line, and a lookup reads two or three at
+        // the usual load), and it stalled there nearly as often as on the
+        // home line when only that was asked for.
+        let next = home + 64 / std::mem::size_of::<S>();
+        prefetch(&slots[next & (slots.len() - 1)]);
     }
 
-    pub(crate) fn get(&self, fp: u64) -> Option<u32> {
-        if self.slots.is_empty() {
+    #[inline]
+    pub(crate) fn get(&self, fp: u64) -> Option<S::Value> {
+        let slots = &*self.slots;
+        if slots.is_empty() {
             return None;
         }
-        self.probe(key(fp)).ok().map(|i| self.slots[i][2])
+        probe(slots, key(fp)).ok().map(|i| slots[i].value())
     }
 
     /// The value of `fp` if present; otherwise inserts `value` and returns
@@ -143,40 +196,83 @@ impl FpTable {
     // Called once a row from the fold, in another module: `#[inline]`
     // lets it be inlined there whichever codegen unit each lands in.
     #[inline]
-    pub(crate) fn get_or_insert(&mut self, fp: u64, value: u32) -> Option<u32> {
+    pub(crate) fn get_or_insert(&mut self, fp: u64, value: S::Value) -> Option<S::Value> {
         if (self.len + 1) * 8 > self.slots.len() * 7 {
-            self.rebuild(slots_for(self.len + 1).max(self.slots.len() * 2));
+            self.grow();
         }
         let k = key(fp);
-        match self.probe(k) {
-            Ok(i) => Some(self.slots[i][2]),
+        let slots = &mut *self.slots;
+        match probe(slots, k) {
+            Ok(i) => Some(slots[i].value()),
             Err(i) => {
-                self.slots[i] = [k[0], k[1], value];
+                slots[i] = S::new(k, value);
                 self.len += 1;
                 None
             }
         }
     }
 
+    #[cold]
+    fn grow(&mut self) {
+        self.rebuild(slots_for(self.len + 1).max(self.slots.len() * 2));
+    }
+
     fn rebuild(&mut self, slots: usize) {
         let old = std::mem::replace(&mut self.slots, Slots::zeroed(slots));
-        for &s in old.iter().filter(|s| s[0] != 0 || s[1] != 0) {
+        let slots = &mut *self.slots;
+        for &s in old.iter().filter(|s| s.key() != [0, 0]) {
             // Keys are distinct, so each finds an empty slot.
-            if let Err(i) = self.probe([s[0], s[1]]) {
-                self.slots[i] = s;
+            if let Err(i) = probe(slots, s.key()) {
+                slots[i] = s;
             }
         }
     }
 }
+
+/// Where the probe for `k` starts. `slots` is a power of two long.
+#[inline]
+fn home<S>(slots: &[S], k: [u32; 2]) -> usize {
+    // Fingerprints are hashes already: their bits are spread.
+    (k[0] ^ k[1].rotate_left(16)) as usize & (slots.len() - 1)
+}
+
+/// The slot holding `k` (`Ok`), or the empty slot where it would go
+/// (`Err`). `slots` is not empty, nor full.
+#[inline]
+fn probe<S: Slot>(slots: &[S], k: [u32; 2]) -> Result<usize, usize> {
+    let mask = slots.len() - 1;
+    let mut i = home(slots, k);
+    loop {
+        match slots[i].key() {
+            s if s == k => return Ok(i),
+            [0, 0] => return Err(i),
+            _ => i = (i + 1) & mask,
+        }
+    }
+}
+
+/// A hint to the cache; no effect on what the program computes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn prefetch<T>(at: &T) {
+    safe_arch::prefetch_t0(at);
+}
+
+/// Where there is no safe prefetch, nothing: the lookup will just wait.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn prefetch<T>(_: &T) {}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    #[test]
-    fn agrees_with_a_hash_map_through_growth_and_collisions() {
-        let mut table = FpTable::default();
+    /// Runs one table of each slot kind against a `HashMap` through growth,
+    /// with keys that collide on their home slot, differ only in their high
+    /// half, or repeat.
+    fn agrees_with_a_hash_map<S: Slot>(value: impl Fn(u32) -> S::Value) {
+        let mut table = FpTable::<S>::default();
         let mut map = HashMap::new();
         let mut next = crate::testutil::xorshift(0x2545_f491_4f6c_dd1du64);
         for line in 0..20_000u32 {
@@ -189,20 +285,38 @@ mod tests {
                 _ => seed % 9000 + 1,
             };
             let want = map.get(&fp).copied();
-            map.entry(fp).or_insert(line);
+            map.entry(fp).or_insert(value(line));
+            // Asking ahead changes nothing, wherever the slot is.
+            table.prefetch(fp);
             assert_eq!(table.get(fp), want, "{fp:x}");
-            assert_eq!(table.get_or_insert(fp, line), want, "{fp:x}");
+            assert_eq!(table.get_or_insert(fp, value(line)), want, "{fp:x}");
             assert_eq!(table.len(), map.len());
         }
-        for (fp, line) in &map {
-            assert_eq!(table.get(*fp), Some(*line));
+        for (fp, v) in &map {
+            assert_eq!(table.get(*fp), Some(*v));
         }
         assert_eq!(table.get(u64::MAX), None);
     }
 
     #[test]
+    fn agrees_with_a_hash_map_through_growth_and_collisions() {
+        agrees_with_a_hash_map::<[u32; 3]>(|line| line);
+        agrees_with_a_hash_map::<[u32; 2]>(|_| ());
+        // Values whose words differ, so a mixed-up word shows.
+        agrees_with_a_hash_map::<[u32; 5]>(|line| [line, !line, line.rotate_left(7)]);
+    }
+
+    #[test]
+    fn an_empty_table_finds_nothing_and_prefetches_nothing() {
+        let table = FpTable::<[u32; 5]>::default();
+        table.prefetch(12);
+        assert_eq!(table.get(12), None);
+        assert_eq!(table.len(), 0);
+    }
+
+    #[test]
     fn a_big_table_is_mapped_and_keeps_its_entries_through_growth() {
-        let mut table = FpTable::default();
+        let mut table: FpTable = FpTable::default();
         table.reserve(150_000);
         assert!(
             matches!(table.slots, Slots::Mapped(_)),
@@ -224,7 +338,7 @@ mod tests {
 
     #[test]
     fn reserving_sizes_once() {
-        let mut table = FpTable::default();
+        let mut table: FpTable = FpTable::default();
         table.reserve(1000);
         let slots = table.slots.len();
         for fp in 1..=1000 {
