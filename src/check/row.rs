@@ -125,19 +125,31 @@ pub(crate) struct Cells<'a> {
     scratch: RefCell<JsonScratch>,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Cell {
-    /// The value's range in the chunk, or in `unescaped` when `unescaped`.
+    /// The value's range in the chunk, or in `unescaped` when `UNESCAPED`.
     start: usize,
     end: usize,
-    unescaped: bool,
+    /// `Cell::FILLED` and the others: one byte, so that a cell is written
+    /// with three stores.
+    flags: u8,
+}
+
+impl Cell {
+    /// Holds anything but whitespace.
+    const FILLED: u8 = 1;
+    /// Valid UTF-8; a cell that is not has no value.
+    const UTF8: u8 = 2;
+    /// The range is in `Cells::unescaped`.
+    const UNESCAPED: u8 = 4;
     /// Has `""` escapes that were left in place, since no check reads
     /// the decoded value: it has none to give.
-    escaped: bool,
-    /// Valid UTF-8; a cell that is not has no value.
-    utf8: bool,
-    /// Holds anything but whitespace.
-    filled: bool,
+    const ESCAPED: u8 = 8;
+
+    #[inline(always)]
+    fn has(self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
 }
 
 #[derive(Default)]
@@ -167,10 +179,13 @@ impl<'a> Cells<'a> {
     #[inline(always)]
     pub(crate) fn value(&self, i: usize) -> Option<&str> {
         let c = self.cells.get(i)?;
-        debug_assert!(!c.escaped, "field {i} is read but was not unescaped");
-        if c.unescaped {
+        debug_assert!(
+            !c.has(Cell::ESCAPED),
+            "field {i} is read but was not unescaped"
+        );
+        if c.has(Cell::UNESCAPED) {
             self.unescaped.get(c.start..c.end)
-        } else if !c.utf8 {
+        } else if !c.has(Cell::UTF8) {
             None
         } else {
             match self.text {
@@ -184,7 +199,7 @@ impl<'a> Cells<'a> {
     /// escapes included; `None` when it is not valid UTF-8.
     fn raw(&self, i: usize, f: &FieldSpan) -> Option<&'a str> {
         let (a, b) = f.content();
-        if !self.cells.get(i)?.utf8 {
+        if !self.cells.get(i)?.has(Cell::UTF8) {
             return None;
         }
         match self.text {
@@ -198,19 +213,22 @@ impl<'a> Cells<'a> {
     /// hash bytes, so they skip `value`'s `str` boundary checks.
     #[inline]
     pub(crate) fn filled_bytes(&self, i: usize) -> Option<(&[u8], bool)> {
-        let c = self.cells.get(i).filter(|c| c.filled)?;
-        debug_assert!(!c.escaped, "field {i} is read but was not unescaped");
-        let from = if c.unescaped {
+        let c = self.cells.get(i).filter(|c| c.has(Cell::FILLED))?;
+        debug_assert!(
+            !c.has(Cell::ESCAPED),
+            "field {i} is read but was not unescaped"
+        );
+        let from = if c.has(Cell::UNESCAPED) {
             self.unescaped.as_bytes()
         } else {
             self.data
         };
-        Some((from.get(c.start..c.end)?, c.utf8))
+        Some((from.get(c.start..c.end)?, c.has(Cell::UTF8)))
     }
 
     /// Whether field `i` holds anything but whitespace.
     pub(crate) fn is_filled(&self, i: usize) -> bool {
-        self.cells.get(i).is_some_and(|c| c.filled)
+        self.cells.get(i).is_some_and(|c| c.has(Cell::FILLED))
     }
 
     /// Decodes the cells of a well-formed record, reporting bytes that are
@@ -231,88 +249,91 @@ impl<'a> Cells<'a> {
             ..
         } = self;
         let (data, text) = (*data, *text);
-        cells.clear();
         unescaped.clear();
+        // Records of a file have the same length: the cells are overwritten
+        // in place, with no push (a length and a capacity test per cell).
+        if cells.len() != rec.fields.len() {
+            cells.resize(rec.fields.len(), Cell::default());
+        }
         let mut filled_cols = 0;
-        // `extend` over the fields' exact length: one capacity check per
-        // record, not one per cell.
-        cells.extend(rec.fields.iter().enumerate().map(|(i, f)| {
-            let (a, b) = f.content();
-            let cell = if text.is_some() && !f.escapes {
-                // The usual cell. A chunk that is valid UTF-8 as a whole has
-                // valid cells (they are cut at ASCII bytes), so it needs no
-                // `str` here: a visible first byte settles "filled", and only
-                // a cell starting with a space or a non-ASCII character is
-                // trimmed the Unicode way (an NBSP-only cell is empty).
-                let filled = a < b
-                    && (data.get(a).is_some_and(|&c| c > b' ' && c < 0x7f)
-                        || text
-                            .and_then(|t| t.get(a..b))
-                            .is_some_and(shapes::is_filled));
-                Cell {
-                    start: a,
-                    end: b,
-                    unescaped: false,
-                    escaped: false,
-                    utf8: true,
-                    filled,
-                }
-            } else {
-                let s = match text {
-                    Some(t) => t.get(a..b),
-                    None => std::str::from_utf8(&data[a..b]).ok(),
-                };
-                match s {
-                    // "Empty" means what trimming means everywhere else: no
-                    // character but (Unicode) whitespace. A `""` escape is a
-                    // quote, which fills a cell.
-                    Some(_) if f.escapes && !reads_value.get(i).copied().unwrap_or(true) => Cell {
-                        start: a,
-                        end: b,
-                        unescaped: false,
-                        escaped: true,
-                        utf8: true,
-                        filled: true,
-                    },
-                    Some(s) if f.escapes => {
-                        let start = unescaped.len();
-                        unescape_into(s, unescaped);
-                        Cell {
-                            start,
-                            end: unescaped.len(),
-                            unescaped: true,
-                            escaped: false,
-                            utf8: true,
-                            filled: true,
+        for ((i, f), cell) in rec.fields.iter().enumerate().zip(cells.iter_mut()) {
+            match text {
+                Some(text) if !f.escapes => {
+                    // The usual cell. A chunk that is valid UTF-8 as a whole
+                    // has valid cells (they are cut at ASCII bytes), so it
+                    // needs no `str` here: a visible first byte settles
+                    // "filled", and only a cell starting with a space or a
+                    // non-ASCII character is trimmed the Unicode way (an
+                    // NBSP-only cell is empty).
+                    let (a, b) = f.content();
+                    let filled = match data.get(a) {
+                        Some(&c) if a < b => {
+                            shapes::visible_ascii(c)
+                                || text.get(a..b).is_some_and(shapes::is_filled)
                         }
-                    }
-                    Some(s) => Cell {
-                        start: a,
-                        end: b,
-                        unescaped: false,
-                        escaped: false,
-                        utf8: true,
-                        filled: shapes::is_filled(s),
-                    },
-                    None => {
-                        report_utf8(data, a, b, f, names.get(i).cloned(), emit);
-                        Cell {
-                            start: a,
-                            end: b,
-                            unescaped: false,
-                            escaped: false,
-                            utf8: false,
-                            filled: true,
-                        }
-                    }
+                        _ => false,
+                    };
+                    // Field by field: a whole `Cell` value went through the
+                    // stack.
+                    cell.start = a;
+                    cell.end = b;
+                    cell.flags = Cell::UTF8 | u8::from(filled);
                 }
-            };
-            if cell.filled {
-                filled_cols |= field_bits.get(i).copied().unwrap_or(0);
+                _ => *cell = decode_other(data, text, unescaped, i, f, reads_value, names, emit),
             }
-            cell
-        }));
+            // Branch-free: whether a cell is filled varies from row to row.
+            let filled = u64::from(cell.flags & Cell::FILLED);
+            filled_cols |= field_bits.get(i).copied().unwrap_or(0) & filled.wrapping_neg();
+        }
         self.filled_cols = filled_cols;
+    }
+}
+
+/// [`Cells::decode`] for a cell with `""` escapes, or in a chunk that is not
+/// valid UTF-8: out of line, so that the usual loop stays small.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn decode_other(
+    data: &[u8],
+    text: Option<&str>,
+    unescaped: &mut String,
+    i: usize,
+    f: &FieldSpan,
+    reads_value: &[bool],
+    names: &[Arc<str>],
+    emit: &mut Emitter<'_>,
+) -> Cell {
+    let (a, b) = f.content();
+    let s = match text {
+        Some(t) => t.get(a..b),
+        None => std::str::from_utf8(&data[a..b]).ok(),
+    };
+    let plain = |flags| Cell {
+        start: a,
+        end: b,
+        flags,
+    };
+    match s {
+        // "Empty" means what trimming means everywhere else: no character
+        // but (Unicode) whitespace. A `""` escape is a quote, which fills a
+        // cell.
+        Some(_) if f.escapes && !reads_value.get(i).copied().unwrap_or(true) => {
+            plain(Cell::ESCAPED | Cell::UTF8 | Cell::FILLED)
+        }
+        Some(s) if f.escapes => {
+            let start = unescaped.len();
+            unescape_into(s, unescaped);
+            Cell {
+                start,
+                end: unescaped.len(),
+                flags: Cell::UNESCAPED | Cell::UTF8 | Cell::FILLED,
+            }
+        }
+        Some(s) => plain(Cell::UTF8 | u8::from(shapes::is_filled(s))),
+        None => {
+            report_utf8(data, a, b, f, names.get(i).cloned(), emit);
+            plain(Cell::FILLED)
+        }
     }
 }
 
