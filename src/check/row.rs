@@ -22,9 +22,10 @@ pub struct Plan {
     table: &'static Table,
     width: usize,
     map: Mapping,
-    /// By field: the column whose cells need checking on their own, or
-    /// `None` (no column, or optional free text, which any value fits).
-    checked: Vec<Option<ColumnId>>,
+    /// The fields whose cells need checking on their own, with their
+    /// columns: not the unknown columns nor optional free text, which any
+    /// value fits. A list of those alone, since most fields are neither.
+    checked: Vec<(usize, ColumnId)>,
     /// By field: its column's bit in `Cells::filled_cols` (0 for none).
     field_bits: Vec<u64>,
     /// By field: whether any check reads its decoded value. A cell nobody
@@ -635,11 +636,13 @@ impl Plan {
         let checked = map
             .field_col
             .iter()
-            .map(|c| {
+            .enumerate()
+            .filter_map(|(i, c)| {
                 c.filter(|&c| {
                     let col = &table.columns[c];
                     col.shape != Shape::Text || col.requirement != Requirement::Optional
                 })
+                .map(|c| (i, c))
             })
             .collect();
         let field_bits = map
@@ -727,10 +730,8 @@ impl Plan {
             &self.map.names,
             emit,
         );
-        for (i, col) in self.checked.iter().enumerate() {
-            if let Some(c) = *col {
-                self.check_cell(data, &rec.fields[i], i, c, cells, emit);
-            }
+        for &(i, c) in &self.checked {
+            self.check_cell(data, &rec.fields[i], i, c, cells, emit);
         }
         self.check_conditions(rec, cells, emit);
         self.check_order(rec, cells, emit);
