@@ -23,9 +23,10 @@ pub struct Plan {
     width: usize,
     map: Mapping,
     /// The fields whose cells need checking on their own, with their
-    /// columns: not the unknown columns nor optional free text, which any
-    /// value fits. A list of those alone, since most fields are neither.
-    checked: Vec<(usize, ColumnId)>,
+    /// columns and quick checks: not the unknown columns nor optional free
+    /// text, which any value fits. A list of those alone, since most fields
+    /// are neither.
+    checked: Vec<(usize, ColumnId, QuickCell)>,
     /// By field: its column's bit in `Cells::filled_cols` (0 for none).
     field_bits: Vec<u64>,
     /// By field: whether any check reads its decoded value. A cell nobody
@@ -36,6 +37,59 @@ pub struct Plan {
     quick: Vec<Quick>,
     /// All of `quick` at once, when the masks allow it.
     quick_all: Option<QuickTable>,
+}
+
+/// A column's cell check for the usual cell, resolved once per file: a
+/// filled cell that stands as is in the chunk (no escapes to undo, nothing
+/// to trim) is clean when this says so, and [`Plan::check_cell`] runs only
+/// on the rest. Each arm is the test by which `check_cell` finds nothing.
+#[derive(Clone, Copy)]
+enum QuickCell {
+    /// Any filled value fits (required or recommended free text).
+    Filled,
+    Bool(&'static str, &'static str),
+    Email,
+    Date(crate::schema::shape::DateShape),
+    Enum(&'static [String]),
+    List(Option<&'static [String]>, Braces),
+    /// No quick check: the full one, always.
+    Full,
+}
+
+impl QuickCell {
+    fn of(shape: &'static Shape) -> QuickCell {
+        match shape {
+            Shape::Text => QuickCell::Filled,
+            Shape::Bool(spelling) => {
+                let (t, f) = spelling.words();
+                QuickCell::Bool(t, f)
+            }
+            Shape::Email => QuickCell::Email,
+            Shape::Date(d) => QuickCell::Date(*d),
+            Shape::Enum(values) => QuickCell::Enum(values),
+            Shape::List { values, braces } => QuickCell::List(values.as_deref(), *braces),
+            Shape::Integer { .. }
+            | Shape::IntegrationRef
+            | Shape::Json(_)
+            | Shape::Brn
+            | Shape::Url => QuickCell::Full,
+        }
+    }
+
+    /// Whether `v`, a filled cell's value with visible ASCII at both ends,
+    /// draws no finding.
+    #[inline(always)]
+    fn passes(self, v: &str) -> bool {
+        match self {
+            QuickCell::Filled => true,
+            QuickCell::Bool(t, f) => v == t || v == f,
+            QuickCell::Email => shapes::is_email(v),
+            QuickCell::Date(d) => shapes::check_date(d, v).is_ok(),
+            QuickCell::Enum(values) => values.iter().any(|x| x == v),
+            QuickCell::List(values, braces) => list_is_clean(v, values, braces),
+            QuickCell::Full => false,
+        }
+    }
 }
 
 /// Whether a row meets every requirement, looked up by the filled bits the
@@ -282,6 +336,22 @@ impl<'a> Cells<'a> {
             self.data
         };
         Some((from.get(c.start..c.end)?, c.has(Cell::UTF8)))
+    }
+
+    /// The value of field `i` when it is the usual cell: filled, as it
+    /// stands in a chunk of valid UTF-8 (no escapes), and with visible ASCII
+    /// at both ends, so that trimming leaves it as it is.
+    #[inline(always)]
+    fn plain(&self, i: usize) -> Option<&'a str> {
+        let c = self.cells.get(i)?;
+        if c.flags != Cell::UTF8 | Cell::FILLED {
+            return None;
+        }
+        let v = self.text?.get(c.start..c.end)?;
+        match (v.as_bytes().first(), v.as_bytes().last()) {
+            (Some(&f), Some(&l)) if shapes::visible_ascii(f) && shapes::visible_ascii(l) => Some(v),
+            _ => None,
+        }
     }
 
     /// Whether field `i` holds anything but whitespace.
@@ -699,7 +769,7 @@ impl Plan {
                     let col = &table.columns[c];
                     col.shape != Shape::Text || col.requirement != Requirement::Optional
                 })
-                .map(|c| (i, c))
+                .map(|c| (i, c, QuickCell::of(&table.columns[c].shape)))
             })
             .collect();
         let field_bits = map
@@ -789,8 +859,10 @@ impl Plan {
             &self.map.names,
             emit,
         );
-        for &(i, c) in &self.checked {
-            self.check_cell(data, &rec.fields[i], i, c, cells, emit);
+        for &(i, c, quick) in &self.checked {
+            if !cells.plain(i).is_some_and(|v| quick.passes(v)) {
+                self.check_cell(data, &rec.fields[i], i, c, cells, emit);
+            }
         }
         self.check_conditions(rec, cells, emit);
         self.check_order(rec, cells, emit);
@@ -1666,6 +1738,7 @@ pub(crate) fn report_utf8(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scan::Scanner;
 
     #[test]
     fn comma_separated_splits_like_split() {
@@ -1853,6 +1926,112 @@ mod tests {
             check(&t.requires, &|_| false);
         }
         assert!(tabled > 300, "only {tabled} requirement sets were tabled");
+    }
+
+    #[test]
+    fn quick_cells_draw_no_finding() {
+        // Every column of every format with a quick check: values near its
+        // example, and values made of pieces that its shapes care about.
+        let pieces = [
+            "a", "Z", "0", "9", "@", ".", "-", "/", ":", "T", "+", " ", ",", "{", "}", "\"",
+            "\u{a0}", "\t", "é", "true", "TRUE", "false", "2024", "12", "31", "02", "29", "00:00",
+            "+0000", "Z", "e@x.io",
+        ];
+        let mut next = crate::testutil::xorshift(0x6a09_e667_f3bc_c909u64);
+        let (mut quick_clean, mut full_found) = (0, 0);
+        for table in crate::schema::tables().expect("rules/ parses") {
+            for col in &table.columns {
+                let head = format!("\"{}\"", col.name.replace('"', "\"\""));
+                let mut scanner = Scanner::new(head.as_bytes(), 0, 1);
+                let mut rec = Record::default();
+                assert!(scanner.next_record(&mut rec));
+                let header = Header {
+                    names: vec![col.name.as_str().into()],
+                };
+                let mut sink = Emitter::new(head.as_bytes(), false);
+                let plan = Plan::new(table, &header, head.as_bytes(), &rec, &mut sink);
+                let Some(&(i, c, quick)) = plan.checked.first() else {
+                    continue;
+                };
+                if matches!(quick, QuickCell::Full) {
+                    continue;
+                }
+                let mut values: Vec<String> = Vec::new();
+                let seeds: Vec<String> = col
+                    .example
+                    .iter()
+                    .cloned()
+                    .chain(match &col.shape {
+                        Shape::Enum(v) => v.clone(),
+                        Shape::List {
+                            values: Some(v), ..
+                        } => v.clone(),
+                        _ => vec![],
+                    })
+                    .collect();
+                for _ in 0..3_000 {
+                    let mut v = if !seeds.is_empty() && next() & 1 == 0 {
+                        seeds[(next() % seeds.len() as u64) as usize].clone()
+                    } else {
+                        (0..next() % 12)
+                            .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                            .collect()
+                    };
+                    // A few edits: a byte changed, dropped or doubled.
+                    for _ in 0..next() % 3 {
+                        let b = v.as_bytes();
+                        if b.is_empty() {
+                            break;
+                        }
+                        let at = (next() % b.len() as u64) as usize;
+                        let mut b = b.to_vec();
+                        match next() % 3 {
+                            0 => b[at] = pieces[(next() % 8) as usize].as_bytes()[0],
+                            1 => {
+                                b.remove(at);
+                            }
+                            _ => b.insert(at, b[at]),
+                        }
+                        v = String::from_utf8(b).unwrap_or_default();
+                    }
+                    values.push(v);
+                }
+                for v in &values {
+                    let data = format!("\"{}\"", v.replace('"', "\"\""));
+                    let data = data.as_bytes();
+                    let mut rec = Record::default();
+                    assert!(Scanner::new(data, 0, 1).next_record(&mut rec));
+                    let mut cells = Cells::for_chunk(data);
+                    let mut emit = Emitter::new(data, false);
+                    cells.decode(
+                        &rec,
+                        &plan.field_bits,
+                        &plan.reads_value,
+                        &plan.map.names,
+                        &mut emit,
+                    );
+                    let clean = cells.plain(i).is_some_and(|v| quick.passes(v));
+                    plan.check_cell(data, &rec.fields[i], i, c, &cells, &mut emit);
+                    if clean {
+                        quick_clean += 1;
+                        assert!(
+                            emit.diags.is_empty(),
+                            "{}/{}: {v:?} passed the quick check but drew {:?}",
+                            table.name,
+                            col.name,
+                            emit.diags.iter().map(|d| &d.message).collect::<Vec<_>>()
+                        );
+                    } else if !emit.diags.is_empty() {
+                        full_found += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            quick_clean > 20_000,
+            "only {quick_clean} cells passed quickly"
+        );
+        assert!(full_found > 20_000, "only {full_found} cells drew findings");
     }
 
     #[test]
