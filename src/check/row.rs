@@ -47,7 +47,7 @@ pub struct Plan {
 enum QuickCell {
     /// Any filled value fits (required or recommended free text).
     Filled,
-    Bool(&'static str, &'static str),
+    Bool(crate::schema::shape::BoolSpelling),
     Email,
     Date(crate::schema::shape::DateShape),
     Enum(&'static [String]),
@@ -60,10 +60,7 @@ impl QuickCell {
     fn of(shape: &'static Shape) -> QuickCell {
         match shape {
             Shape::Text => QuickCell::Filled,
-            Shape::Bool(spelling) => {
-                let (t, f) = spelling.words();
-                QuickCell::Bool(t, f)
-            }
+            Shape::Bool(spelling) => QuickCell::Bool(*spelling),
             Shape::Email => QuickCell::Email,
             Shape::Date(d) => QuickCell::Date(*d),
             Shape::Enum(values) => QuickCell::Enum(values),
@@ -82,7 +79,12 @@ impl QuickCell {
     fn passes(self, v: &str) -> bool {
         match self {
             QuickCell::Filled => true,
-            QuickCell::Bool(t, f) => v == t || v == f,
+            QuickCell::Bool(spelling) => {
+                // Constant words once `words` is inlined: a compare of a few
+                // bytes in place, not a call to `bcmp`.
+                let (t, f) = spelling.words();
+                v == t || v == f
+            }
             QuickCell::Email => shapes::is_email(v),
             QuickCell::Date(d) => shapes::check_date(d, v).is_ok(),
             QuickCell::Enum(values) => values.iter().any(|x| x == v),
