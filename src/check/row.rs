@@ -385,8 +385,17 @@ impl<'a> Cells<'a> {
         if cells.len() != rec.fields.len() {
             cells.resize(rec.fields.len(), Cell::default());
         }
+        // One bit per field: `check_record` decodes only records of the
+        // header's width, which is the plan's.
+        debug_assert_eq!(field_bits.len(), rec.fields.len());
         let mut filled_cols = 0;
-        for ((i, f), cell) in rec.fields.iter().enumerate().zip(cells.iter_mut()) {
+        for (i, ((f, cell), &bit)) in rec
+            .fields
+            .iter()
+            .zip(cells.iter_mut())
+            .zip(field_bits)
+            .enumerate()
+        {
             match text {
                 Some(text) if !f.escapes => {
                     // The usual cell. A chunk that is valid UTF-8 as a whole
@@ -395,14 +404,11 @@ impl<'a> Cells<'a> {
                     // "filled", and only a cell starting with a space or a
                     // non-ASCII character is trimmed the Unicode way (an
                     // NBSP-only cell is empty).
-                    let (a, b) = f.content();
-                    let filled = match data.get(a) {
-                        Some(&c) if a < b => {
-                            shapes::visible_ascii(c)
-                                || text.get(a..b).is_some_and(shapes::is_filled)
-                        }
-                        _ => false,
-                    };
+                    let q = usize::from(f.quoted);
+                    let (a, b) = (f.start + q, f.end - q);
+                    let filled = a < b
+                        && (data.get(a).is_some_and(|&c| shapes::visible_ascii(c))
+                            || text.get(a..b).is_some_and(shapes::is_filled));
                     // Field by field: a whole `Cell` value went through the
                     // stack.
                     cell.start = a;
@@ -413,7 +419,7 @@ impl<'a> Cells<'a> {
             }
             // Branch-free: whether a cell is filled varies from row to row.
             let filled = u64::from(cell.flags & Cell::FILLED);
-            filled_cols |= field_bits.get(i).copied().unwrap_or(0) & filled.wrapping_neg();
+            filled_cols |= bit & filled.wrapping_neg();
         }
         self.filled_cols = filled_cols;
     }
