@@ -73,21 +73,21 @@ impl QuickCell {
         }
     }
 
-    /// Whether `v`, a filled cell's value with visible ASCII at both ends,
-    /// draws no finding.
+    /// Whether `v`, the bytes of a filled cell's value with visible ASCII
+    /// at both ends, draws no finding.
     #[inline(always)]
-    fn passes(self, v: &str) -> bool {
+    fn passes(self, v: &[u8]) -> bool {
         match self {
             QuickCell::Filled => true,
             QuickCell::Bool(spelling) => {
                 // Constant words once `words` is inlined: a compare of a few
                 // bytes in place, not a call to `bcmp`.
                 let (t, f) = spelling.words();
-                v == t || v == f
+                v == t.as_bytes() || v == f.as_bytes()
             }
-            QuickCell::Email => shapes::is_email(v),
-            QuickCell::Date(d) => shapes::check_date(d, v).is_ok(),
-            QuickCell::Enum(values) => values.iter().any(|x| x == v),
+            QuickCell::Email => shapes::is_email_bytes(v),
+            QuickCell::Date(d) => shapes::check_date_bytes(d, v).is_ok(),
+            QuickCell::Enum(values) => values.iter().any(|x| x.as_bytes() == v),
             QuickCell::List(values, braces) => list_is_clean(v, values, braces),
             QuickCell::Full => false,
         }
@@ -340,17 +340,18 @@ impl<'a> Cells<'a> {
         Some((from.get(c.start..c.end)?, c.has(Cell::UTF8)))
     }
 
-    /// The value of field `i` when it is the usual cell: filled, as it
-    /// stands in a chunk of valid UTF-8 (no escapes), and with visible ASCII
-    /// at both ends, so that trimming leaves it as it is.
+    /// The value of field `i` when it is the usual cell: filled, valid
+    /// UTF-8, as it stands in the chunk (no escapes), and with visible ASCII
+    /// at both ends, so that trimming leaves it as it is. Bytes, which is
+    /// all the quick checks read: a `str` would cost boundary checks.
     #[inline(always)]
-    fn plain(&self, i: usize) -> Option<&'a str> {
+    fn plain(&self, i: usize) -> Option<&'a [u8]> {
         let c = self.cells.get(i)?;
         if c.flags != Cell::UTF8 | Cell::FILLED {
             return None;
         }
-        let v = self.text?.get(c.start..c.end)?;
-        match (v.as_bytes().first(), v.as_bytes().last()) {
+        let v = self.data.get(c.start..c.end)?;
+        match (v.first(), v.last()) {
             (Some(&f), Some(&l)) if shapes::visible_ascii(f) && shapes::visible_ascii(l) => Some(v),
             _ => None,
         }
@@ -613,14 +614,13 @@ fn find_comma(b: &[u8]) -> Option<usize> {
     }
 }
 
-/// Whether list cell `v` certainly draws no finding from
+/// Whether list cell `b` certainly draws no finding from
 /// [`Plan::check_list`]: braces as `braces` allows, at most
 /// [`CLEAN_LIST_MAX`] elements, each non-empty, distinct and (with
 /// `values`) allowed. `false` means unsure, not bad: the full check decides,
 /// so this only has to be right when it says `true`.
 #[inline]
-fn list_is_clean(v: &str, values: Option<&[String]>, braces: Braces) -> bool {
-    let b = v.as_bytes();
+fn list_is_clean(b: &[u8], values: Option<&[String]>, braces: Braces) -> bool {
     let inner = match (b.first(), b.last(), braces) {
         (Some(b'{'), Some(b'}'), Braces::Required | Braces::Optional) if b.len() >= 2 => {
             &b[1..b.len() - 1]
@@ -1110,7 +1110,7 @@ impl Plan {
             Shape::List { values, braces } => {
                 // Nearly every list cell is clean, and `check_list` costs
                 // ~60 instructions of set-up before it looks at a byte.
-                if !list_is_clean(v, values.as_deref(), *braces) {
+                if !list_is_clean(v.as_bytes(), values.as_deref(), *braces) {
                     self.check_list(data, f, i, col, v, lead, values.as_deref(), *braces, emit);
                 }
             }
@@ -2004,9 +2004,22 @@ mod tests {
                     }
                     values.push(v);
                 }
-                for v in &values {
-                    let data = format!("\"{}\"", v.replace('"', "\"\""));
-                    let data = data.as_bytes();
+                for (k, v) in values.iter().enumerate() {
+                    // Quoted and not, in a chunk of valid UTF-8 and in one
+                    // with a bad byte on a later line.
+                    let quote = k % 2 == 0
+                        || v.is_empty()
+                        || v.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'));
+                    let mut data = if quote {
+                        format!("\"{}\"", v.replace('"', "\"\""))
+                    } else {
+                        v.clone()
+                    }
+                    .into_bytes();
+                    if k % 3 == 0 {
+                        data.extend_from_slice(b"\n\xff");
+                    }
+                    let data = data.as_slice();
                     let mut rec = Record::default();
                     assert!(Scanner::new(data, 0, 1).next_record(&mut rec));
                     let mut cells = Cells::for_chunk(data);
@@ -2103,7 +2116,7 @@ mod tests {
             let v = if k % 3 == 0 { format!("{{{v}}}") } else { v };
             for values in &lists {
                 for braces in [Braces::Required, Braces::Optional, Braces::Forbidden] {
-                    if list_is_clean(&v, values.as_deref(), braces) {
+                    if list_is_clean(v.as_bytes(), values.as_deref(), braces) {
                         assert_eq!(
                             findings(&v, values.as_deref(), braces),
                             0,
@@ -2116,7 +2129,7 @@ mod tests {
         }
         assert!(clean > 5_000, "only {clean} clean cells were tried");
         for v in ["a", "a, b", "{a,b}", " ab ,a ", "a,b,ab,c,d,e,f,g"] {
-            assert!(list_is_clean(v, None, Braces::Optional), "{v:?}");
+            assert!(list_is_clean(v.as_bytes(), None, Braces::Optional), "{v:?}");
         }
     }
 }

@@ -167,7 +167,13 @@ pub fn instant(shape: DateShape, s: &str) -> Option<(i64, u32)> {
 
 /// Validates a date or date-time against its shape.
 pub fn check_date(shape: DateShape, s: &str) -> Result<(), DateError> {
-    let b = s.as_bytes();
+    check_date_bytes(shape, s.as_bytes())
+}
+
+/// [`check_date`] on the bytes of the text, which is all it reads: the
+/// row checker's quick path has bytes, and a `str` of them would cost
+/// boundary checks.
+pub(crate) fn check_date_bytes(shape: DateShape, b: &[u8]) -> Result<(), DateError> {
     match shape {
         DateShape::Mdy => {
             if b.len() != 10 || b[2] != b'/' || b[5] != b'/' {
@@ -239,11 +245,15 @@ pub fn check_date(shape: DateShape, s: &str) -> Result<(), DateError> {
 /// Deliberately narrower than RFC 5322 (no quoted local parts): the
 /// platform's rule is unknown and real addresses do not use them.
 pub fn is_email(s: &str) -> bool {
+    is_email_bytes(s.as_bytes())
+}
+
+/// [`is_email`] on the bytes of the text, which is all it reads.
+pub(crate) fn is_email_bytes(b: &[u8]) -> bool {
     // One pass over the bytes with a class table: this runs on every e-mail
     // cell of files with millions of rows, so the usual byte (a letter)
     // costs one lookup and a dots and hyphens are checked against the byte
     // before them only when they occur.
-    let b = s.as_bytes();
     // The local part, up to the first `@`: no leading, trailing or doubled dot.
     let mut at = 0;
     loop {
