@@ -22,9 +22,11 @@ pub struct Plan {
     table: &'static Table,
     width: usize,
     map: Mapping,
-    /// By field: the column whose cells need checking on their own, or
-    /// `None` (no column, or optional free text, which any value fits).
-    checked: Vec<Option<ColumnId>>,
+    /// The fields whose cells need checking on their own, with their
+    /// columns and quick checks: not the unknown columns nor optional free
+    /// text, which any value fits. A list of those alone, since most fields
+    /// are neither.
+    checked: Vec<(usize, ColumnId, QuickCell)>,
     /// By field: its column's bit in `Cells::filled_cols` (0 for none).
     field_bits: Vec<u64>,
     /// By field: whether any check reads its decoded value. A cell nobody
@@ -33,6 +35,118 @@ pub struct Plan {
     reads_value: Vec<bool>,
     /// By requirement: how to tell cheaply that a row meets it.
     quick: Vec<Quick>,
+    /// All of `quick` at once, when the masks allow it.
+    quick_all: Option<QuickTable>,
+}
+
+/// A column's cell check for the usual cell, resolved once per file: a
+/// filled cell that stands as is in the chunk (no escapes to undo, nothing
+/// to trim) is clean when this says so, and [`Plan::check_cell`] runs only
+/// on the rest. Each arm is the test by which `check_cell` finds nothing.
+#[derive(Clone, Copy)]
+enum QuickCell {
+    /// Any filled value fits (required or recommended free text).
+    Filled,
+    Bool(crate::schema::shape::BoolSpelling),
+    Email,
+    Date(crate::schema::shape::DateShape),
+    Enum(&'static [String]),
+    List(Option<&'static [String]>, Braces),
+    /// No quick check: the full one, always.
+    Full,
+}
+
+impl QuickCell {
+    fn of(shape: &'static Shape) -> QuickCell {
+        match shape {
+            Shape::Text => QuickCell::Filled,
+            Shape::Bool(spelling) => QuickCell::Bool(*spelling),
+            Shape::Email => QuickCell::Email,
+            Shape::Date(d) => QuickCell::Date(*d),
+            Shape::Enum(values) => QuickCell::Enum(values),
+            Shape::List { values, braces } => QuickCell::List(values.as_deref(), *braces),
+            Shape::Integer { .. }
+            | Shape::IntegrationRef
+            | Shape::Json(_)
+            | Shape::Brn
+            | Shape::Url => QuickCell::Full,
+        }
+    }
+
+    /// Whether `v`, the bytes of a filled cell's value with visible ASCII
+    /// at both ends, draws no finding.
+    #[inline(always)]
+    fn passes(self, v: &[u8]) -> bool {
+        match self {
+            QuickCell::Filled => true,
+            QuickCell::Bool(spelling) => {
+                // Constant words once `words` is inlined: a compare of a few
+                // bytes in place, not a call to `bcmp`.
+                let (t, f) = spelling.words();
+                v == t.as_bytes() || v == f.as_bytes()
+            }
+            QuickCell::Email => shapes::is_email_bytes(v),
+            QuickCell::Date(d) => shapes::check_date_bytes(d, v).is_ok(),
+            QuickCell::Enum(values) => values.iter().any(|x| x.as_bytes() == v),
+            QuickCell::List(values, braces) => list_is_clean(v, values, braces),
+            QuickCell::Full => false,
+        }
+    }
+}
+
+/// Whether a row meets every requirement, looked up by the filled bits the
+/// requirements read, when those lie within a few columns of each other
+/// (as in every format). It replaces a walk over the masks of each
+/// requirement, about ten instructions each, with a shift and a bit test.
+struct QuickTable {
+    shift: u32,
+    /// The bits of the index, after the shift.
+    mask: u64,
+    /// Bit `k`: every requirement is met when the filled bits are `k`.
+    met: Vec<u64>,
+}
+
+impl QuickTable {
+    /// Widest span of columns tabled: 2^12 rows in 512 bytes.
+    const MAX_SPAN: u32 = 12;
+
+    fn new(quick: &[Quick]) -> Option<QuickTable> {
+        let mut read = 0u64;
+        for q in quick {
+            match *q {
+                Quick::Skip => {}
+                Quick::Slow => return None,
+                Quick::Masks {
+                    present,
+                    empty,
+                    all,
+                    any,
+                } => read |= present | empty | all | any,
+            }
+        }
+        let shift = if read == 0 { 0 } else { read.trailing_zeros() };
+        let span = 64 - shift - read.leading_zeros();
+        if span > Self::MAX_SPAN {
+            return None;
+        }
+        let mask = (1u64 << span) - 1;
+        // `met` reads no bit outside `read`, so the index settles it.
+        let mut met = vec![0u64; (1usize << span).div_ceil(64)];
+        for k in 0..=mask {
+            if quick.iter().all(|q| q.met(k << shift)) {
+                met[(k / 64) as usize] |= 1 << (k % 64);
+            }
+        }
+        Some(QuickTable { shift, mask, met })
+    }
+
+    #[inline]
+    fn all_met(&self, filled: u64) -> bool {
+        let k = (filled >> self.shift) & self.mask;
+        self.met
+            .get((k / 64) as usize)
+            .is_some_and(|w| w >> (k % 64) & 1 == 1)
+    }
 }
 
 /// A row requirement compiled to bit masks over `Cells::filled_cols`, so
@@ -125,19 +239,31 @@ pub(crate) struct Cells<'a> {
     scratch: RefCell<JsonScratch>,
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Cell {
-    /// The value's range in the chunk, or in `unescaped` when `unescaped`.
+    /// The value's range in the chunk, or in `unescaped` when `UNESCAPED`.
     start: usize,
     end: usize,
-    unescaped: bool,
+    /// `Cell::FILLED` and the others: one byte, so that a cell is written
+    /// with three stores.
+    flags: u8,
+}
+
+impl Cell {
+    /// Holds anything but whitespace.
+    const FILLED: u8 = 1;
+    /// Valid UTF-8; a cell that is not has no value.
+    const UTF8: u8 = 2;
+    /// The range is in `Cells::unescaped`.
+    const UNESCAPED: u8 = 4;
     /// Has `""` escapes that were left in place, since no check reads
     /// the decoded value: it has none to give.
-    escaped: bool,
-    /// Valid UTF-8; a cell that is not has no value.
-    utf8: bool,
-    /// Holds anything but whitespace.
-    filled: bool,
+    const ESCAPED: u8 = 8;
+
+    #[inline(always)]
+    fn has(self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
 }
 
 #[derive(Default)]
@@ -167,10 +293,13 @@ impl<'a> Cells<'a> {
     #[inline(always)]
     pub(crate) fn value(&self, i: usize) -> Option<&str> {
         let c = self.cells.get(i)?;
-        debug_assert!(!c.escaped, "field {i} is read but was not unescaped");
-        if c.unescaped {
+        debug_assert!(
+            !c.has(Cell::ESCAPED),
+            "field {i} is read but was not unescaped"
+        );
+        if c.has(Cell::UNESCAPED) {
             self.unescaped.get(c.start..c.end)
-        } else if !c.utf8 {
+        } else if !c.has(Cell::UTF8) {
             None
         } else {
             match self.text {
@@ -184,7 +313,7 @@ impl<'a> Cells<'a> {
     /// escapes included; `None` when it is not valid UTF-8.
     fn raw(&self, i: usize, f: &FieldSpan) -> Option<&'a str> {
         let (a, b) = f.content();
-        if !self.cells.get(i)?.utf8 {
+        if !self.cells.get(i)?.has(Cell::UTF8) {
             return None;
         }
         match self.text {
@@ -198,19 +327,39 @@ impl<'a> Cells<'a> {
     /// hash bytes, so they skip `value`'s `str` boundary checks.
     #[inline]
     pub(crate) fn filled_bytes(&self, i: usize) -> Option<(&[u8], bool)> {
-        let c = self.cells.get(i).filter(|c| c.filled)?;
-        debug_assert!(!c.escaped, "field {i} is read but was not unescaped");
-        let from = if c.unescaped {
+        let c = self.cells.get(i).filter(|c| c.has(Cell::FILLED))?;
+        debug_assert!(
+            !c.has(Cell::ESCAPED),
+            "field {i} is read but was not unescaped"
+        );
+        let from = if c.has(Cell::UNESCAPED) {
             self.unescaped.as_bytes()
         } else {
             self.data
         };
-        Some((from.get(c.start..c.end)?, c.utf8))
+        Some((from.get(c.start..c.end)?, c.has(Cell::UTF8)))
+    }
+
+    /// The value of field `i` when it is the usual cell: filled, valid
+    /// UTF-8, as it stands in the chunk (no escapes), and with visible ASCII
+    /// at both ends, so that trimming leaves it as it is. Bytes, which is
+    /// all the quick checks read: a `str` would cost boundary checks.
+    #[inline(always)]
+    fn plain(&self, i: usize) -> Option<&'a [u8]> {
+        let c = self.cells.get(i)?;
+        if c.flags != Cell::UTF8 | Cell::FILLED {
+            return None;
+        }
+        let v = self.data.get(c.start..c.end)?;
+        match (v.first(), v.last()) {
+            (Some(&f), Some(&l)) if shapes::visible_ascii(f) && shapes::visible_ascii(l) => Some(v),
+            _ => None,
+        }
     }
 
     /// Whether field `i` holds anything but whitespace.
     pub(crate) fn is_filled(&self, i: usize) -> bool {
-        self.cells.get(i).is_some_and(|c| c.filled)
+        self.cells.get(i).is_some_and(|c| c.has(Cell::FILLED))
     }
 
     /// Decodes the cells of a well-formed record, reporting bytes that are
@@ -231,88 +380,97 @@ impl<'a> Cells<'a> {
             ..
         } = self;
         let (data, text) = (*data, *text);
-        cells.clear();
         unescaped.clear();
+        // Records of a file have the same length: the cells are overwritten
+        // in place, with no push (a length and a capacity test per cell).
+        if cells.len() != rec.fields.len() {
+            cells.resize(rec.fields.len(), Cell::default());
+        }
+        // One bit per field: `check_record` decodes only records of the
+        // header's width, which is the plan's.
+        debug_assert_eq!(field_bits.len(), rec.fields.len());
         let mut filled_cols = 0;
-        // `extend` over the fields' exact length: one capacity check per
-        // record, not one per cell.
-        cells.extend(rec.fields.iter().enumerate().map(|(i, f)| {
-            let (a, b) = f.content();
-            let cell = if text.is_some() && !f.escapes {
-                // The usual cell. A chunk that is valid UTF-8 as a whole has
-                // valid cells (they are cut at ASCII bytes), so it needs no
-                // `str` here: a visible first byte settles "filled", and only
-                // a cell starting with a space or a non-ASCII character is
-                // trimmed the Unicode way (an NBSP-only cell is empty).
-                let filled = a < b
-                    && (data.get(a).is_some_and(|&c| c > b' ' && c < 0x7f)
-                        || text
-                            .and_then(|t| t.get(a..b))
-                            .is_some_and(shapes::is_filled));
-                Cell {
-                    start: a,
-                    end: b,
-                    unescaped: false,
-                    escaped: false,
-                    utf8: true,
-                    filled,
+        for (i, ((f, cell), &bit)) in rec
+            .fields
+            .iter()
+            .zip(cells.iter_mut())
+            .zip(field_bits)
+            .enumerate()
+        {
+            match text {
+                Some(text) if !f.escapes => {
+                    // The usual cell. A chunk that is valid UTF-8 as a whole
+                    // has valid cells (they are cut at ASCII bytes), so it
+                    // needs no `str` here: a visible first byte settles
+                    // "filled", and only a cell starting with a space or a
+                    // non-ASCII character is trimmed the Unicode way (an
+                    // NBSP-only cell is empty).
+                    let q = usize::from(f.quoted);
+                    let (a, b) = (f.start + q, f.end - q);
+                    let filled = a < b
+                        && (data.get(a).is_some_and(|&c| shapes::visible_ascii(c))
+                            || text.get(a..b).is_some_and(shapes::is_filled));
+                    // Field by field: a whole `Cell` value went through the
+                    // stack.
+                    cell.start = a;
+                    cell.end = b;
+                    cell.flags = Cell::UTF8 | u8::from(filled);
                 }
-            } else {
-                let s = match text {
-                    Some(t) => t.get(a..b),
-                    None => std::str::from_utf8(&data[a..b]).ok(),
-                };
-                match s {
-                    // "Empty" means what trimming means everywhere else: no
-                    // character but (Unicode) whitespace. A `""` escape is a
-                    // quote, which fills a cell.
-                    Some(_) if f.escapes && !reads_value.get(i).copied().unwrap_or(true) => Cell {
-                        start: a,
-                        end: b,
-                        unescaped: false,
-                        escaped: true,
-                        utf8: true,
-                        filled: true,
-                    },
-                    Some(s) if f.escapes => {
-                        let start = unescaped.len();
-                        unescape_into(s, unescaped);
-                        Cell {
-                            start,
-                            end: unescaped.len(),
-                            unescaped: true,
-                            escaped: false,
-                            utf8: true,
-                            filled: true,
-                        }
-                    }
-                    Some(s) => Cell {
-                        start: a,
-                        end: b,
-                        unescaped: false,
-                        escaped: false,
-                        utf8: true,
-                        filled: shapes::is_filled(s),
-                    },
-                    None => {
-                        report_utf8(data, a, b, f, names.get(i).cloned(), emit);
-                        Cell {
-                            start: a,
-                            end: b,
-                            unescaped: false,
-                            escaped: false,
-                            utf8: false,
-                            filled: true,
-                        }
-                    }
-                }
-            };
-            if cell.filled {
-                filled_cols |= field_bits.get(i).copied().unwrap_or(0);
+                _ => *cell = decode_other(data, text, unescaped, i, f, reads_value, names, emit),
             }
-            cell
-        }));
+            // Branch-free: whether a cell is filled varies from row to row.
+            let filled = u64::from(cell.flags & Cell::FILLED);
+            filled_cols |= bit & filled.wrapping_neg();
+        }
         self.filled_cols = filled_cols;
+    }
+}
+
+/// [`Cells::decode`] for a cell with `""` escapes, or in a chunk that is not
+/// valid UTF-8: out of line, so that the usual loop stays small.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn decode_other(
+    data: &[u8],
+    text: Option<&str>,
+    unescaped: &mut String,
+    i: usize,
+    f: &FieldSpan,
+    reads_value: &[bool],
+    names: &[Arc<str>],
+    emit: &mut Emitter<'_>,
+) -> Cell {
+    let (a, b) = f.content();
+    let s = match text {
+        Some(t) => t.get(a..b),
+        None => std::str::from_utf8(&data[a..b]).ok(),
+    };
+    let plain = |flags| Cell {
+        start: a,
+        end: b,
+        flags,
+    };
+    match s {
+        // "Empty" means what trimming means everywhere else: no character
+        // but (Unicode) whitespace. A `""` escape is a quote, which fills a
+        // cell.
+        Some(_) if f.escapes && !reads_value.get(i).copied().unwrap_or(true) => {
+            plain(Cell::ESCAPED | Cell::UTF8 | Cell::FILLED)
+        }
+        Some(s) if f.escapes => {
+            let start = unescaped.len();
+            unescape_into(s, unescaped);
+            Cell {
+                start,
+                end: unescaped.len(),
+                flags: Cell::UNESCAPED | Cell::UTF8 | Cell::FILLED,
+            }
+        }
+        Some(s) => plain(Cell::UTF8 | u8::from(shapes::is_filled(s))),
+        None => {
+            report_utf8(data, a, b, f, names.get(i).cloned(), emit);
+            plain(Cell::FILLED)
+        }
     }
 }
 
@@ -456,14 +614,13 @@ fn find_comma(b: &[u8]) -> Option<usize> {
     }
 }
 
-/// Whether list cell `v` certainly draws no finding from
+/// Whether list cell `b` certainly draws no finding from
 /// [`Plan::check_list`]: braces as `braces` allows, at most
 /// [`CLEAN_LIST_MAX`] elements, each non-empty, distinct and (with
 /// `values`) allowed. `false` means unsure, not bad: the full check decides,
 /// so this only has to be right when it says `true`.
 #[inline]
-fn list_is_clean(v: &str, values: Option<&[String]>, braces: Braces) -> bool {
-    let b = v.as_bytes();
+fn list_is_clean(b: &[u8], values: Option<&[String]>, braces: Braces) -> bool {
     let inner = match (b.first(), b.last(), braces) {
         (Some(b'{'), Some(b'}'), Braces::Required | Braces::Optional) if b.len() >= 2 => {
             &b[1..b.len() - 1]
@@ -614,11 +771,13 @@ impl Plan {
         let checked = map
             .field_col
             .iter()
-            .map(|c| {
+            .enumerate()
+            .filter_map(|(i, c)| {
                 c.filter(|&c| {
                     let col = &table.columns[c];
                     col.shape != Shape::Text || col.requirement != Requirement::Optional
                 })
+                .map(|c| (i, c, QuickCell::of(&table.columns[c].shape)))
             })
             .collect();
         let field_bits = map
@@ -626,12 +785,13 @@ impl Plan {
             .iter()
             .map(|c| c.map_or(0, column_bit))
             .collect();
-        let quick = table
+        let quick: Vec<Quick> = table
             .requires
             .iter()
             .zip(&settled)
             .map(|(r, &settled)| Quick::compile(r, settled))
             .collect();
+        let quick_all = QuickTable::new(&quick);
         let read = value_readers(table);
         let reads_value = map
             .field_col
@@ -651,6 +811,7 @@ impl Plan {
             field_bits,
             reads_value,
             quick,
+            quick_all,
         }
     }
 
@@ -706,8 +867,8 @@ impl Plan {
             &self.map.names,
             emit,
         );
-        for (i, col) in self.checked.iter().enumerate() {
-            if let Some(c) = *col {
+        for &(i, c, quick) in &self.checked {
+            if !cells.plain(i).is_some_and(|v| quick.passes(v)) {
                 self.check_cell(data, &rec.fields[i], i, c, cells, emit);
             }
         }
@@ -949,7 +1110,7 @@ impl Plan {
             Shape::List { values, braces } => {
                 // Nearly every list cell is clean, and `check_list` costs
                 // ~60 instructions of set-up before it looks at a byte.
-                if !list_is_clean(v, values.as_deref(), *braces) {
+                if !list_is_clean(v.as_bytes(), values.as_deref(), *braces) {
                     self.check_list(data, f, i, col, v, lead, values.as_deref(), *braces, emit);
                 }
             }
@@ -1343,7 +1504,11 @@ impl Plan {
         let filled = cells.filled_cols;
         // Nearly every row meets every requirement: one pass over the masks
         // alone, without walking the requirements beside them.
-        let requires = if self.quick.iter().all(|q| q.met(filled)) {
+        let all_met = match &self.quick_all {
+            Some(table) => table.all_met(filled),
+            None => self.quick.iter().all(|q| q.met(filled)),
+        };
+        let requires = if all_met {
             &t.requires[..0]
         } else {
             &t.requires[..]
@@ -1581,6 +1746,7 @@ pub(crate) fn report_utf8(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scan::Scanner;
 
     #[test]
     fn comma_separated_splits_like_split() {
@@ -1694,6 +1860,202 @@ mod tests {
     }
 
     #[test]
+    fn the_requirement_table_agrees_with_the_masks() {
+        use crate::schema::Requires;
+        let mut next = crate::testutil::xorshift(0x1405_7b7e_f767_814fu64);
+        // Requirement sets over columns `lo..lo + span`: spans that fit the
+        // table and spans that do not.
+        let mut sets: Vec<Vec<Requires>> = Vec::new();
+        for (lo, span) in [
+            (0, 1),
+            (0, 4),
+            (3, 10),
+            (7, 12),
+            (50, 14),
+            (52, 12),
+            (0, 30),
+        ] {
+            for _ in 0..40 {
+                let mut col = || (lo + next() % span) as ColumnId;
+                let reqs = (0..6)
+                    .map(|k| {
+                        let c = col();
+                        let when = match k % 3 {
+                            0 => Condition::Always,
+                            1 => Condition::Present(c),
+                            _ => Condition::Empty(c),
+                        };
+                        let cols: Vec<ColumnId> = (0..=k % 3).map(|_| col()).collect();
+                        let (all, any) = if k % 2 == 0 {
+                            (cols, vec![])
+                        } else {
+                            (vec![], cols)
+                        };
+                        Requires {
+                            when,
+                            all,
+                            any,
+                            severity: None,
+                            reason: String::new(),
+                        }
+                    })
+                    .collect();
+                sets.push(reqs);
+            }
+        }
+        let tables = crate::schema::tables().expect("rules/ parses");
+        let mut tabled = 0;
+        let mut check = |reqs: &[Requires], settled: &dyn Fn(usize) -> bool| {
+            let quick: Vec<Quick> = reqs
+                .iter()
+                .enumerate()
+                .map(|(k, r)| Quick::compile(r, settled(k)))
+                .collect();
+            let Some(table) = QuickTable::new(&quick) else {
+                return;
+            };
+            tabled += 1;
+            for _ in 0..2_000 {
+                // Dense and sparse rows, and bits outside the table's span.
+                let filled = match next() % 3 {
+                    0 => next(),
+                    1 => next() & next(),
+                    _ => !(next() & next()),
+                };
+                let want = quick.iter().all(|q| q.met(filled));
+                assert_eq!(table.all_met(filled), want, "{reqs:?} {filled:#x}");
+            }
+        };
+        for reqs in &sets {
+            check(reqs, &|_| false);
+            check(reqs, &|k| k % 2 == 0);
+        }
+        for t in tables {
+            check(&t.requires, &|_| false);
+        }
+        assert!(tabled > 300, "only {tabled} requirement sets were tabled");
+    }
+
+    #[test]
+    fn quick_cells_draw_no_finding() {
+        // Every column of every format with a quick check: values near its
+        // example, and values made of pieces that its shapes care about.
+        let pieces = [
+            "a", "Z", "0", "9", "@", ".", "-", "/", ":", "T", "+", " ", ",", "{", "}", "\"",
+            "\u{a0}", "\t", "é", "true", "TRUE", "false", "2024", "12", "31", "02", "29", "00:00",
+            "+0000", "Z", "e@x.io",
+        ];
+        let mut next = crate::testutil::xorshift(0x6a09_e667_f3bc_c909u64);
+        let (mut quick_clean, mut full_found) = (0, 0);
+        for table in crate::schema::tables().expect("rules/ parses") {
+            for col in &table.columns {
+                let head = format!("\"{}\"", col.name.replace('"', "\"\""));
+                let mut scanner = Scanner::new(head.as_bytes(), 0, 1);
+                let mut rec = Record::default();
+                assert!(scanner.next_record(&mut rec));
+                let header = Header {
+                    names: vec![col.name.as_str().into()],
+                };
+                let mut sink = Emitter::new(head.as_bytes(), false);
+                let plan = Plan::new(table, &header, head.as_bytes(), &rec, &mut sink);
+                let Some(&(i, c, quick)) = plan.checked.first() else {
+                    continue;
+                };
+                if matches!(quick, QuickCell::Full) {
+                    continue;
+                }
+                let mut values: Vec<String> = Vec::new();
+                let seeds: Vec<String> = col
+                    .example
+                    .iter()
+                    .cloned()
+                    .chain(match &col.shape {
+                        Shape::Enum(v) => v.clone(),
+                        Shape::List {
+                            values: Some(v), ..
+                        } => v.clone(),
+                        _ => vec![],
+                    })
+                    .collect();
+                for _ in 0..3_000 {
+                    let mut v = if !seeds.is_empty() && next() & 1 == 0 {
+                        seeds[(next() % seeds.len() as u64) as usize].clone()
+                    } else {
+                        (0..next() % 12)
+                            .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                            .collect()
+                    };
+                    // A few edits: a byte changed, dropped or doubled.
+                    for _ in 0..next() % 3 {
+                        let b = v.as_bytes();
+                        if b.is_empty() {
+                            break;
+                        }
+                        let at = (next() % b.len() as u64) as usize;
+                        let mut b = b.to_vec();
+                        match next() % 3 {
+                            0 => b[at] = pieces[(next() % 8) as usize].as_bytes()[0],
+                            1 => {
+                                b.remove(at);
+                            }
+                            _ => b.insert(at, b[at]),
+                        }
+                        v = String::from_utf8(b).unwrap_or_default();
+                    }
+                    values.push(v);
+                }
+                for (k, v) in values.iter().enumerate() {
+                    // Quoted and not, in a chunk of valid UTF-8 and in one
+                    // with a bad byte on a later line.
+                    let quote = k % 2 == 0
+                        || v.is_empty()
+                        || v.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'));
+                    let mut data = if quote {
+                        format!("\"{}\"", v.replace('"', "\"\""))
+                    } else {
+                        v.clone()
+                    }
+                    .into_bytes();
+                    if k % 3 == 0 {
+                        data.extend_from_slice(b"\n\xff");
+                    }
+                    let data = data.as_slice();
+                    let mut rec = Record::default();
+                    assert!(Scanner::new(data, 0, 1).next_record(&mut rec));
+                    let mut cells = Cells::for_chunk(data);
+                    let mut emit = Emitter::new(data, false);
+                    cells.decode(
+                        &rec,
+                        &plan.field_bits,
+                        &plan.reads_value,
+                        &plan.map.names,
+                        &mut emit,
+                    );
+                    let clean = cells.plain(i).is_some_and(|v| quick.passes(v));
+                    plan.check_cell(data, &rec.fields[i], i, c, &cells, &mut emit);
+                    if clean {
+                        quick_clean += 1;
+                        assert!(
+                            emit.diags.is_empty(),
+                            "{}/{}: {v:?} passed the quick check but drew {:?}",
+                            table.name,
+                            col.name,
+                            emit.diags.iter().map(|d| &d.message).collect::<Vec<_>>()
+                        );
+                    } else if !emit.diags.is_empty() {
+                        full_found += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            quick_clean > 20_000,
+            "only {quick_clean} cells passed quickly"
+        );
+        assert!(full_found > 20_000, "only {full_found} cells drew findings");
+    }
+
+    #[test]
     fn clean_lists_draw_no_finding() {
         // The full check on one unquoted cell of `Platform Roles`, with the
         // values and braces of each case passed in.
@@ -1754,7 +2116,7 @@ mod tests {
             let v = if k % 3 == 0 { format!("{{{v}}}") } else { v };
             for values in &lists {
                 for braces in [Braces::Required, Braces::Optional, Braces::Forbidden] {
-                    if list_is_clean(&v, values.as_deref(), braces) {
+                    if list_is_clean(v.as_bytes(), values.as_deref(), braces) {
                         assert_eq!(
                             findings(&v, values.as_deref(), braces),
                             0,
@@ -1767,7 +2129,7 @@ mod tests {
         }
         assert!(clean > 5_000, "only {clean} clean cells were tried");
         for v in ["a", "a, b", "{a,b}", " ab ,a ", "a,b,ab,c,d,e,f,g"] {
-            assert!(list_is_clean(v, None, Braces::Optional), "{v:?}");
+            assert!(list_is_clean(v.as_bytes(), None, Braces::Optional), "{v:?}");
         }
     }
 }
