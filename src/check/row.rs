@@ -389,41 +389,52 @@ impl<'a> Cells<'a> {
         // One bit per field: `check_record` decodes only records of the
         // header's width, which is the plan's.
         debug_assert_eq!(field_bits.len(), rec.fields.len());
+        debug_assert!(rec.escapes || rec.fields.iter().all(|f| !f.escapes));
         let mut filled_cols = 0;
-        for (i, ((f, cell), &bit)) in rec
-            .fields
-            .iter()
-            .zip(cells.iter_mut())
-            .zip(field_bits)
-            .enumerate()
-        {
-            match text {
-                Some(text) if !f.escapes => {
-                    // The usual cell. A chunk that is valid UTF-8 as a whole
-                    // has valid cells (they are cut at ASCII bytes), so it
-                    // needs no `str` here: a visible first byte settles
-                    // "filled", and only a cell starting with a space or a
-                    // non-ASCII character is trimmed the Unicode way (an
-                    // NBSP-only cell is empty).
-                    let q = usize::from(f.quoted);
-                    let (a, b) = (f.start + q, f.end - q);
-                    let filled = a < b
-                        && (data.get(a).is_some_and(|&c| shapes::visible_ascii(c))
-                            || text.get(a..b).is_some_and(shapes::is_filled));
-                    // Field by field: a whole `Cell` value went through the
-                    // stack.
-                    cell.start = a;
-                    cell.end = b;
-                    cell.flags = Cell::UTF8 | u8::from(filled);
+        let fields = rec.fields.iter().zip(cells.iter_mut()).zip(field_bits);
+        match text {
+            // The usual record: no escapes in any field, so its loop does
+            // not test each field for them.
+            Some(text) if !rec.escapes => {
+                for ((f, cell), &bit) in fields {
+                    plain_cell(data, text, f, cell);
+                    filled_cols |= bit & u64::from(cell.flags & Cell::FILLED).wrapping_neg();
                 }
-                _ => *cell = decode_other(data, text, unescaped, i, f, reads_value, names, emit),
             }
-            // Branch-free: whether a cell is filled varies from row to row.
-            let filled = u64::from(cell.flags & Cell::FILLED);
-            filled_cols |= bit & filled.wrapping_neg();
+            _ => {
+                for (i, ((f, cell), &bit)) in fields.enumerate() {
+                    match text {
+                        Some(text) if !f.escapes => plain_cell(data, text, f, cell),
+                        _ => {
+                            *cell =
+                                decode_other(data, text, unescaped, i, f, reads_value, names, emit)
+                        }
+                    }
+                    filled_cols |= bit & u64::from(cell.flags & Cell::FILLED).wrapping_neg();
+                }
+            }
         }
         self.filled_cols = filled_cols;
     }
+}
+
+/// Sets `cell` to field `f`, which has no escapes, in a chunk that is valid
+/// UTF-8 as a whole (`text`). Its cells are valid too (they are cut at
+/// ASCII bytes), so it needs no `str` here: a visible first byte settles
+/// "filled", and only a cell starting with a space or a non-ASCII character
+/// is trimmed the Unicode way (an NBSP-only cell is empty).
+#[inline(always)]
+fn plain_cell(data: &[u8], text: &str, f: &FieldSpan, cell: &mut Cell) {
+    // The content of a quoted field without a branch.
+    let q = usize::from(f.quoted);
+    let (a, b) = (f.start + q, f.end - q);
+    let filled = a < b
+        && (data.get(a).is_some_and(|&c| shapes::visible_ascii(c))
+            || text.get(a..b).is_some_and(shapes::is_filled));
+    // Field by field: a whole `Cell` value went through the stack.
+    cell.start = a;
+    cell.end = b;
+    cell.flags = Cell::UTF8 | u8::from(filled);
 }
 
 /// [`Cells::decode`] for a cell with `""` escapes, or in a chunk that is not
