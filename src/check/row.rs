@@ -397,14 +397,16 @@ impl<'a> Cells<'a> {
             // not test each field for them.
             Some(text) if !rec.escapes => {
                 for ((f, cell), &bit) in fields {
-                    plain_cell(data, text, f, cell);
-                    filled_cols |= bit & u64::from(cell.flags & Cell::FILLED).wrapping_neg();
+                    let filled = plain_cell(data, text, f, cell);
+                    filled_cols |= bit & u64::from(filled).wrapping_neg();
                 }
             }
             _ => {
                 for (i, ((f, cell), &bit)) in fields.enumerate() {
                     match text {
-                        Some(text) if !f.escapes => plain_cell(data, text, f, cell),
+                        Some(text) if !f.escapes => {
+                            plain_cell(data, text, f, cell);
+                        }
                         _ => {
                             *cell =
                                 decode_other(data, text, unescaped, i, f, reads_value, names, emit)
@@ -419,12 +421,14 @@ impl<'a> Cells<'a> {
 }
 
 /// Sets `cell` to field `f`, which has no escapes, in a chunk that is valid
-/// UTF-8 as a whole (`text`). Its cells are valid too (they are cut at
-/// ASCII bytes), so it needs no `str` here: a visible first byte settles
-/// "filled", and only a cell starting with a space or a non-ASCII character
-/// is trimmed the Unicode way (an NBSP-only cell is empty).
+/// UTF-8 as a whole (`text`), and says whether it is filled. Its cells are
+/// valid too (they are cut at ASCII bytes), so it needs no `str` here: a
+/// visible first byte settles "filled", and only a cell starting with a
+/// space or a non-ASCII character is trimmed the Unicode way (an NBSP-only
+/// cell is empty). The flag is returned as well as stored, so that the
+/// caller's filled bits do not wait on reading it back.
 #[inline(always)]
-fn plain_cell(data: &[u8], text: &str, f: &FieldSpan, cell: &mut Cell) {
+fn plain_cell(data: &[u8], text: &str, f: &FieldSpan, cell: &mut Cell) -> bool {
     // The content of a quoted field without a branch.
     let q = usize::from(f.quoted);
     let (a, b) = (f.start + q, f.end - q);
@@ -435,6 +439,7 @@ fn plain_cell(data: &[u8], text: &str, f: &FieldSpan, cell: &mut Cell) {
     cell.start = a;
     cell.end = b;
     cell.flags = Cell::UTF8 | u8::from(filled);
+    filled
 }
 
 /// [`Cells::decode`] for a cell with `""` escapes, or in a chunk that is not
