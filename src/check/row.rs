@@ -73,22 +73,32 @@ impl QuickCell {
         }
     }
 
-    /// Whether `v`, the bytes of a filled cell's value with visible ASCII
-    /// at both ends, draws no finding.
+    /// Whether field `i` of `cells` surely draws no finding from
+    /// [`Plan::check_cell`] (false: run it).
     #[inline(always)]
-    fn passes(self, v: &[u8]) -> bool {
+    fn passes(self, cells: &Cells<'_>, i: usize) -> bool {
         match self {
-            QuickCell::Filled => true,
-            QuickCell::Bool(spelling) => {
-                // Constant words once `words` is inlined: a compare of a few
-                // bytes in place, not a call to `bcmp`.
+            // Free text draws no finding once it is filled, whatever its
+            // bytes: not even for spaces around it.
+            QuickCell::Filled => cells.is_filled(i),
+            // A word of the spelling has nothing to trim: the cell's bytes
+            // as they stand are enough. The words are constants once
+            // `words` is inlined: a compare of a few bytes in place, not a
+            // call to `bcmp`.
+            QuickCell::Bool(spelling) => cells.as_is(i).is_some_and(|v| {
                 let (t, f) = spelling.words();
                 v == t.as_bytes() || v == f.as_bytes()
-            }
-            QuickCell::Email => shapes::is_email_bytes(v),
-            QuickCell::Date(d) => shapes::check_date_bytes(d, v).is_ok(),
-            QuickCell::Enum(values) => values.iter().any(|x| x.as_bytes() == v),
-            QuickCell::List(values, braces) => list_is_clean(v, values, braces),
+            }),
+            QuickCell::Email => cells.plain(i).is_some_and(shapes::is_email_bytes),
+            QuickCell::Date(d) => cells
+                .plain(i)
+                .is_some_and(|v| shapes::check_date_bytes(d, v).is_ok()),
+            QuickCell::Enum(values) => cells
+                .plain(i)
+                .is_some_and(|v| values.iter().any(|x| x.as_bytes() == v)),
+            QuickCell::List(values, braces) => cells
+                .plain(i)
+                .is_some_and(|v| list_is_clean(v, values, braces)),
             QuickCell::Full => false,
         }
     }
@@ -346,15 +356,22 @@ impl<'a> Cells<'a> {
     /// all the quick checks read: a `str` would cost boundary checks.
     #[inline(always)]
     fn plain(&self, i: usize) -> Option<&'a [u8]> {
-        let c = self.cells.get(i)?;
-        if c.flags != Cell::UTF8 | Cell::FILLED {
-            return None;
-        }
-        let v = self.data.get(c.start..c.end)?;
+        let v = self.as_is(i)?;
         match (v.first(), v.last()) {
             (Some(&f), Some(&l)) if shapes::visible_ascii(f) && shapes::visible_ascii(l) => Some(v),
             _ => None,
         }
+    }
+
+    /// The bytes of field `i` when it is filled, valid UTF-8 and as it
+    /// stands in the chunk (no escapes).
+    #[inline(always)]
+    fn as_is(&self, i: usize) -> Option<&'a [u8]> {
+        let c = self.cells.get(i)?;
+        if c.flags != Cell::UTF8 | Cell::FILLED {
+            return None;
+        }
+        self.data.get(c.start..c.end)
     }
 
     /// Whether field `i` holds anything but whitespace.
@@ -884,7 +901,7 @@ impl Plan {
             emit,
         );
         for &(i, c, quick) in &self.checked {
-            if !cells.plain(i).is_some_and(|v| quick.passes(v)) {
+            if !quick.passes(cells, i) {
                 self.check_cell(data, &rec.fields[i], i, c, cells, emit);
             }
         }
@@ -2021,8 +2038,9 @@ mod tests {
                     values.push(v);
                 }
                 for (k, v) in values.iter().enumerate() {
-                    // Quoted and not, in a chunk of valid UTF-8 and in one
-                    // with a bad byte on a later line.
+                    // Quoted and not, in a chunk of valid UTF-8, in one
+                    // with a bad byte on a later line, and with a bad byte
+                    // in the cell.
                     let quote = k % 2 == 0
                         || v.is_empty()
                         || v.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'));
@@ -2034,6 +2052,9 @@ mod tests {
                     .into_bytes();
                     if k % 3 == 0 {
                         data.extend_from_slice(b"\n\xff");
+                    }
+                    if k % 5 == 1 {
+                        data.insert(usize::from(quote), 0xff);
                     }
                     let data = data.as_slice();
                     let mut rec = Record::default();
@@ -2047,7 +2068,10 @@ mod tests {
                         &plan.map.names,
                         &mut emit,
                     );
-                    let clean = cells.plain(i).is_some_and(|v| quick.passes(v));
+                    let clean = quick.passes(&cells, i);
+                    // Only what the cell check finds: decode reports bad
+                    // bytes whichever way the cell is checked.
+                    emit.diags.clear();
                     plan.check_cell(data, &rec.fields[i], i, c, &cells, &mut emit);
                     if clean {
                         quick_clean += 1;
