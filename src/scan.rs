@@ -197,6 +197,9 @@ pub struct Record {
     pub fields: Vec<FieldSpan>,
     pub problems: Vec<QuoteProblem>,
     pub ending: Option<LineEnding>,
+    /// Some field has `""` escapes: a record without them has every cell
+    /// as it stands in the input.
+    pub escapes: bool,
 }
 
 /// The structural bytes of a window not yet read, kept by the record loop
@@ -326,6 +329,7 @@ impl<'a> Scanner<'a> {
         rec.line = self.line;
         rec.fields.clear();
         rec.problems.clear();
+        rec.escapes = false;
         loop {
             // The usual field: unquoted and ended by `,` or `\n`. It needs
             // none of `scan_field`'s bookkeeping for quotes, which is most
@@ -564,6 +568,7 @@ impl<'a> Scanner<'a> {
                 }
             }
         }
+        rec.escapes |= escapes && well_formed;
         rec.fields.push(FieldSpan {
             start,
             end: p,
@@ -1206,6 +1211,7 @@ mod tests {
                     fields.push((start, buf.len(), kind > 0, escapes, at));
                 }
                 let rec_end = buf.len();
+                let escapes = fields.iter().any(|f| f.3);
                 let ending = match pick(3) {
                     _ if r + 1 == records && pick(3) == 0 => LineEnding::Eof,
                     0 => LineEnding::CrLf,
@@ -1220,7 +1226,7 @@ mod tests {
                     line += 1;
                     line_start = buf.len();
                 }
-                want.push((rec_line, rec_start, rec_end, ending, fields));
+                want.push((rec_line, rec_start, rec_end, ending, escapes, fields));
             }
             let mut s = Scanner::new(&buf, 0, 1);
             let mut rec = Record::default();
@@ -1241,6 +1247,7 @@ mod tests {
                     rec.start,
                     rec.end,
                     rec.ending.expect("ended"),
+                    rec.escapes,
                     fields,
                 ));
             }

@@ -73,22 +73,32 @@ impl QuickCell {
         }
     }
 
-    /// Whether `v`, the bytes of a filled cell's value with visible ASCII
-    /// at both ends, draws no finding.
+    /// Whether field `i` of `cells` surely draws no finding from
+    /// [`Plan::check_cell`] (false: run it).
     #[inline(always)]
-    fn passes(self, v: &[u8]) -> bool {
+    fn passes(self, cells: &Cells<'_>, i: usize) -> bool {
         match self {
-            QuickCell::Filled => true,
-            QuickCell::Bool(spelling) => {
-                // Constant words once `words` is inlined: a compare of a few
-                // bytes in place, not a call to `bcmp`.
+            // Free text draws no finding once it is filled, whatever its
+            // bytes: not even for spaces around it.
+            QuickCell::Filled => cells.is_filled(i),
+            // A word of the spelling has nothing to trim: the cell's bytes
+            // as they stand are enough. The words are constants once
+            // `words` is inlined: a compare of a few bytes in place, not a
+            // call to `bcmp`.
+            QuickCell::Bool(spelling) => cells.as_is(i).is_some_and(|v| {
                 let (t, f) = spelling.words();
                 v == t.as_bytes() || v == f.as_bytes()
-            }
-            QuickCell::Email => shapes::is_email_bytes(v),
-            QuickCell::Date(d) => shapes::check_date_bytes(d, v).is_ok(),
-            QuickCell::Enum(values) => values.iter().any(|x| x.as_bytes() == v),
-            QuickCell::List(values, braces) => list_is_clean(v, values, braces),
+            }),
+            QuickCell::Email => cells.plain(i).is_some_and(shapes::is_email_bytes),
+            QuickCell::Date(d) => cells
+                .plain(i)
+                .is_some_and(|v| shapes::check_date_bytes(d, v).is_ok()),
+            QuickCell::Enum(values) => cells
+                .plain(i)
+                .is_some_and(|v| values.iter().any(|x| x.as_bytes() == v)),
+            QuickCell::List(values, braces) => cells
+                .plain(i)
+                .is_some_and(|v| list_is_clean(v, values, braces)),
             QuickCell::Full => false,
         }
     }
@@ -346,15 +356,22 @@ impl<'a> Cells<'a> {
     /// all the quick checks read: a `str` would cost boundary checks.
     #[inline(always)]
     fn plain(&self, i: usize) -> Option<&'a [u8]> {
-        let c = self.cells.get(i)?;
-        if c.flags != Cell::UTF8 | Cell::FILLED {
-            return None;
-        }
-        let v = self.data.get(c.start..c.end)?;
+        let v = self.as_is(i)?;
         match (v.first(), v.last()) {
             (Some(&f), Some(&l)) if shapes::visible_ascii(f) && shapes::visible_ascii(l) => Some(v),
             _ => None,
         }
+    }
+
+    /// The bytes of field `i` when it is filled, valid UTF-8 and as it
+    /// stands in the chunk (no escapes).
+    #[inline(always)]
+    fn as_is(&self, i: usize) -> Option<&'a [u8]> {
+        let c = self.cells.get(i)?;
+        if c.flags != Cell::UTF8 | Cell::FILLED {
+            return None;
+        }
+        self.data.get(c.start..c.end)
     }
 
     /// Whether field `i` holds anything but whitespace.
@@ -389,41 +406,57 @@ impl<'a> Cells<'a> {
         // One bit per field: `check_record` decodes only records of the
         // header's width, which is the plan's.
         debug_assert_eq!(field_bits.len(), rec.fields.len());
+        debug_assert!(rec.escapes || rec.fields.iter().all(|f| !f.escapes));
         let mut filled_cols = 0;
-        for (i, ((f, cell), &bit)) in rec
-            .fields
-            .iter()
-            .zip(cells.iter_mut())
-            .zip(field_bits)
-            .enumerate()
-        {
-            match text {
-                Some(text) if !f.escapes => {
-                    // The usual cell. A chunk that is valid UTF-8 as a whole
-                    // has valid cells (they are cut at ASCII bytes), so it
-                    // needs no `str` here: a visible first byte settles
-                    // "filled", and only a cell starting with a space or a
-                    // non-ASCII character is trimmed the Unicode way (an
-                    // NBSP-only cell is empty).
-                    let q = usize::from(f.quoted);
-                    let (a, b) = (f.start + q, f.end - q);
-                    let filled = a < b
-                        && (data.get(a).is_some_and(|&c| shapes::visible_ascii(c))
-                            || text.get(a..b).is_some_and(shapes::is_filled));
-                    // Field by field: a whole `Cell` value went through the
-                    // stack.
-                    cell.start = a;
-                    cell.end = b;
-                    cell.flags = Cell::UTF8 | u8::from(filled);
+        let fields = rec.fields.iter().zip(cells.iter_mut()).zip(field_bits);
+        match text {
+            // The usual record: no escapes in any field, so its loop does
+            // not test each field for them.
+            Some(text) if !rec.escapes => {
+                for ((f, cell), &bit) in fields {
+                    let filled = plain_cell(data, text, f, cell);
+                    filled_cols |= bit & u64::from(filled).wrapping_neg();
                 }
-                _ => *cell = decode_other(data, text, unescaped, i, f, reads_value, names, emit),
             }
-            // Branch-free: whether a cell is filled varies from row to row.
-            let filled = u64::from(cell.flags & Cell::FILLED);
-            filled_cols |= bit & filled.wrapping_neg();
+            _ => {
+                for (i, ((f, cell), &bit)) in fields.enumerate() {
+                    match text {
+                        Some(text) if !f.escapes => {
+                            plain_cell(data, text, f, cell);
+                        }
+                        _ => {
+                            *cell =
+                                decode_other(data, text, unescaped, i, f, reads_value, names, emit)
+                        }
+                    }
+                    filled_cols |= bit & u64::from(cell.flags & Cell::FILLED).wrapping_neg();
+                }
+            }
         }
         self.filled_cols = filled_cols;
     }
+}
+
+/// Sets `cell` to field `f`, which has no escapes, in a chunk that is valid
+/// UTF-8 as a whole (`text`), and says whether it is filled. Its cells are
+/// valid too (they are cut at ASCII bytes), so it needs no `str` here: a
+/// visible first byte settles "filled", and only a cell starting with a
+/// space or a non-ASCII character is trimmed the Unicode way (an NBSP-only
+/// cell is empty). The flag is returned as well as stored, so that the
+/// caller's filled bits do not wait on reading it back.
+#[inline(always)]
+fn plain_cell(data: &[u8], text: &str, f: &FieldSpan, cell: &mut Cell) -> bool {
+    // The content of a quoted field without a branch.
+    let q = usize::from(f.quoted);
+    let (a, b) = (f.start + q, f.end - q);
+    let filled = a < b
+        && (data.get(a).is_some_and(|&c| shapes::visible_ascii(c))
+            || text.get(a..b).is_some_and(shapes::is_filled));
+    // Field by field: a whole `Cell` value went through the stack.
+    cell.start = a;
+    cell.end = b;
+    cell.flags = Cell::UTF8 | u8::from(filled);
+    filled
 }
 
 /// [`Cells::decode`] for a cell with `""` escapes, or in a chunk that is not
@@ -868,7 +901,7 @@ impl Plan {
             emit,
         );
         for &(i, c, quick) in &self.checked {
-            if !cells.plain(i).is_some_and(|v| quick.passes(v)) {
+            if !quick.passes(cells, i) {
                 self.check_cell(data, &rec.fields[i], i, c, cells, emit);
             }
         }
@@ -2005,8 +2038,9 @@ mod tests {
                     values.push(v);
                 }
                 for (k, v) in values.iter().enumerate() {
-                    // Quoted and not, in a chunk of valid UTF-8 and in one
-                    // with a bad byte on a later line.
+                    // Quoted and not, in a chunk of valid UTF-8, in one
+                    // with a bad byte on a later line, and with a bad byte
+                    // in the cell.
                     let quote = k % 2 == 0
                         || v.is_empty()
                         || v.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'));
@@ -2018,6 +2052,9 @@ mod tests {
                     .into_bytes();
                     if k % 3 == 0 {
                         data.extend_from_slice(b"\n\xff");
+                    }
+                    if k % 5 == 1 {
+                        data.insert(usize::from(quote), 0xff);
                     }
                     let data = data.as_slice();
                     let mut rec = Record::default();
@@ -2031,7 +2068,10 @@ mod tests {
                         &plan.map.names,
                         &mut emit,
                     );
-                    let clean = cells.plain(i).is_some_and(|v| quick.passes(v));
+                    let clean = quick.passes(&cells, i);
+                    // Only what the cell check finds: decode reports bad
+                    // bytes whichever way the cell is checked.
+                    emit.diags.clear();
                     plan.check_cell(data, &rec.fields[i], i, c, &cells, &mut emit);
                     if clean {
                         quick_clean += 1;
