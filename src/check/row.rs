@@ -905,13 +905,34 @@ impl Plan {
                 self.check_cell(data, &rec.fields[i], i, c, cells, emit);
             }
         }
-        self.check_conditions(rec, cells, emit);
-        self.check_order(rec, cells, emit);
+        // The usual row meets every requirement, and most formats have no
+        // equal, grouped or ordered columns: settled here, so that the
+        // checks that report stay out of line.
+        let t = self.table;
+        if !self.all_met(cells.filled_cols) || !t.equal.is_empty() || !t.one_or_all.is_empty() {
+            self.check_conditions(rec, cells, emit);
+        }
+        if !t.order.is_empty() {
+            self.check_order(rec, cells, emit);
+        }
         true
+    }
+
+    /// Whether a row with these filled columns surely meets every
+    /// requirement (false: look closer).
+    #[inline(always)]
+    fn all_met(&self, filled: u64) -> bool {
+        match &self.quick_all {
+            Some(table) => table.all_met(filled),
+            None => self.quick.iter().all(|q| q.met(filled)),
+        }
     }
 
     /// Date pairs that must not be in reverse order. Cells that are empty
     /// or not dates are left to their own findings.
+    // Out of line, like `check_conditions`: most formats have no ordered
+    // columns, and `check_record` stays small without it.
+    #[inline(never)]
     fn check_order(&self, rec: &Record, cells: &Cells<'_>, emit: &mut Emitter<'_>) {
         for o in &self.table.order {
             let (Some(ei), Some(li)) = (self.map.col_field[o.earlier], self.map.col_field[o.later])
@@ -1531,17 +1552,16 @@ impl Plan {
         cells.value(i).map(str::trim)
     }
 
+    // Out of line: `check_record` calls it only for a row that may fail a
+    // requirement, or a format with equal or grouped columns.
+    #[inline(never)]
     fn check_conditions(&self, rec: &Record, cells: &Cells<'_>, emit: &mut Emitter<'_>) {
         let t = self.table;
         let cname = |c: ColumnId| t.columns[c].name.as_str();
         let filled = cells.filled_cols;
         // Nearly every row meets every requirement: one pass over the masks
         // alone, without walking the requirements beside them.
-        let all_met = match &self.quick_all {
-            Some(table) => table.all_met(filled),
-            None => self.quick.iter().all(|q| q.met(filled)),
-        };
-        let requires = if all_met {
+        let requires = if self.all_met(filled) {
             &t.requires[..0]
         } else {
             &t.requires[..]
