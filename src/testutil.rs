@@ -11,3 +11,41 @@ pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
         seed
     }
 }
+
+/// JSON texts at the edges of the grammar, valid and not, that the parser
+/// and every quick check built on its grammar must agree on.
+pub(crate) const JSON_SYNTAX_CASES: &[&str] = &[
+    "{}",
+    "[]",
+    "0",
+    "-0.5e+3",
+    "\"\\u00e9\\ud83d\\ude00\"",
+    "[1,]",
+    "{\"a\":1,}",
+    "{'a':1}",
+    "01",
+    "1.",
+    "1e",
+    "[1 2]",
+    "{\"a\" 1}",
+    "{\"a\":}",
+    "tru",
+    "nul",
+    "\"a\tb\"",
+    "\"\\x\"",
+    "{} x",
+    "",
+    "  ",
+    "[",
+    "{\"a\":[}",
+    "\"abc",
+    "[[[]]]",
+    "{\"a\":{\"b\":[true,false,null]}}",
+    "1.5E-7",
+    "-",
+    "[-]",
+    "{\"\":0}",
+    "[\"\\u12\"]",
+    "truex",
+    "[true]x",
+];

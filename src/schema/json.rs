@@ -502,13 +502,15 @@ mod tests {
         assert!(g.filter.fields.contains_key("REVIEWS"));
     }
 
+    /// `spec` and every spec inside it, depth first.
+    fn walk<'s>(spec: &'s Spec, out: &mut Vec<&'s Spec>) {
+        out.push(spec);
+        spec.keys.iter().for_each(|(_, sub)| walk(sub, out));
+        spec.items.iter().for_each(|sub| walk(sub, out));
+    }
+
     #[test]
     fn key_matching_agrees_with_a_string_compare() {
-        fn walk<'s>(spec: &'s Spec, out: &mut Vec<&'s Spec>) {
-            out.push(spec);
-            spec.keys.iter().for_each(|(_, sub)| walk(sub, out));
-            spec.items.iter().for_each(|sub| walk(sub, out));
-        }
         // Long keys alike in their first 16 bytes and length, which the
         // words alone cannot tell apart.
         let long = Grammars::parse(concat!(
@@ -560,11 +562,6 @@ mod tests {
 
     #[test]
     fn key_tokens_agree_with_a_scan_and_key_at() {
-        fn walk<'s>(spec: &'s Spec, out: &mut Vec<&'s Spec>) {
-            out.push(spec);
-            spec.keys.iter().for_each(|(_, sub)| walk(sub, out));
-            spec.items.iter().for_each(|sub| walk(sub, out));
-        }
         // Keys about the 16- and 32-byte reads, alike in their first bytes.
         let long = Grammars::parse(concat!(
             "[schemas.a]\ntype = \"object\"\n[schemas.a.keys]\n",
