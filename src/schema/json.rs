@@ -509,23 +509,36 @@ mod tests {
         spec.items.iter().for_each(|sub| walk(sub, out));
     }
 
+    /// Grammars with one object schema whose keys (TOML-quoted) are `keys`.
+    fn with_keys(keys: &[&str]) -> Grammars {
+        let mut text = String::from("[schemas.a]\ntype = \"object\"\n[schemas.a.keys]\n");
+        for k in keys {
+            text.push_str(&format!("\"{k}\" = {{ type = \"any\" }}\n"));
+        }
+        text.push_str("[filter]\noperators={}\nnested={}\nfields={}\n");
+        Grammars::parse(&text).expect("parses")
+    }
+
+    /// Every spec of the shipped grammars and of `extra`.
+    fn all_specs(extra: &Grammars) -> Vec<&Spec> {
+        let mut specs = Vec::new();
+        for g in [grammars().expect("grammars"), extra] {
+            g.schemas.values().for_each(|s| walk(s, &mut specs));
+        }
+        specs
+    }
+
     #[test]
     fn key_matching_agrees_with_a_string_compare() {
         // Long keys alike in their first 16 bytes and length, which the
         // words alone cannot tell apart.
-        let long = Grammars::parse(concat!(
-            "[schemas.a]\ntype = \"object\"\n[schemas.a.keys]\n",
-            "\"a key longer than sixteen X\" = { type = \"any\" }\n",
-            "\"a key longer than sixteen Y\" = { type = \"any\" }\n",
-            "\"a key longer than sixteen\" = { type = \"any\" }\n",
-            "\"\" = { type = \"any\" }\n",
-            "[filter]\noperators={}\nnested={}\nfields={}\n",
-        ))
-        .expect("parses");
-        let mut specs = Vec::new();
-        for g in [grammars().expect("grammars"), &long] {
-            g.schemas.values().for_each(|s| walk(s, &mut specs));
-        }
+        let long = with_keys(&[
+            "a key longer than sixteen X",
+            "a key longer than sixteen Y",
+            "a key longer than sixteen",
+            "",
+        ]);
+        let specs = all_specs(&long);
         let mut checked = 0;
         for spec in &specs {
             let mut candidates: Vec<Vec<u8>> = vec![Vec::new(), b"zz".to_vec()];
@@ -563,23 +576,17 @@ mod tests {
     #[test]
     fn key_tokens_agree_with_a_scan_and_key_at() {
         // Keys about the 16- and 32-byte reads, alike in their first bytes.
-        let long = Grammars::parse(concat!(
-            "[schemas.a]\ntype = \"object\"\n[schemas.a.keys]\n",
-            "\"a key of thirteen\" = { type = \"any\" }\n",
-            "\"a key of fourteen\" = { type = \"any\" }\n",
-            "\"a key longer than sixteen X\" = { type = \"any\" }\n",
-            "\"a key longer than sixteen XY\" = { type = \"any\" }\n",
-            "\"a key longer than sixteen XYZ\" = { type = \"any\" }\n",
-            "\"a key longer than thirty-two bytes\" = { type = \"any\" }\n",
-            "\"tab\\tkey\" = { type = \"any\" }\n",
-            "\"\" = { type = \"any\" }\n",
-            "[filter]\noperators={}\nnested={}\nfields={}\n",
-        ))
-        .expect("parses");
-        let mut specs = Vec::new();
-        for g in [grammars().expect("grammars"), &long] {
-            g.schemas.values().for_each(|s| walk(s, &mut specs));
-        }
+        let long = with_keys(&[
+            "a key of thirteen",
+            "a key of fourteen",
+            "a key longer than sixteen X",
+            "a key longer than sixteen XY",
+            "a key longer than sixteen XYZ",
+            "a key longer than thirty-two bytes",
+            "tab\\tkey",
+            "",
+        ]);
+        let specs = all_specs(&long);
         let mut candidates: Vec<String> = vec![String::new(), "zz".into(), "a\\u0020b".into()];
         for (k, _) in specs.iter().flat_map(|s| &s.keys) {
             candidates.push(k.clone());
