@@ -108,11 +108,28 @@ impl<S: Slot> Slots<S> {
             // A mapping starts zeroed; if one cannot be made, the heap will do.
             if let Ok(map) = memmap2::MmapMut::map_anon(bytes) {
                 #[cfg(target_os = "linux")]
-                let _ = map.advise(memmap2::Advice::HugePage);
+                {
+                    let _ = map.advise(memmap2::Advice::HugePage);
+                    // Fault every page in for writing now. Left to the
+                    // probes, a page's first touch is usually a read, which
+                    // maps the shared zero page (the huge one, here), and
+                    // the write after it copies that page: it splits a
+                    // huge zero page into small pages, and with a second
+                    // thread running, every such copy interrupts the other
+                    // core to flush its TLB. Populated for writing, the
+                    // table gets huge pages where the kernel has them and
+                    // no copies. Older kernels refuse the advice: then the
+                    // pages fault in as before.
+                    let _ = map.advise(memmap2::Advice::PopulateWrite);
+                }
                 return Slots::Mapped(map);
             }
         }
-        Slots::Heap(vec![S::zeroed(); n])
+        // Written, not `calloc`ed: a large `calloc` is a fresh mapping whose
+        // pages would first be read by a probe, the same copy as above.
+        let mut v = Vec::with_capacity(n);
+        v.resize(n, S::zeroed());
+        Slots::Heap(v)
     }
 }
 
