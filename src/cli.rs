@@ -279,7 +279,7 @@ fn name_width() -> usize {
     rules::ALL.iter().map(|r| r.name.len()).max().unwrap_or(0)
 }
 
-fn tables_or_exit() -> Result<&'static [schema::Table], u8> {
+fn tables_or_exit() -> Result<&'static [&'static schema::Table], u8> {
     schema::tables().map_err(|e| {
         eprintln!("bdxlint: {e}");
         EXIT_TROUBLE

@@ -28,7 +28,7 @@ struct Score {
 /// its required columns; the best fit wins. Equal fits, or no fit at all,
 /// are resolved by `file_hints` in the file name, else reported.
 pub fn detect_format(
-    tables: &'static [Table],
+    tables: &'static [&'static Table],
     header: &[&str],
     file_name: Option<&str>,
 ) -> Detection {
@@ -39,15 +39,15 @@ pub fn detect_format(
 /// when `only` is empty): a ZIP bundle's members can only be one of its two
 /// roles, and a wider pool would let a download table win a tie.
 pub fn detect_format_among(
-    tables: &'static [Table],
+    tables: &'static [&'static Table],
     only: &[&str],
     header: &[&str],
     file_name: Option<&str>,
 ) -> Detection {
-    let allowed = |t: &&'static Table| only.is_empty() || only.contains(&t.name.as_str());
+    let allowed = |t: &&&'static Table| only.is_empty() || only.contains(&t.name.as_str());
     let names: Vec<String> = header.iter().map(|h| normalize_name(h)).collect();
     let mut scored: Vec<(&'static Table, Score)> = Vec::new();
-    for t in tables.iter().filter(allowed) {
+    for &t in tables.iter().filter(allowed) {
         let known: Vec<&str> = t.columns.iter().map(|c| c.normalized.as_str()).collect();
         let found: Vec<Option<usize>> = names
             .iter()
@@ -93,7 +93,7 @@ pub fn detect_format_among(
     }
     // Ties are broken among the tied; with no fit at all, among every table.
     let pool: Vec<&'static Table> = if tied.is_empty() {
-        tables.iter().filter(allowed).collect()
+        tables.iter().filter(allowed).copied().collect()
     } else {
         tied.clone()
     };

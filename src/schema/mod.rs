@@ -614,21 +614,25 @@ pub fn normalize_name(name: &str) -> String {
     out
 }
 
-/// Every format, parsed once. A table that fails to parse is a build bug, so
-/// the error is kept and surfaced by [`tables`] callers and by the tests.
-fn registry() -> &'static Result<Vec<Table>, TableError> {
-    static REGISTRY: OnceLock<Result<Vec<Table>, TableError>> = OnceLock::new();
-    REGISTRY.get_or_init(|| {
-        TABLES
-            .iter()
-            .map(|(name, text)| Table::parse(name, text))
-            .collect()
-    })
+/// Each format's table, parsed the first time it is asked for: a run with
+/// `--format` parses the one table it needs (parsing all of them was most
+/// of start-up, about a millisecond). A table that fails to parse is a build
+/// bug, so the error is kept and surfaced by the callers and by the tests.
+fn parsed(i: usize) -> Result<&'static Table, &'static TableError> {
+    static PARSED: [OnceLock<Result<Table, TableError>>; TABLES.len()] =
+        [const { OnceLock::new() }; TABLES.len()];
+    let (name, text) = TABLES[i];
+    PARSED[i].get_or_init(|| Table::parse(name, text)).as_ref()
 }
 
 /// All format tables, in registry order.
-pub fn tables() -> Result<&'static [Table], &'static TableError> {
-    registry().as_ref().map(Vec::as_slice)
+pub fn tables() -> Result<&'static [&'static Table], &'static TableError> {
+    static REGISTRY: OnceLock<Result<Vec<&'static Table>, &'static TableError>> = OnceLock::new();
+    REGISTRY
+        .get_or_init(|| (0..TABLES.len()).map(parsed).collect())
+        .as_ref()
+        .map(Vec::as_slice)
+        .map_err(|e| *e)
 }
 
 /// Names of every format, in registry order (for `--format` and messages).
@@ -638,7 +642,11 @@ pub fn format_names() -> impl Iterator<Item = &'static str> {
 
 /// Looks a table up by its `--format` name.
 pub fn table(name: &str) -> Result<Option<&'static Table>, &'static TableError> {
-    Ok(tables()?.iter().find(|t| t.name == name))
+    TABLES
+        .iter()
+        .position(|(n, _)| *n == name)
+        .map(parsed)
+        .transpose()
 }
 
 #[cfg(test)]
