@@ -23,9 +23,13 @@ trap 'rm -f "$TIMES"' EXIT
 
 # One timed run: prints "seconds peak_kb". The seconds are read from the
 # clock to the millisecond (GNU time's %e has two decimals, a step of 8% of
-# a 0.12 s run); the peak RSS comes from GNU time.
+# a 0.12 s run); the peak RSS comes from GNU time. The input is read once
+# first, untimed: on some machines (this VM among them) the page cache
+# sheds a file's pages within seconds, and a run that reads part of its
+# input from disk measures the disk.
 run_once() {
     local t0 t1
+    cat "$file" >/dev/null
     t0=$(date +%s%N)
     /usr/bin/time -f "%M" -o "$TIMES" "$@" >/dev/null 2>&1 || true
     t1=$(date +%s%N)
