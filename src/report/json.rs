@@ -4,66 +4,11 @@
 //! "summary":{"files","errors","warnings","infos"}}`. Fields are only ever
 //! added, never renamed or removed, without bumping `version`.
 
-use super::{Failure, Summary};
+use super::{Failure, HumanOptions, OutputFormat, StreamWriter, Summary};
 use crate::check::FileReport;
 use crate::diagnostic::Diagnostic;
 use serde::Serialize;
 use std::io::{self, Write};
-
-#[derive(Serialize)]
-struct Doc<'a> {
-    version: u32,
-    files: Vec<File<'a>>,
-    summary: JsonSummary,
-}
-
-#[derive(Serialize)]
-struct File<'a> {
-    path: &'a str,
-    /// The ZIP member this report is about (`path` is the archive); absent
-    /// outside bundles. Without it a clean member would be unnamed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    member: Option<&'a str>,
-    // Before `format` and `records`, which a streamed file knows only at
-    // its end (see stream.rs): both writers give the same bytes.
-    diagnostics: Vec<Diag<'a>>,
-    format: Option<&'a str>,
-    records: u64,
-    /// Why the file could not be checked; absent when it was.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-pub(super) struct Diag<'a> {
-    code: &'a str,
-    name: &'a str,
-    severity: &'a str,
-    message: &'a str,
-    help: Option<&'a str>,
-    line: u64,
-    col: u64,
-    column: Option<&'a str>,
-    span: Span,
-    /// The member of a ZIP bundle the finding is in; absent outside bundles.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    member: Option<&'a str>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    related: Vec<Related<'a>>,
-}
-
-#[derive(Serialize)]
-struct Span {
-    start: u64,
-    end: u64,
-}
-
-#[derive(Serialize)]
-struct Related<'a> {
-    line: u64,
-    column: Option<&'a str>,
-    message: &'a str,
-}
 
 #[derive(Serialize)]
 pub(super) struct JsonSummary {
@@ -101,67 +46,289 @@ pub(super) fn summary(s: &Summary) -> JsonSummary {
     }
 }
 
-pub(super) fn diag<'a>(d: &'a Diagnostic, member: Option<&'a str>) -> Diag<'a> {
-    Diag {
-        code: d.rule.code,
-        name: d.rule.name,
-        severity: d.severity.as_str(),
-        message: &d.message,
-        help: d.help.as_deref(),
-        line: d.line,
-        col: d.col,
-        column: d.column.as_deref(),
-        span: Span {
-            start: d.span.start,
-            end: d.span.end,
-        },
-        member,
-        related: d
-            .related
-            .iter()
-            .map(|r| Related {
-                line: r.line,
-                column: r.column.as_deref(),
-                message: &r.message,
-            })
-            .collect(),
+/// Writes one finding's JSON object into `buf`: the fields of the
+/// contract, in its order, in serde_json's compact bytes (its escapes, no
+/// spaces). `path` leads the object in JSON Lines.
+///
+/// Written by hand rather than derived: a file where every row is wrong
+/// puts out a million of these on the one thread that also reads, and
+/// serde_json's many small writes cost that thread five times what these
+/// few appends do. A test holds the bytes to serde_json's.
+pub(super) fn write_diag(
+    buf: &mut Vec<u8>,
+    d: &Diagnostic,
+    path: Option<&str>,
+    member: Option<&str>,
+) {
+    buf.push(b'{');
+    if let Some(path) = path {
+        buf.extend_from_slice(b"\"path\":");
+        write_str(buf, path);
+        buf.push(b',');
+    }
+    buf.extend_from_slice(b"\"code\":");
+    write_str(buf, d.rule.code);
+    buf.extend_from_slice(b",\"name\":");
+    write_str(buf, d.rule.name);
+    buf.extend_from_slice(b",\"severity\":");
+    write_str(buf, d.severity.as_str());
+    buf.extend_from_slice(b",\"message\":");
+    write_str(buf, &d.message);
+    buf.extend_from_slice(b",\"help\":");
+    write_opt_str(buf, d.help.as_deref());
+    buf.extend_from_slice(b",\"line\":");
+    write_u64(buf, d.line);
+    buf.extend_from_slice(b",\"col\":");
+    write_u64(buf, d.col);
+    buf.extend_from_slice(b",\"column\":");
+    write_opt_str(buf, d.column.as_deref());
+    buf.extend_from_slice(b",\"span\":{\"start\":");
+    write_u64(buf, d.span.start);
+    buf.extend_from_slice(b",\"end\":");
+    write_u64(buf, d.span.end);
+    buf.push(b'}');
+    if let Some(member) = member {
+        buf.extend_from_slice(b",\"member\":");
+        write_str(buf, member);
+    }
+    if !d.related.is_empty() {
+        buf.extend_from_slice(b",\"related\":[");
+        for (i, r) in d.related.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            buf.extend_from_slice(b"{\"line\":");
+            write_u64(buf, r.line);
+            buf.extend_from_slice(b",\"column\":");
+            write_opt_str(buf, r.column.as_deref());
+            buf.extend_from_slice(b",\"message\":");
+            write_str(buf, &r.message);
+            buf.push(b'}');
+        }
+        buf.push(b']');
+    }
+    buf.push(b'}');
+}
+
+fn write_u64(buf: &mut Vec<u8>, n: u64) {
+    buf.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+fn write_opt_str(buf: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => write_str(buf, s),
+        None => buf.extend_from_slice(b"null"),
     }
 }
 
+/// A JSON string as serde_json writes it: `"` and `\\` escaped with a
+/// backslash, the control characters below U+0020 as `\b \t \n \f \r` or
+/// `\u00xx` (lowercase hex), everything else (non-ASCII included) as is.
+fn write_str(buf: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    buf.push(b'"');
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b >= 0x20 && b != b'"' && b != b'\\' {
+            continue;
+        }
+        buf.extend_from_slice(&bytes[start..i]);
+        start = i + 1;
+        match b {
+            b'"' => buf.extend_from_slice(b"\\\""),
+            b'\\' => buf.extend_from_slice(b"\\\\"),
+            0x08 => buf.extend_from_slice(b"\\b"),
+            0x09 => buf.extend_from_slice(b"\\t"),
+            0x0A => buf.extend_from_slice(b"\\n"),
+            0x0C => buf.extend_from_slice(b"\\f"),
+            0x0D => buf.extend_from_slice(b"\\r"),
+            _ => buf.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xF)],
+            ]),
+        }
+    }
+    buf.extend_from_slice(&bytes[start..]);
+    buf.push(b'"');
+}
+
+/// The whole document, through the same writer that streams a large file,
+/// so that a collected run and a streamed one are the same bytes by
+/// construction.
 pub(super) fn render(
     out: &mut dyn Write,
     reports: &[FileReport],
     failures: &[Failure],
     s: &Summary,
 ) -> io::Result<()> {
-    let mut files: Vec<File<'_>> = reports
-        .iter()
-        .map(|r| File {
-            path: &r.path,
-            member: r.member.as_deref(),
-            format: r.format,
-            records: r.records,
-            diagnostics: r
-                .diagnostics
+    let mut w = StreamWriter::new(out, OutputFormat::Json, &HumanOptions::default())?;
+    for r in reports {
+        w.start_file(&r.path, r.member.as_deref());
+        for d in &r.diagnostics {
+            w.diagnostic(d)?;
+        }
+        w.end_file(r.format, r.records)?;
+    }
+    w.finish(failures, s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::{Related, Severity};
+    use proptest::prelude::*;
+
+    // The contract as serde derives it: the oracle `write_diag` answers to.
+    #[derive(Serialize)]
+    struct Diag<'a> {
+        code: &'a str,
+        name: &'a str,
+        severity: &'a str,
+        message: &'a str,
+        help: Option<&'a str>,
+        line: u64,
+        col: u64,
+        column: Option<&'a str>,
+        span: Span,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        member: Option<&'a str>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        related: Vec<Rel<'a>>,
+    }
+
+    #[derive(Serialize)]
+    struct Span {
+        start: u64,
+        end: u64,
+    }
+
+    #[derive(Serialize)]
+    struct Rel<'a> {
+        line: u64,
+        column: Option<&'a str>,
+        message: &'a str,
+    }
+
+    #[derive(Serialize)]
+    struct Line<'a> {
+        path: &'a str,
+        #[serde(flatten)]
+        diag: Diag<'a>,
+    }
+
+    fn oracle<'a>(d: &'a Diagnostic, member: Option<&'a str>) -> Diag<'a> {
+        Diag {
+            code: d.rule.code,
+            name: d.rule.name,
+            severity: d.severity.as_str(),
+            message: &d.message,
+            help: d.help.as_deref(),
+            line: d.line,
+            col: d.col,
+            column: d.column.as_deref(),
+            span: Span {
+                start: d.span.start,
+                end: d.span.end,
+            },
+            member,
+            related: d
+                .related
                 .iter()
-                .map(|d| diag(d, r.member.as_deref()))
+                .map(|r| Rel {
+                    line: r.line,
+                    column: r.column.as_deref(),
+                    message: &r.message,
+                })
                 .collect(),
-            error: None,
-        })
-        .collect();
-    files.extend(failures.iter().map(|f| File {
-        path: &f.path,
-        member: None,
-        format: None,
-        records: 0,
-        diagnostics: Vec::new(),
-        error: Some(&f.reason),
-    }));
-    let doc = Doc {
-        version: 1,
-        files,
-        summary: summary(s),
-    };
-    serde_json::to_writer(&mut *out, &doc)?;
-    writeln!(out)
+        }
+    }
+
+    /// Text weighted towards what needs escaping: every control character,
+    /// quotes, backslashes, DEL, `/` and multi-byte characters.
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                (0u8..0x20).prop_map(char::from),
+                Just('"'),
+                Just('\\'),
+                Just('/'),
+                Just('\u{7f}'),
+                Just('é'),
+                Just('\u{2028}'),
+                Just('😀'),
+                any::<char>(),
+                prop::char::range('a', 'z'),
+            ],
+            0..24,
+        )
+        .prop_map(|v| v.into_iter().collect())
+    }
+
+    prop_compose! {
+        fn diagnostic()(
+            rule in 0..crate::rules::ALL.len(),
+            severity in prop_oneof![Just(Severity::Info), Just(Severity::Warning), Just(Severity::Error)],
+            message in text(),
+            help in prop::option::of(text()),
+            line in any::<u64>(),
+            col in any::<u64>(),
+            column in prop::option::of(text()),
+            start in any::<u64>(),
+            end in any::<u64>(),
+            related in prop::collection::vec((any::<u64>(), prop::option::of(text()), text()), 0..3),
+        ) -> Diagnostic {
+            Diagnostic {
+                rule: crate::rules::ALL[rule],
+                severity,
+                message,
+                help,
+                line,
+                col,
+                column: column.map(Into::into),
+                span: start..end,
+                related: related
+                    .into_iter()
+                    .map(|(line, column, message)| Related { line, column: column.map(Into::into), message })
+                    .collect(),
+                snippet: None,
+                once_per_file: false,
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn write_diag_gives_serde_jsons_bytes(
+            d in diagnostic(),
+            member in prop::option::of(text()),
+            path in text(),
+        ) {
+            let member = member.as_deref();
+            let mut buf = Vec::new();
+            write_diag(&mut buf, &d, None, member);
+            let want = serde_json::to_vec(&oracle(&d, member)).expect("serialises");
+            prop_assert_eq!(String::from_utf8_lossy(&buf), String::from_utf8_lossy(&want));
+
+            buf.clear();
+            write_diag(&mut buf, &d, Some(&path), member);
+            let want = serde_json::to_vec(&Line { path: &path, diag: oracle(&d, member) })
+                .expect("serialises");
+            prop_assert_eq!(String::from_utf8_lossy(&buf), String::from_utf8_lossy(&want));
+        }
+    }
+
+    #[test]
+    fn every_control_character_is_escaped_as_serde_json_does() {
+        let all: String = (0u8..0x80).map(char::from).collect();
+        let mut buf = Vec::new();
+        write_str(&mut buf, &all);
+        assert_eq!(buf, serde_json::to_vec(&all).expect("serialises"));
+    }
 }

@@ -3,7 +3,7 @@
 //! however many findings a file has. The bytes are the same whether a file's
 //! findings were streamed or collected first.
 
-use super::json::diag;
+use super::json::write_diag;
 use super::{Failure, HumanOptions, OutputFormat, Summary};
 use crate::diagnostic::Diagnostic;
 use serde::Serialize;
@@ -24,6 +24,8 @@ pub struct StreamWriter<'w> {
     /// Whether the current file's opening is written.
     open: bool,
     handler: Option<miette::GraphicalReportHandler>,
+    /// A finding's JSON, built here and written out in one call.
+    buf: Vec<u8>,
 }
 
 impl<'w> StreamWriter<'w> {
@@ -53,6 +55,7 @@ impl<'w> StreamWriter<'w> {
             member: None,
             open: false,
             handler: (format == OutputFormat::Human).then(|| super::human::handler(human)),
+            buf: Vec::new(),
         })
     }
 
@@ -96,20 +99,18 @@ impl<'w> StreamWriter<'w> {
         let member = self.member.as_deref();
         match self.format {
             OutputFormat::Json => {
+                self.buf.clear();
                 if self.in_file > 0 {
-                    self.out.write_all(b",")?;
+                    self.buf.push(b',');
                 }
-                serde_json::to_writer(&mut *self.out, &diag(d, member))?;
+                write_diag(&mut self.buf, d, None, member);
+                self.out.write_all(&self.buf)?;
             }
             OutputFormat::Jsonl => {
-                serde_json::to_writer(
-                    &mut *self.out,
-                    &super::jsonl::Line {
-                        path: &self.path,
-                        diag: diag(d, member),
-                    },
-                )?;
-                self.out.write_all(b"\n")?;
+                self.buf.clear();
+                write_diag(&mut self.buf, d, Some(&self.path), member);
+                self.buf.push(b'\n');
+                self.out.write_all(&self.buf)?;
             }
             OutputFormat::Human => {
                 if let Some(h) = &self.handler {
@@ -183,7 +184,7 @@ impl<'w> StreamWriter<'w> {
                 serde_json::to_writer(&mut *self.out, &super::json::summary(s))?;
                 self.out.write_all(b"}\n")
             }
-            OutputFormat::Jsonl => super::jsonl::render(self.out, &[], failures),
+            OutputFormat::Jsonl => super::jsonl::failures(self.out, failures),
             OutputFormat::Human => writeln!(self.out, "{}", super::summary_line(s)),
             _ => Ok(()),
         }
