@@ -3,8 +3,10 @@
 # then runs the parse floor (examples/parse_floor.rs: the csv crate's
 # ByteRecord loop, single-threaded) and bdxlint at 1 thread and at every core,
 # in the same run, and prints MB/s, rows/s, peak RSS and the ratio to the
-# floor. Best of $RUNS runs each (default 3), taken in turns. Needs GNU time
-# (/usr/bin/time).
+# floor. Best of $RUNS runs each (default 3), taken in turns. Then the
+# pathological input: the same number of entitlements rows, every one wrong,
+# checked with --output-format json and with the default human output (which
+# prints 100 findings and counts the rest). Needs GNU time (/usr/bin/time).
 #
 # Usage: benches/whole-program.sh [ROWS]   (default 1000000)
 set -euo pipefail
@@ -46,7 +48,18 @@ best_of() {
 }
 
 printf '%-13s %-22s %8s %8s %11s %9s %9s\n' format run seconds MB/s rows/s "RSS MiB" "vs floor"
+
+# Prints one line of the table: name, "seconds kb".
+row() {
+    local name=$1 s kb
+    read -r s kb <<<"$2"
+    awk -v f="$label" -v n="$name" -v s="$s" -v kb="$kb" -v b="$bytes" -v r="$ROWS" -v fl="${floor% *}" \
+        'BEGIN { if (s == 0) s = 0.001;
+                 printf "%-13s %-22s %8.3f %8.0f %11.0f %9.1f %8.2fx\n", f, n, s, b/1e6/s, r/s, kb/1024, fl/s }'
+}
+
 for format in entitlements employees; do
+    label=$format
     file="$DATA/$format-$ROWS.csv"
     [ -s "$file" ] || "$GEN" "$format" "$ROWS" > "$file"
     bytes=$(stat -c %s "$file")
@@ -59,17 +72,24 @@ for format in entitlements employees; do
         one=$(best_of "$one" "$(run_once "$BIN" check --format "$format" --output-format json --threads 1 "$file")")
         all=$(best_of "$all" "$(run_once "$BIN" check --format "$format" --output-format json --threads "$CORES" "$file")")
     done
-    read -r floor_s floor_kb <<<"$floor"
-    row() {
-        local name=$1 s=$2 kb=$3
-        awk -v f="$format" -v n="$name" -v s="$s" -v kb="$kb" -v b="$bytes" -v r="$ROWS" -v fl="$floor_s" \
-            'BEGIN { if (s == 0) s = 0.001;
-                     printf "%-13s %-22s %8.3f %8.0f %11.0f %9.1f %8.2fx\n", f, n, s, b/1e6/s, r/s, kb/1024, fl/s }'
-    }
-    row "parse floor (1 thread)" "$floor_s" "$floor_kb"
-    read -r s kb <<<"$one"
-    row "bdxlint --threads 1" "$s" "$kb"
-    read -r s kb <<<"$all"
-    row "bdxlint --threads $CORES" "$s" "$kb"
+    row "parse floor (1 thread)" "$floor"
+    row "bdxlint --threads 1" "$one"
+    row "bdxlint --threads $CORES" "$all"
 done
-echo "(vs floor: the floor's time divided by this run's; >= 1.00x is at least as fast as the floor)"
+
+# Every row wrong: the target is a tenth of the floor, in bounded memory.
+label=all-bad
+file="$DATA/entitlements-all-bad-$ROWS.csv"
+[ -s "$file" ] || "$GEN" entitlements-all-bad "$ROWS" > "$file"
+bytes=$(stat -c %s "$file")
+floor="" json="" human=""
+for _ in $(seq "$RUNS"); do
+    floor=$(best_of "$floor" "$(run_once "$FLOOR" "$file")")
+    json=$(best_of "$json" "$(run_once "$BIN" check --format entitlements --output-format json "$file")")
+    human=$(best_of "$human" "$(run_once "$BIN" check --format entitlements --color never "$file")")
+done
+row "parse floor (1 thread)" "$floor"
+row "bdxlint json" "$json"
+row "bdxlint human" "$human"
+echo "(vs floor: the floor's time divided by this run's; >= 1.00x is at least as fast as the floor;"
+echo " all-bad: every row wrong, every core, the target is >= 0.10x)"

@@ -2,8 +2,10 @@
 //! employees exports with a sprinkling (0.1%) of bad rows.
 //!
 //! Usage: `cargo run --release --example gen_data -- FORMAT ROWS [IDENTITIES] > FILE`
-//! where FORMAT is `entitlements` or `employees`. The same arguments always
-//! give the same bytes (a fixed-seed xorshift generator, no crate needed).
+//! where FORMAT is `entitlements`, `employees`, or `entitlements-all-bad`
+//! (every row breaks a rule: the pathological input of the benchmark). The
+//! same arguments always give the same bytes (a fixed-seed xorshift
+//! generator, no crate needed).
 
 use std::io::{self, BufWriter, Write};
 
@@ -70,6 +72,37 @@ fn entitlements(out: &mut impl Write, rows: u64, identities: u64, rng: &mut Rng)
     Ok(())
 }
 
+/// Every row wrong, each in one of four ways in turn: a boolean, an
+/// e-mail address, a missing Connection Type beside its Connection, and
+/// an identity conflict (a User ID that is not the one its e-mail and
+/// username were first seen with).
+fn entitlements_all_bad(
+    out: &mut impl Write,
+    rows: u64,
+    identities: u64,
+    rng: &mut Rng,
+) -> io::Result<()> {
+    writeln!(out, "Project,Privilege Name,Privilege Value,Email,User ID,Username,Name,Connection,Connection Type,Connection Provider,Connection Provider Type,Resource,Resource Type,Project Aliases")?;
+    for i in 0..rows {
+        let who = rng.below(identities);
+        let privilege = PRIVILEGES[rng.below(PRIVILEGES.len() as u64) as usize];
+        let resource = RESOURCES[rng.below(RESOURCES.len() as u64) as usize];
+        let (value, at, conn_type, id) = match i % 4 {
+            0 => ("yes", "@", "group", 100_000 + who),
+            1 => ("true", ".", "group", 100_000 + who),
+            2 => ("true", "@", "", 100_000 + who),
+            _ => ("true", "@", "group", 900_000 + i),
+        };
+        writeln!(
+            out,
+            "acme-{},{privilege},{value},user{who}{at}example.com,{id},u{who},\"User {who}, Jr.\",team-{},{conn_type},,,{resource}/{i},repository,\"acme, acme-corp\"",
+            who % 7,
+            rng.below(50),
+        )?;
+    }
+    Ok(())
+}
+
 fn employees(out: &mut impl Write, rows: u64, rng: &mut Rng) -> io::Result<()> {
     writeln!(out, "Employee ID,Full Name,First Name,Last Name,Work Email,Department,Title,Start Date,End Date,Employment Type,Manager,Manager Work Email,Source,Source Employee ID,Platform Roles,Metadata Version,Metadata")?;
     for i in 0..rows {
@@ -98,7 +131,7 @@ fn employees(out: &mut impl Write, rows: u64, rng: &mut Rng) -> io::Result<()> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: gen_data entitlements|employees ROWS [IDENTITIES]";
+    let usage = "usage: gen_data entitlements|employees|entitlements-all-bad ROWS [IDENTITIES]";
     let format = args.first().ok_or(usage)?;
     let rows: u64 = args.get(1).ok_or(usage)?.parse()?;
     let identities: u64 = match args.get(2) {
@@ -111,6 +144,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     match format.as_str() {
         "entitlements" => entitlements(&mut out, rows, identities, &mut rng)?,
         "employees" => employees(&mut out, rows, &mut rng)?,
+        "entitlements-all-bad" => entitlements_all_bad(&mut out, rows, identities, &mut rng)?,
         _ => return Err(usage.into()),
     }
     out.flush()?;

@@ -765,7 +765,12 @@ impl CrossState {
                         &rules::DUPLICATE_ROW,
                         None,
                         scratch,
-                        format!("this row repeats line {first} exactly"),
+                        [
+                            "this row repeats line ",
+                            itoa::Buffer::new().format(first),
+                            " exactly",
+                        ]
+                        .concat(),
                         Some("remove one of the two rows".into()),
                     );
                     related(&mut emit, first, None, "first written here".into());
@@ -903,47 +908,67 @@ fn report_identity(
     let value = |j: usize| id.fields[j].map_or_else(String::new, |i| quoted(data, rec, i));
     let header = |j: usize| id.fields[j].map(|i| plan.header[i].clone());
     let (k, at, first) = (f.key, f.at, f.first);
+    let mut line = itoa::Buffer::new();
+    let first_s = line.format(first);
+    // Messages are joined from their parts at their exact length, not with
+    // `format!`, which guesses the length and grows the string several
+    // times: this runs on the fold, one chunk at a time, and a file where
+    // every row conflicts builds three of them per row.
     let (rule, message, help, note, column) = match f.kind {
         IdentityKind::Conflict => {
             let [a, b] = others(at);
-            let pair = format!("{} {} and {} {}", names[a], value(a), names[b], value(b));
+            let (va, vb) = (value(a), value(b));
+            let pair = [names[a], " ", &va, " and ", names[b], " ", &vb].concat();
             (
                 &rules::IDENTITY_CONFLICT,
-                format!(
-                    "{pair} were paired with a different {} on line {first}",
-                    names[at]
-                ),
-                format!(
-                    "use the same {} on every row with this {} and {}, or correct the {} or {}",
-                    names[at], names[a], names[b], names[a], names[b]
-                ),
-                format!("{pair} first appear here with another {}", names[at]),
+                [
+                    &pair,
+                    " were paired with a different ",
+                    names[at],
+                    " on line ",
+                    first_s,
+                ]
+                .concat(),
+                [
+                    "use the same ",
+                    names[at],
+                    " on every row with this ",
+                    names[a],
+                    " and ",
+                    names[b],
+                    ", or correct the ",
+                    names[a],
+                    " or ",
+                    names[b],
+                ]
+                .concat(),
+                [&pair, " first appear here with another ", names[at]].concat(),
                 header(at),
             )
         }
-        IdentityKind::PartnerMismatch => (
-            &rules::IDENTITY_PARTNER_MISMATCH,
-            format!(
-                "{} {} was paired with a different {} on line {first}",
-                names[k],
-                value(k),
-                names[at]
-            ),
-            format!(
-                "correct the {} if this is the same identity; if it is not, one of the two rows has the wrong {}",
-                names[at], names[k]
-            ),
-            format!(
-                "{} {} first appears here with another {}",
-                names[k],
-                value(k),
-                names[at]
-            ),
-            header(at),
-        ),
+        IdentityKind::PartnerMismatch => {
+            let vk = value(k);
+            (
+                &rules::IDENTITY_PARTNER_MISMATCH,
+                [
+                    names[k], " ", &vk, " was paired with a different ", names[at], " on line ",
+                    first_s,
+                ]
+                .concat(),
+                [
+                    "correct the ", names[at],
+                    " if this is the same identity; if it is not, one of the two rows has the wrong ",
+                    names[k],
+                ]
+                .concat(),
+                [names[k], " ", &vk, " first appears here with another ", names[at]].concat(),
+                header(at),
+            )
+        }
         IdentityKind::Combination => {
             let before = combination(names, f.earlier, k);
             let now = combination(names, f.current, k);
+            let vk = value(k);
             let help = if f.earlier[at] {
                 format!("fill {} here as on line {first}", names[at])
             } else {
@@ -955,12 +980,11 @@ fn report_identity(
             (
                 &rules::IDENTITY_COMBINATION,
                 format!(
-                    "{} {} appears {before} on line {first} but {now} here: rows that share an identity value must fill the same identity columns",
+                    "{} {vk} appears {before} on line {first} but {now} here: rows that share an identity value must fill the same identity columns",
                     names[k],
-                    value(k)
                 ),
                 help,
-                format!("{} {} first appears here, {before}", names[k], value(k)),
+                format!("{} {vk} first appears here, {before}", names[k]),
                 header(k),
             )
         }
@@ -986,7 +1010,7 @@ fn report_unique(
         .filter_map(|(field, name)| {
             let i = (*field)?;
             let v = decoded(data, rec, i);
-            (!v.is_empty()).then(|| (i, format!("{name} {}", quote(&v))))
+            (!v.is_empty()).then(|| (i, [name, " ", &quote(&v)].concat()))
         })
         .collect();
     let at = parts.first().map(|p| p.0);
@@ -1007,7 +1031,17 @@ fn report_unique(
         at,
         &rules::DUPLICATE_VALUE,
         u.severity,
-        format!("{key} already {verb} on line {first}{case}: {}", u.reason),
+        [
+            &key,
+            " already ",
+            verb,
+            " on line ",
+            itoa::Buffer::new().format(first),
+            case,
+            ": ",
+            u.reason,
+        ]
+        .concat(),
         "remove the repeated row, or correct the value".into(),
         emit,
     );
@@ -1015,7 +1049,7 @@ fn report_unique(
         emit,
         first,
         at.map(|i| plan.header[i].clone()),
-        format!("{key} first {first_verb} here{case}"),
+        [&key, " first ", first_verb, " here", case].concat(),
     );
 }
 

@@ -758,6 +758,20 @@ const MAX_QUOTED: usize = 60;
 
 /// A value as quoted in a message: shortened, on one line.
 pub(crate) fn quote(v: &str) -> String {
+    // The usual value, short and on one line, is quoted as it stands: a
+    // file where every row is wrong quotes a million of them, some on the
+    // sequential cross-row fold. No byte below 0x20, no DEL and no 0xC2
+    // (the lead byte of U+0080-U+009F, the other control characters) means
+    // no control character; no more bytes than MAX_QUOTED, no more chars.
+    if v.len() <= MAX_QUOTED && !v.bytes().any(|b| b < 0x20 || b == 0x7F || b == 0xC2) {
+        return ["`", v, "`"].concat();
+    }
+    quote_any(v)
+}
+
+/// [`quote`] for any value: control characters as spaces, cut after
+/// MAX_QUOTED characters.
+fn quote_any(v: &str) -> String {
     let one_line: String = v
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -1802,6 +1816,15 @@ pub(crate) fn report_utf8(
 mod tests {
     use super::*;
     use crate::scan::Scanner;
+
+    proptest::proptest! {
+        #[test]
+        fn quote_takes_its_short_path_only_where_it_agrees_with_the_long(
+            v in "(?s)[a-z`é\u{80}-\u{a0}\u{0}-\u{1f}\u{7f}😀 ]{0,70}"
+        ) {
+            proptest::prop_assert_eq!(quote(&v), quote_any(&v));
+        }
+    }
 
     #[test]
     fn comma_separated_splits_like_split() {

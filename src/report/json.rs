@@ -128,13 +128,23 @@ fn write_str(buf: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     buf.push(b'"');
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let (mut start, mut i) = (0, 0);
+    while i < bytes.len() {
+        // Eight bytes a step while none needs escaping: a message is a
+        // few hundred bytes and rarely holds one.
+        if let Some(word) = bytes[i..].first_chunk::<8>() {
+            if !any_needs_escape(u64::from_le_bytes(*word)) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
+        i += 1;
         if b >= 0x20 && b != b'"' && b != b'\\' {
             continue;
         }
-        buf.extend_from_slice(&bytes[start..i]);
-        start = i + 1;
+        buf.extend_from_slice(&bytes[start..i - 1]);
+        start = i;
         match b {
             b'"' => buf.extend_from_slice(b"\\\""),
             b'\\' => buf.extend_from_slice(b"\\\\"),
@@ -155,6 +165,19 @@ fn write_str(buf: &mut Vec<u8>, s: &str) {
     }
     buf.extend_from_slice(&bytes[start..]);
     buf.push(b'"');
+}
+
+/// Whether any of the eight bytes of `w` is below 0x20, `"` or `\\`. The
+/// classic tests (a byte below n: `(w - n·0x01…) & !w & 0x80…`; a zero byte
+/// after xor with the byte) may mark the wrong byte after a true one, but
+/// are non-zero exactly when some byte matches, which is all this asks.
+fn any_needs_escape(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |v: u64, n: u8| v.wrapping_sub(ONES * u64::from(n)) & !v & HIGH;
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    (below(w, 0x20) | below(quote, 1) | below(backslash, 1)) != 0
 }
 
 /// The whole document, through the same writer that streams a large file,
@@ -325,10 +348,30 @@ mod tests {
     }
 
     #[test]
-    fn every_control_character_is_escaped_as_serde_json_does() {
+    fn every_ascii_character_at_every_offset_is_escaped_as_serde_json_does() {
         let all: String = (0u8..0x80).map(char::from).collect();
         let mut buf = Vec::new();
         write_str(&mut buf, &all);
         assert_eq!(buf, serde_json::to_vec(&all).expect("serialises"));
+        // One byte among plain ones, at each place of an eight-byte step,
+        // with a non-ASCII neighbour (whose high bit the step must ignore).
+        for c in (0u8..0x80).map(char::from) {
+            for at in 0..17 {
+                let s: String = (0..20)
+                    .map(|j| {
+                        if j == at {
+                            c
+                        } else if j == at + 1 {
+                            'é'
+                        } else {
+                            'a'
+                        }
+                    })
+                    .collect();
+                buf.clear();
+                write_str(&mut buf, &s);
+                assert_eq!(buf, serde_json::to_vec(&s).expect("serialises"), "{s:?}");
+            }
+        }
     }
 }
