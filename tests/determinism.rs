@@ -62,6 +62,24 @@ fn run(args: &[&str]) -> (Vec<u8>, i32) {
     (out.stdout, out.status.code().unwrap_or(-1))
 }
 
+/// Some identity conflict's earlier row is more than a chunk (1 MiB) away:
+/// at over 60 bytes a row, 20,000 lines apart is more than 1.2 MB.
+fn assert_conflicts_across_chunks(json: &[u8]) {
+    let doc: serde_json::Value = serde_json::from_slice(json).expect("valid JSON");
+    let far = doc["files"][0]["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["code"] == "X001")
+        .filter(|d| {
+            let line = d["line"].as_u64().expect("line");
+            let first = d["related"][0]["line"].as_u64().expect("related line");
+            line > first + 20_000
+        })
+        .count();
+    assert!(far > 0, "no identity conflict spans chunks");
+}
+
 #[test]
 fn identical_output_at_1_2_and_7_threads_streamed_or_collected() {
     let dir = std::env::temp_dir().join(format!("bdxlint-determinism-{}", std::process::id()));
@@ -76,8 +94,11 @@ fn identical_output_at_1_2_and_7_threads_streamed_or_collected() {
         let (one, code) = run(&["check", "--threads", "1", "--output-format", format, f]);
         assert_eq!(code, 1);
         let text = String::from_utf8_lossy(&one);
-        for code in ["C005", "C003", "X00", "X005"] {
+        for code in ["C005", "C003", "X001", "X005"] {
             assert!(text.contains(code), "{format}: no {code} finding");
+        }
+        if format == "json" {
+            assert_conflicts_across_chunks(&one);
         }
         for threads in ["2", "7"] {
             let (other, _) = run(&["check", "--threads", threads, "--output-format", format, f]);
