@@ -1,4 +1,4 @@
-//! Micro benchmarks of the row checker, per format: each format's valid
+//! Micro benchmarks of the row checker, per format: every format's valid
 //! fixture repeated to about 4 MB, checked in memory (no I/O) on the global
 //! rayon pool. Repeated rows are duplicates, so the cross-row findings path
 //! runs too. Run with `cargo bench --bench rows`; the whole-program
@@ -11,17 +11,6 @@ fn main() {
     divan::main();
 }
 
-const FORMATS: &[&str] = &[
-    "employees",
-    "entities",
-    "entitlements",
-    "reviews",
-    "campaigns",
-    "findings",
-    "filters",
-    "rbac2",
-    "integrations",
-];
 
 /// The fixture's header once, then its rows repeated to about `size` bytes.
 fn data(format: &str, size: usize) -> Vec<u8> {
@@ -46,7 +35,9 @@ fn data(format: &str, size: usize) -> Vec<u8> {
     out
 }
 
-#[divan::bench(args = FORMATS)]
+// Every format of the registry, so that a new one is measured too (each
+// has a valid fixture; tests/fixtures.rs requires it).
+#[divan::bench(args = bdxlint::schema::format_names())]
 fn check(bencher: divan::Bencher, format: &str) {
     let input = data(format, 4 << 20);
     let opts = Options {
