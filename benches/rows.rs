@@ -11,7 +11,6 @@ fn main() {
     divan::main();
 }
 
-
 /// The fixture's header once, then its rows repeated to about `size` bytes.
 fn data(format: &str, size: usize) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
