@@ -17,6 +17,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// Exit codes: findings are not failures of the tool.
 pub const EXIT_CLEAN: u8 = 0;
@@ -1033,6 +1035,7 @@ impl Run<'_> {
             in_file: 0,
             error: None,
             bar: None,
+            snippet_stop: None,
         };
         let mut i = 0;
         while i < inputs.len() {
@@ -1149,6 +1152,13 @@ impl Run<'_> {
             .as_ref()
             .and_then(|f| f.metadata().ok())
             .map(|m| m.len());
+        // Past --max-diagnostics every later finding of the file is
+        // hidden, and its source lines need not be captured.
+        if opts.snippets && t.max.is_some() {
+            let stop = Arc::new(AtomicBool::new(false));
+            opts.snippet_stop = Some(Arc::clone(&stop));
+            t.snippet_stop = Some(stop);
+        }
         t.bar = match &file {
             Some(f) if self.progress => f.metadata().ok().map(|m| progress_bar(&display, m.len())),
             _ => None,
@@ -1202,11 +1212,15 @@ struct Tally {
     error: Option<io::Error>,
     /// The current file's progress bar, if one is shown.
     bar: Option<indicatif::ProgressBar>,
+    /// Set when a finding of the current streamed file is hidden, so the
+    /// checker stops capturing source lines for the rest of it.
+    snippet_stop: Option<Arc<AtomicBool>>,
 }
 
 impl Tally {
     fn start_file(&mut self) {
         self.in_file = 0;
+        self.snippet_stop = None;
         self.summary.files += 1;
     }
 
@@ -1224,6 +1238,9 @@ impl Tally {
         self.in_file += 1;
         if self.max.is_some_and(|m| self.in_file > m) {
             self.summary.hidden += 1;
+            if let Some(stop) = &self.snippet_stop {
+                stop.store(true, Ordering::Relaxed);
+            }
             return;
         }
         if self.error.is_none() {

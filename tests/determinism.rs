@@ -155,3 +155,64 @@ fn a_large_file_that_fits_no_format_is_one_unreadable_entry_in_valid_json() {
     assert!(files[0]["error"].as_str().is_some(), "{doc}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A human report stops capturing source lines once it hides a finding
+/// past `--max-diagnostics`. What it shows must not change: at any thread
+/// count it is the start of the uncapped report (every finding shown with
+/// its source lines), with the cap well past the first chunk.
+#[test]
+fn a_capped_human_report_is_the_start_of_the_full_one_at_any_thread_count() {
+    let dir = std::env::temp_dir().join(format!("bdxlint-capped-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("entitlements.csv");
+    generate(&file);
+    let f = file.to_str().expect("utf-8 temp path");
+    let human = |threads: &str, max: &str| {
+        let (out, code) = run(&[
+            "check",
+            "--color",
+            "never",
+            "--threads",
+            threads,
+            "--max-diagnostics",
+            max,
+            f,
+        ]);
+        assert_eq!(code, 1);
+        String::from_utf8(out).expect("UTF-8 report")
+    };
+    let full = human("1", "0");
+    for threads in ["1", "2", "7"] {
+        let capped = human(threads, "200");
+        let (shown, summary) = capped
+            .trim_end()
+            .rsplit_once('\n')
+            .expect("findings, then the summary line");
+        assert!(
+            summary.contains("not shown (--max-diagnostics)"),
+            "{summary}"
+        );
+        // Every finding shown has its source lines.
+        let findings = shown
+            .lines()
+            .filter(|l| {
+                l.starts_with("error(") || l.starts_with("warning(") || l.starts_with("info(")
+            })
+            .count();
+        assert_eq!(findings, 200, "{shown}");
+        assert_eq!(shown.matches(",-[").count(), findings);
+        assert!(
+            full.starts_with(shown),
+            "--threads {threads}: the capped report differs from the start of the full one"
+        );
+        // The 200th finding is chunks into the file (lines of about 110
+        // bytes, 1 MiB a chunk).
+        let last_line: u64 = shown
+            .rsplit_once(&format!("{f}:"))
+            .and_then(|(_, rest)| rest.split(':').next())
+            .and_then(|n| n.parse().ok())
+            .expect("the last finding's line");
+        assert!(last_line > 20_000, "the cap is reached at line {last_line}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -19,7 +19,7 @@
 
 use super::fptable::FpTable;
 use super::row::{quote, Cells, Plan};
-use super::{rebase, Emitter};
+use super::{rebase, Emitter, Snippets};
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::rules;
 use crate::scan::{unescape, Record, Scanner};
@@ -497,7 +497,7 @@ pub(crate) struct CrossState {
     /// The rows the input is expected to have, until the first chunk has
     /// shown how many distinct unique-key values they hold.
     expected_rows: Option<usize>,
-    snippets: bool,
+    snippets: Snippets,
     /// Reused to re-scan a record that has a finding.
     scratch: Record,
     /// Reused per chunk, so that once they have grown the fold allocates
@@ -559,7 +559,7 @@ fn identity_row(
 }
 
 impl CrossState {
-    pub(crate) fn new(row_cap: usize, snippets: bool) -> Self {
+    pub(crate) fn new(row_cap: usize, snippets: impl Into<Snippets>) -> Self {
         CrossState {
             identity: (0..SHARDS).map(|_| FpTable::default()).collect(),
             unique: FpTable::default(),
@@ -568,7 +568,7 @@ impl CrossState {
             row_cap,
             cap_reached: false,
             expected_rows: None,
-            snippets,
+            snippets: snippets.into(),
             scratch: Record::default(),
             looked_up: Vec::new(),
             ids: Vec::new(),
@@ -736,7 +736,7 @@ impl CrossState {
             }
         }
 
-        let mut emit = Emitter::new(data, *snippets);
+        let mut emit = Emitter::new(data, snippets.clone());
         let (mut ids, mut uniques, mut seen) = (
             ids.iter().copied().peekable(),
             uniques.iter().copied().peekable(),

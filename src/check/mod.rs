@@ -27,6 +27,7 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::ops::Range;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 pub use cross::MAX_DISTINCT_ROWS;
@@ -40,6 +41,11 @@ pub struct Options {
     pub format: Option<String>,
     /// Capture source lines for the human renderer.
     pub snippets: bool,
+    /// Once the caller sets it, findings made from then on capture no
+    /// source lines. A human report sets it when it hides a finding past
+    /// `--max-diagnostics`: every finding the sink gets after a hidden one
+    /// is hidden too, and a finding still being made has not reached it.
+    pub snippet_stop: Option<Arc<AtomicBool>>,
     /// Target bytes per chunk.
     pub chunk_size: usize,
     /// A single record longer than this stops the file: it is almost always
@@ -84,6 +90,7 @@ impl Default for Options {
         Options {
             format: None,
             snippets: true,
+            snippet_stop: None,
             chunk_size: 1 << 20,
             max_record_bytes: 64 << 20,
             max_distinct_rows: MAX_DISTINCT_ROWS,
@@ -265,7 +272,7 @@ fn check_stream<R: Read>(
     // The loop above stopped at a chunk with a non-blank line.
     scanner.next_record(&mut rec);
     let header = header::read_header(data, &rec);
-    let mut emit = Emitter::new(data, opts.snippets);
+    let mut emit = Emitter::new(data, Snippets::of(opts));
     if let Some(at) = bare_cr(&data[rec.start..rec.end]) {
         let at = rec.start + at;
         emit.at(
@@ -330,7 +337,7 @@ fn check_stream<R: Read>(
     let mut fold = Fold::new(
         header_ending,
         scanner.line(),
-        CrossState::new(opts.max_distinct_rows, opts.snippets),
+        CrossState::new(opts.max_distinct_rows, Snippets::of(opts)),
         opts.size_hint,
     );
     report
@@ -352,7 +359,7 @@ fn check_stream<R: Read>(
         let mut next = Some(first_rest);
         let mut ready = Vec::new();
         while let Some(c) = next {
-            let r = check_chunk(&plan, &cross, &c, opts.snippets);
+            let r = check_chunk(&plan, &cross, &c, Snippets::of(opts));
             fold.add(r, &c, &cross, &mut ready);
             ready.drain(..).for_each(&mut *sink);
             chunks.recycle(c.data);
@@ -383,7 +390,7 @@ fn check_stream<R: Read>(
                 while sent - done < in_flight as u64 {
                     let Some(c) = next.take() else { break };
                     let tx = tx.clone();
-                    let snippets = opts.snippets;
+                    let snippets = Snippets::of(opts);
                     let n = sent;
                     s.spawn_fifo(move |_| {
                         // A panic (a bug) must reach this thread, which would
@@ -769,7 +776,7 @@ struct ChunkResult {
     events: cross::Events,
 }
 
-fn check_chunk(plan: &Plan, cross: &CrossPlan, chunk: &Chunk, snippets: bool) -> ChunkResult {
+fn check_chunk(plan: &Plan, cross: &CrossPlan, chunk: &Chunk, snippets: Snippets) -> ChunkResult {
     let data = chunk.data.as_slice();
     let mut emit = Emitter::new(data, snippets);
     let mut scanner = Scanner::new(data, 0, 1);
@@ -947,11 +954,44 @@ impl Fold {
     }
 }
 
+/// Whether an emitter captures source lines: asked, and not yet told to
+/// stop (see [`Options::snippet_stop`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Snippets {
+    on: bool,
+    stop: Option<Arc<AtomicBool>>,
+}
+
+impl Snippets {
+    pub(crate) fn of(opts: &Options) -> Self {
+        Snippets {
+            on: opts.snippets,
+            stop: opts.snippet_stop.clone(),
+        }
+    }
+
+    fn wanted(&self) -> bool {
+        // Relaxed: the switch orders nothing else, and a finding that reads
+        // it late only captures a snippet that is not shown.
+        self.on
+            && !self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+}
+
+impl From<bool> for Snippets {
+    fn from(on: bool) -> Self {
+        Snippets { on, stop: None }
+    }
+}
+
 /// Collects diagnostics for one buffer, turning buffer offsets into lines,
 /// columns and snippets while the bytes are at hand.
 pub(crate) struct Emitter<'a> {
     data: &'a [u8],
-    snippets: bool,
+    snippets: Snippets,
     pub(crate) diags: Vec<Diagnostic>,
     /// The last (line start, offset, column) computed: findings on one line
     /// come in offset order, so counting resumes there instead of from the
@@ -964,10 +1004,10 @@ pub(crate) struct Emitter<'a> {
 const MAX_SNIPPET: usize = 4096;
 
 impl<'a> Emitter<'a> {
-    pub(crate) fn new(data: &'a [u8], snippets: bool) -> Self {
+    pub(crate) fn new(data: &'a [u8], snippets: impl Into<Snippets>) -> Self {
         Emitter {
             data,
-            snippets,
+            snippets: snippets.into(),
             diags: Vec::new(),
             col_memo: (usize::MAX, 0, 1),
         }
@@ -998,7 +1038,10 @@ impl<'a> Emitter<'a> {
                 .filter(|b| (**b & 0xC0) != 0x80)
                 .count() as u64;
         self.col_memo = (line_start, span.start, col);
-        let snippet = self.snippets.then(|| self.snippet(line, line_start, &span));
+        let snippet = self
+            .snippets
+            .wanted()
+            .then(|| self.snippet(line, line_start, &span));
         self.diags.push(Diagnostic {
             rule,
             severity: severity.unwrap_or(rule.severity),

@@ -89,7 +89,7 @@ pub(crate) fn stream_with_columns<R: Read>(
             0
         };
         let mut scanner = Scanner::new(data, start, line);
-        let mut emit = Emitter::new(data, opts.snippets);
+        let mut emit = Emitter::new(data, super::Snippets::of(opts));
         while scanner.next_record(&mut rec) {
             match &cols {
                 None => {
