@@ -30,11 +30,19 @@ trap 'rm -f "$TIMES"' EXIT
 # sheds a file's pages within seconds, and a run that reads part of its
 # input from disk measures the disk.
 run_once() {
-    local t0 t1
+    local t0 t1 rc=0
     cat "$file" >/dev/null
     t0=$(date +%s%N)
-    /usr/bin/time -f "%M" -o "$TIMES" "$@" >/dev/null 2>&1 || true
+    /usr/bin/time -f "%M" -o "$TIMES" "$@" >/dev/null 2>&1 || rc=$?
     t1=$(date +%s%N)
+    # 1 is findings, the expected outcome; anything above is a run that
+    # failed and whose time would mean nothing. This runs in a command
+    # substitution, so stop the script itself.
+    if [ "$rc" -gt 1 ]; then
+        echo "whole-program.sh: '$*' exited with $rc" >&2
+        kill "$$"
+        exit 1
+    fi
     echo "$(( (t1 - t0) / 1000000 ))e-3 $(tail -1 "$TIMES")"
 }
 

@@ -74,8 +74,9 @@ fn entitlements(out: &mut impl Write, rows: u64, identities: u64, rng: &mut Rng)
 
 /// Every row wrong, each in one of four ways in turn: a boolean, an
 /// e-mail address, a missing Connection Type beside its Connection, and
-/// an identity conflict (a User ID that is not the one its e-mail and
-/// username were first seen with).
+/// an identity conflict (the previous row's e-mail and username with
+/// another User ID, so that there is always an earlier row to conflict
+/// with).
 fn entitlements_all_bad(
     out: &mut impl Write,
     rows: u64,
@@ -83,16 +84,18 @@ fn entitlements_all_bad(
     rng: &mut Rng,
 ) -> io::Result<()> {
     writeln!(out, "Project,Privilege Name,Privilege Value,Email,User ID,Username,Name,Connection,Connection Type,Connection Provider,Connection Provider Type,Resource,Resource Type,Project Aliases")?;
+    let mut previous = 0;
     for i in 0..rows {
-        let who = rng.below(identities);
+        let fresh = rng.below(identities);
         let privilege = PRIVILEGES[rng.below(PRIVILEGES.len() as u64) as usize];
         let resource = RESOURCES[rng.below(RESOURCES.len() as u64) as usize];
-        let (value, at, conn_type, id) = match i % 4 {
-            0 => ("yes", "@", "group", 100_000 + who),
-            1 => ("true", ".", "group", 100_000 + who),
-            2 => ("true", "@", "", 100_000 + who),
-            _ => ("true", "@", "group", 900_000 + i),
+        let (who, value, at, conn_type, id) = match i % 4 {
+            0 => (fresh, "yes", "@", "group", 100_000 + fresh),
+            1 => (fresh, "true", ".", "group", 100_000 + fresh),
+            2 => (fresh, "true", "@", "", 100_000 + fresh),
+            _ => (previous, "true", "@", "group", 900_000 + i),
         };
+        previous = who;
         writeln!(
             out,
             "acme-{},{privilege},{value},user{who}{at}example.com,{id},u{who},\"User {who}, Jr.\",team-{},{conn_type},,,{resource}/{i},repository,\"acme, acme-corp\"",

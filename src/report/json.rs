@@ -52,8 +52,9 @@ pub(super) fn summary(s: &Summary) -> JsonSummary {
 ///
 /// Written by hand rather than derived: a file where every row is wrong
 /// puts out a million of these on the one thread that also reads, and
-/// serde_json's many small writes cost that thread five times what these
-/// few appends do. A test holds the bytes to serde_json's.
+/// serde_json's many small writes through `dyn Write` cost that thread
+/// nearly three times what these few appends and one write do (5,600
+/// instructions a finding, 2,000). A test holds the bytes to serde_json's.
 pub(super) fn write_diag(
     buf: &mut Vec<u8>,
     d: &Diagnostic,
