@@ -272,7 +272,8 @@ fn check_stream<R: Read>(
     // The loop above stopped at a chunk with a non-blank line.
     scanner.next_record(&mut rec);
     let header = header::read_header(data, &rec);
-    let mut emit = Emitter::new(data, Snippets::of(opts));
+    let snippets = Snippets::of(opts);
+    let mut emit = Emitter::new(data, snippets.clone());
     if let Some(at) = bare_cr(&data[rec.start..rec.end]) {
         let at = rec.start + at;
         emit.at(
@@ -337,7 +338,7 @@ fn check_stream<R: Read>(
     let mut fold = Fold::new(
         header_ending,
         scanner.line(),
-        CrossState::new(opts.max_distinct_rows, Snippets::of(opts)),
+        CrossState::new(opts.max_distinct_rows, snippets.clone()),
         opts.size_hint,
     );
     report
@@ -359,7 +360,7 @@ fn check_stream<R: Read>(
         let mut next = Some(first_rest);
         let mut ready = Vec::new();
         while let Some(c) = next {
-            let r = check_chunk(&plan, &cross, &c, Snippets::of(opts));
+            let r = check_chunk(&plan, &cross, &c, snippets.clone());
             fold.add(r, &c, &cross, &mut ready);
             ready.drain(..).for_each(&mut *sink);
             chunks.recycle(c.data);
@@ -390,7 +391,7 @@ fn check_stream<R: Read>(
                 while sent - done < in_flight as u64 {
                     let Some(c) = next.take() else { break };
                     let tx = tx.clone();
-                    let snippets = Snippets::of(opts);
+                    let snippets = snippets.clone();
                     let n = sent;
                     s.spawn_fifo(move |_| {
                         // A panic (a bug) must reach this thread, which would
@@ -956,7 +957,7 @@ impl Fold {
 
 /// Whether an emitter captures source lines: asked, and not yet told to
 /// stop (see [`Options::snippet_stop`]).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Snippets {
     on: bool,
     stop: Option<Arc<AtomicBool>>,

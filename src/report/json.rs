@@ -4,11 +4,9 @@
 //! "summary":{"files","errors","warnings","infos"}}`. Fields are only ever
 //! added, never renamed or removed, without bumping `version`.
 
-use super::{Failure, HumanOptions, OutputFormat, StreamWriter, Summary};
-use crate::check::FileReport;
+use super::Summary;
 use crate::diagnostic::Diagnostic;
 use serde::Serialize;
-use std::io::{self, Write};
 
 #[derive(Serialize)]
 pub(super) struct JsonSummary {
@@ -179,26 +177,6 @@ fn any_needs_escape(w: u64) -> bool {
     let quote = w ^ (ONES * u64::from(b'"'));
     let backslash = w ^ (ONES * u64::from(b'\\'));
     (below(w, 0x20) | below(quote, 1) | below(backslash, 1)) != 0
-}
-
-/// The whole document, through the same writer that streams a large file,
-/// so that a collected run and a streamed one are the same bytes by
-/// construction.
-pub(super) fn render(
-    out: &mut dyn Write,
-    reports: &[FileReport],
-    failures: &[Failure],
-    s: &Summary,
-) -> io::Result<()> {
-    let mut w = StreamWriter::new(out, OutputFormat::Json, &HumanOptions::default())?;
-    for r in reports {
-        w.start_file(&r.path, r.member.as_deref());
-        for d in &r.diagnostics {
-            w.diagnostic(d)?;
-        }
-        w.end_file(r.format, r.records)?;
-    }
-    w.finish(failures, s)
 }
 
 #[cfg(test)]

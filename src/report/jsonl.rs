@@ -1,10 +1,9 @@
 //! JSON Lines: one finding per line, the `json` format's diagnostic object
-//! with its `path` first. Written file by file as the reports arrive, so a
-//! consumer can stream it; files that could not be checked are one line
-//! each with `path` and `error`.
+//! with its `path` first (written by `stream.rs`), file by file as the
+//! reports arrive, so a consumer can stream it; files that could not be
+//! checked are one line each with `path` and `error`, written here.
 
-use super::{Failure, HumanOptions, OutputFormat, StreamWriter, Summary};
-use crate::check::FileReport;
+use super::Failure;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -12,24 +11,6 @@ use std::io::{self, Write};
 struct FailureLine<'a> {
     path: &'a str,
     error: &'a str,
-}
-
-/// Through the streaming writer, as `json` is, so collected and streamed
-/// runs give the same lines.
-pub(super) fn render(
-    out: &mut dyn Write,
-    reports: &[FileReport],
-    failures: &[Failure],
-) -> io::Result<()> {
-    let mut w = StreamWriter::new(out, OutputFormat::Jsonl, &HumanOptions::default())?;
-    for r in reports {
-        w.start_file(&r.path, r.member.as_deref());
-        for d in &r.diagnostics {
-            w.diagnostic(d)?;
-        }
-        w.end_file(r.format, r.records)?;
-    }
-    w.finish(failures, &Summary::default())
 }
 
 /// The lines of the files that could not be checked, after the rest.

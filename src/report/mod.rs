@@ -115,8 +115,9 @@ pub fn render(
     match format {
         OutputFormat::Human => human::render(out, reports, summary, human),
         OutputFormat::Concise => concise::render(out, reports),
-        OutputFormat::Json => json::render(out, reports, failures, summary),
-        OutputFormat::Jsonl => jsonl::render(out, reports, failures),
+        OutputFormat::Json | OutputFormat::Jsonl => {
+            stream::render(out, format, reports, failures, summary)
+        }
         OutputFormat::Sarif => sarif::render(out, reports, failures),
         OutputFormat::Github => github::render(out, reports, failures),
         OutputFormat::Gitlab => gitlab::render(out, reports, failures),

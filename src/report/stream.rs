@@ -5,6 +5,7 @@
 
 use super::json::write_diag;
 use super::{Failure, HumanOptions, OutputFormat, Summary};
+use crate::check::FileReport;
 use crate::diagnostic::Diagnostic;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -189,4 +190,24 @@ impl<'w> StreamWriter<'w> {
             _ => Ok(()),
         }
     }
+}
+
+/// A whole collected run through the streaming writer (`json`, `jsonl`),
+/// so that collected and streamed runs are the same bytes by construction.
+pub(super) fn render(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    reports: &[FileReport],
+    failures: &[Failure],
+    s: &Summary,
+) -> io::Result<()> {
+    let mut w = StreamWriter::new(out, format, &HumanOptions::default())?;
+    for r in reports {
+        w.start_file(&r.path, r.member.as_deref());
+        for d in &r.diagnostics {
+            w.diagnostic(d)?;
+        }
+        w.end_file(r.format, r.records)?;
+    }
+    w.finish(failures, s)
 }
