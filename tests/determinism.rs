@@ -54,6 +54,13 @@ fn generate(path: &Path) {
     std::fs::write(path, text).expect("write the generated file");
 }
 
+/// A fresh directory of this test run's own.
+fn scratch(tag: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("bdxlint-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
 fn run(args: &[&str]) -> (Vec<u8>, i32) {
     let out = Command::new(env!("CARGO_BIN_EXE_bdxlint"))
         .args(args)
@@ -82,8 +89,7 @@ fn assert_conflicts_across_chunks(json: &[u8]) {
 
 #[test]
 fn identical_output_at_1_2_and_7_threads_streamed_or_collected() {
-    let dir = std::env::temp_dir().join(format!("bdxlint-determinism-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch("determinism");
     let file = dir.join("entitlements.csv");
     generate(&file);
     let baseline = dir.join("empty-baseline.json");
@@ -132,8 +138,7 @@ fn identical_output_at_1_2_and_7_threads_streamed_or_collected() {
 
 #[test]
 fn a_large_file_that_fits_no_format_is_one_unreadable_entry_in_valid_json() {
-    let dir = std::env::temp_dir().join(format!("bdxlint-unknown-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch("unknown");
     let file = dir.join("mystery.csv");
     let mut text = String::from("Colour,Flavour,Mood\n");
     while text.len() <= 9 << 20 {
@@ -162,8 +167,7 @@ fn a_large_file_that_fits_no_format_is_one_unreadable_entry_in_valid_json() {
 /// its source lines), with the cap well past the first chunk.
 #[test]
 fn a_capped_human_report_is_the_start_of_the_full_one_at_any_thread_count() {
-    let dir = std::env::temp_dir().join(format!("bdxlint-capped-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir = scratch("capped");
     let file = dir.join("entitlements.csv");
     generate(&file);
     let f = file.to_str().expect("utf-8 temp path");
@@ -214,5 +218,40 @@ fn a_capped_human_report_is_the_start_of_the_full_one_at_any_thread_count() {
             .expect("the last finding's line");
         assert!(last_line > 20_000, "the cap is reached at line {last_line}");
     }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// On a terminal, human output on a large file draws the progress bar on
+/// stderr: bytes read of the total, and the time left. (`script` gives the
+/// run a pseudo-terminal; util-linux has it on every Linux.)
+#[cfg(target_os = "linux")]
+#[test]
+fn a_large_file_on_a_terminal_shows_the_progress_bar() {
+    let dir = scratch("progress");
+    let file = dir.join("entitlements.csv");
+    generate(&file);
+    let command = format!(
+        "'{}' check --format entitlements --threads 1 '{}' >/dev/null",
+        env!("CARGO_BIN_EXE_bdxlint"),
+        file.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    let tty = String::from_utf8_lossy(&out.stdout);
+    assert!(tty.contains("MiB/"), "no bytes of the total drawn: {tty:?}");
+    assert!(tty.contains("ETA"), "no time left drawn: {tty:?}");
+    // The same run with JSON output draws nothing.
+    let command = command.replace("check ", "check --output-format json ");
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs");
+    let tty = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !tty.contains("ETA"),
+        "a bar drawn with JSON output: {tty:?}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
