@@ -128,11 +128,6 @@ rules! {
         "What it does: flags empty (or whitespace-only) cells in columns marked required.\n\
          Why it matters: the platform rejects the row.\n\
          Example: an employees row with no `Work Email`. Fix: fill the cell.";
-    EMPTY_RECOMMENDED_CELL = "C002", "empty-recommended-cell", Warning, "Resources and their fields",
-        "A column the spec describes as required has an empty cell",
-        "What it does: flags empty cells in columns the spec describes as required without marking them (see rules/README.md).\n\
-         Why it matters: the spec is unsure; the row may be rejected.\n\
-         Example: an entity relations row with no `Source System`. Fix: fill the cell.";
     INVALID_EMAIL = "C003", "invalid-email", Error, "Resources and their fields",
         "A cell is not an e-mail address",
         "What it does: checks e-mail columns for one `@`, a non-empty local part, a dotted domain and no spaces.\n\
@@ -213,10 +208,10 @@ rules! {
         "What it does: checks pairs of columns that must hold the same value (reviews: Updated By must equal Reviewer ID).\n\
          Why it matters: the platform refuses changes by anyone but the assigned reviewer.\n\
          Example: Reviewer ID `ann@example.com`, Updated By `bob@example.com`. Fix: make the change as the reviewer, or reassign first.";
-    PARTIAL_COLUMN_GROUP = "K004", "partial-column-group", Warning, "Reviews CSV (upload)",
+    PARTIAL_COLUMN_GROUP = "K004", "partial-column-group", Error, "Reviews CSV (upload), Identity rule",
         "Some but not all of a one-or-all group of columns are filled",
         "What it does: checks groups where the spec allows exactly one column or all of them (reviews: Identity ID, Identity Email, Identity Username).\n\
-         Why it matters: the spec's identity rule allows one or all three; two is ambiguous.\n\
+         Why it matters: the spec's identity rule reads \"one of Identity ID, Identity Email, Identity Username may be given, or all three\": two, and only two, is neither.\n\
          Example: Identity Email and Identity Username set, Identity ID empty. Fix: fill all three or keep one.";
     DATE_ORDER = "K005", "date-order", Warning, "Campaigns CSV (upload)",
         "A start date is after the end date of the same row",
@@ -258,11 +253,11 @@ rules! {
         "What it does: checks operator values: `_eq` takes a string, `_in` an array of strings.\n\
          Why it matters: the platform compares strings; a number, boolean or nested value fails the filter.\n\
          Example: `{\"department\":{\"_in\":\"Sales\"}}`. Fix: `{\"_in\":[\"Sales\"]}`.";
-    FILTER_UNKNOWN_FIELD = "J008", "filter-unknown-field", Warning, "Filters CSV (upload)",
+    FILTER_UNKNOWN_FIELD = "J008", "filter-unknown-field", Error, "Filters CSV (upload), Fields by filter type",
         "A filter names a field its filter Type does not list",
-        "What it does: checks filter fields against the spec's \"Fields by filter type\" table for the row's Type (sub-fields of `employee` against PEOPLE, of `entitlement` against ENTITLEMENTS), suggesting a near one. Types the table does not list get structural checks only.\n\
-         Why it matters: a filter on a field the type does not have matches nothing or fails; the spec's table may be incomplete, so this is a warning.\n\
-         Example: `{\"departmnet\":{\"_eq\":\"Sales\"}}` on a PEOPLE filter. Fix: `department`.";
+        "What it does: checks filter fields, case included, against the spec's \"Fields by filter type\" table for the row's Type (sub-fields of `employee` against PEOPLE, of `entitlement` against ENTITLEMENTS), suggesting a near one. Types the table does not list get structural checks only.\n\
+         Why it matters: the spec states which fields each filter type has; a field the type does not list matches nothing or fails the filter. REVIEWS filters spell `idenetity_type` as the spec does.\n\
+         Example: `{\"departmnet\":{\"_eq\":\"Sales\"}}` or `{\"Department\":{\"_eq\":\"Sales\"}}` on a PEOPLE filter. Fix: `department`.";
     FILTER_MALFORMED_LABELS = "J009", "filter-malformed-labels", Error, "Filters CSV (upload)",
         "A filter's `labels` field is not an array of {key, val} objects",
         "What it does: checks the `labels` field of filter expressions: an array of objects, each with a string `key` (the label's ID) and a `val` object mapping an operator to a label name.\n\
@@ -279,11 +274,11 @@ rules! {
         "What it does: applies the entitlements consistency rule 1: every row in which an identity value (an Email, User ID or Username) appears must fill the same combination of the three columns as the first row with that value. It points at the first cell filled in one row but not the other (an empty cell, or the row when the header lacks the column) and names the earlier line.\n\
          Why it matters: the spec requires the same combination on every row in which the values appear; the upload is rejected otherwise.\n\
          Example: line 2 gives Email `ada@example.com` and User ID `583231`, line 7 gives Email `ada@example.com` alone. Fix: fill the same identity columns on both rows.";
-    IDENTITY_PARTNER_MISMATCH = "X003", "identity-partner-mismatch", Warning, "Entitlements CSV (upload)",
+    IDENTITY_PARTNER_MISMATCH = "X003", "identity-partner-mismatch", Error, "Entitlements CSV (upload), Consistency rules",
         "A row shares one identity value with an earlier row but pairs it with a different value",
-        "What it does: flags a row that shares exactly one identity value with an earlier row and gives a different value in another identity column both rows fill, pointing at the first differing cell.\n\
-         Why it matters: one e-mail with two user IDs usually means a typo or two people mixed up; the spec's rejection rules (2-4) need two matching values, so this is a warning.\n\
-         Example: line 2 `ada@example.com,583231`, line 5 `ada@example.com,583232`. Fix: correct the value, or confirm that the accounts are distinct.";
+        "What it does: applies the entitlements consistency rule 1 to a row that shares exactly one identity value with an earlier row and gives a different value in another identity column both rows fill, pointing at the first differing cell and naming the earlier line. (Two shared values and a different third are `identity-conflict`; a column filled in only one of the rows is `identity-combination`.)\n\
+         Why it matters: \"the same combination must appear on every row in which they appear\", and the spec's Errors table makes an inconsistent combination an error on processing the file: one e-mail with two user IDs is refused.\n\
+         Example: line 2 `ada@example.com,583231`, line 5 `ada@example.com,583232`. Fix: correct the value, or give the two accounts different e-mails.";
     DUPLICATE_VALUE = "X004", "duplicate-value", Error, "Campaigns CSV (upload)",
         "A value that must be unique in the file repeats",
         "What it does: flags a row whose key (a column, or a composite of columns, declared unique in the format's table) repeats an earlier row's, compared trimmed and, where the table says so, without case; empty keys never count. It names the earlier line. Severity comes from the table: campaign names are errors, repeated IDs and work e-mails warnings.\n\

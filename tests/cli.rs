@@ -141,7 +141,7 @@ fn ambiguous_and_unknown_headers_exit_2_naming_candidates() {
     let both = write(
         dir.path(),
         "links.csv",
-        "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type\nr1,role,c1,connection\n",
+        "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type,Source System\nr1,role,c1,connection,okta\n",
     );
     bdxlint()
         .arg("check")
@@ -162,7 +162,7 @@ fn ambiguous_and_unknown_headers_exit_2_naming_candidates() {
     let hinted = write(
         dir.path(),
         "entity_rbac_relations.csv",
-        "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type\nr1,role,c1,connection\n",
+        "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type,Source System\nr1,role,c1,connection,okta\n",
     );
     bdxlint()
         .args(["check", "--output-format", "json"])

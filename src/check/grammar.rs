@@ -6,6 +6,7 @@
 //! [`Doc::parse_as`]), so those are offsets into the cell's raw bytes.
 
 use super::shapes;
+use crate::diagnostic::Severity;
 use crate::json::{lex, Doc, Kind, NodeId};
 use crate::rules::{self, Rule};
 use crate::schema::json::{JsonType, Spec, StringShape, Unknown};
@@ -19,6 +20,8 @@ pub(crate) const MAX_CELL_FINDINGS: usize = 10;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct JsonFinding {
     pub rule: &'static Rule,
+    /// `None` keeps the rule's.
+    pub severity: Option<Severity>,
     pub span: Range<usize>,
     pub message: String,
     pub help: Option<String>,
@@ -47,9 +50,21 @@ impl Findings {
         message: String,
         help: Option<String>,
     ) {
+        self.push_as(rule, None, span, message, help);
+    }
+
+    pub(crate) fn push_as(
+        &mut self,
+        rule: &'static Rule,
+        severity: Option<Severity>,
+        span: Range<usize>,
+        message: String,
+        help: Option<String>,
+    ) {
         if self.list.len() < MAX_CELL_FINDINGS {
             self.list.push(JsonFinding {
                 rule,
+                severity,
                 span,
                 message,
                 help,
@@ -353,7 +368,11 @@ fn walk(
 ) {
     let kind = doc.kind(id);
     if !spec.ty.fits(kind) {
-        type_mismatch(doc, id, spec, column, path, out);
+        if kind == Kind::Null && spec.null_warns {
+            null_for_empty(doc, id, spec, column, path, out);
+        } else {
+            type_mismatch(doc, id, spec, column, path, out);
+        }
         return;
     }
     // The findings are made out of line (`#[cold]`), so that the loop over
@@ -479,6 +498,34 @@ fn type_mismatch(
             kind.name()
         ),
         Some(help),
+    );
+}
+
+/// The finding for a `null` where `spec` (marked `null = "warning"`)
+/// allows an empty value: `null` may be what the spec calls empty, or may
+/// not (clause 4 of the severity principle, rules/README.md).
+#[cold]
+#[inline(never)]
+fn null_for_empty(
+    doc: &Doc<'_>,
+    id: NodeId,
+    spec: &Spec,
+    column: &str,
+    path: &[Step],
+    out: &mut Findings,
+) {
+    out.push_as(
+        &rules::JSON_INVALID_VALUE,
+        Some(Severity::Warning),
+        doc.node(id).span(),
+        format!(
+            "{} is null, which may or may not count as empty",
+            place(doc, column, path)
+        ),
+        Some(format!(
+            "write {} (the spec allows the empty string `\"\"`)",
+            type_name(spec.ty)
+        )),
     );
 }
 

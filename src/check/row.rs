@@ -45,7 +45,7 @@ pub struct Plan {
 /// on the rest. Each arm is the test by which `check_cell` finds nothing.
 #[derive(Clone, Copy)]
 enum QuickCell {
-    /// Any filled value fits (required or recommended free text).
+    /// Any filled value fits (required free text).
     Filled,
     Bool(crate::schema::shape::BoolSpelling),
     Email,
@@ -1038,14 +1038,8 @@ impl Plan {
                     format!("`{}` is required but empty", col.name),
                     fill_help(col),
                 ),
-                Requirement::Recommended => at(
-                    emit,
-                    &rules::EMPTY_RECOMMENDED_CELL,
-                    None,
-                    format!("`{}` is empty; the spec describes it as required", col.name),
-                    format!("fill in `{}`", col.name),
-                ),
-                Requirement::Optional => {}
+                // Tables never mark cells `recommended` (see Table::parse).
+                Requirement::Recommended | Requirement::Optional => {}
             }
             return;
         }
@@ -1153,14 +1147,14 @@ impl Plan {
                 Err(shapes::IntError::TooLarge) => at(
                     emit,
                     &rules::INVALID_INTEGER,
-                    sev,
+                    col.range_severity.or(sev),
                     format!("{} is out of range for `{}`", quote(v), col.name),
                     format!("write an {}", col.shape.describe()),
                 ),
                 Ok(n) if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) => at(
                     emit,
                     &rules::INVALID_INTEGER,
-                    sev,
+                    col.range_severity.or(sev),
                     format!("{n} is out of range for `{}`", col.name),
                     format!("write an {}", col.shape.describe()),
                 ),
@@ -1206,17 +1200,30 @@ impl Plan {
                     );
                 }
             }
-            Shape::Url => {
-                if !shapes::is_url(v) {
-                    at(
-                        emit,
-                        &rules::INVALID_URL,
-                        sev,
-                        format!("{} is not an http(s) URL", quote(v)),
-                        "write an absolute URL, e.g. `https://playbooks.example.com/run`".into(),
-                    );
-                }
-            }
+            Shape::Url => match shapes::url_problem(v) {
+                None => {}
+                Some(shapes::UrlProblem::NotUrl) => at(
+                    emit,
+                    &rules::INVALID_URL,
+                    sev,
+                    format!("{} is not a URL", quote(v)),
+                    "write an absolute URL, e.g. `https://playbooks.example.com/run`".into(),
+                ),
+                // The spec says "URL", not which scheme: another scheme is
+                // a URL, and only probably not what the platform calls
+                // (clause 4 of the severity principle, rules/README.md).
+                Some(shapes::UrlProblem::NotHttp(n)) => at(
+                    emit,
+                    &rules::INVALID_URL,
+                    Some(Severity::Warning),
+                    format!(
+                        "{} is a `{}` URL, not http(s)",
+                        quote(v),
+                        &v[..n]
+                    ),
+                    "the platform most likely calls the playbook over HTTP: write an `https://` URL unless you know it takes this scheme".into(),
+                ),
+            },
             // Checked above, on the raw cell.
             Shape::Json(_) => {}
         }
@@ -1353,7 +1360,7 @@ impl Plan {
                 part(
                     emit,
                     &rules::INVALID_LIST,
-                    sev,
+                    col.repeated.or(sev),
                     el_start,
                     el_end,
                     format!("{} appears twice in `{}`", quote(el), col.name),
@@ -1502,7 +1509,7 @@ impl Plan {
                 }
                 emit.in_field(
                     x.rule,
-                    None,
+                    x.severity,
                     base + x.span.start..base + x.span.end,
                     f,
                     self.name(i),
@@ -1899,6 +1906,7 @@ mod tests {
             any,
             severity: None,
             reason: String::new(),
+            trace: Default::default(),
         };
         // Filled columns as bits; the slow rule decided by hand.
         let slow = |r: &Requires, filled: u64| {
@@ -1975,6 +1983,7 @@ mod tests {
                             any,
                             severity: None,
                             reason: String::new(),
+                            trace: Default::default(),
                         }
                     })
                     .collect();

@@ -513,27 +513,52 @@ pub fn brn_problem(s: &str) -> Option<&'static str> {
     }
 }
 
+/// What is wrong with a `url` cell.
+#[derive(Debug, PartialEq, Eq)]
+pub enum UrlProblem {
+    /// Not `<scheme>://<host>...` at all.
+    NotUrl,
+    /// A URL, but of a scheme other than http or https (the scheme, as
+    /// written): the spec says only "URL", so this is a guess's warning.
+    NotHttp(usize),
+}
+
+/// Checks an absolute URL with a host: `<scheme>://<host>[:port][/...]`,
+/// the scheme as RFC 3986 spells one (a letter, then letters, digits, `+`,
+/// `-`, `.`). An http(s) URL has no problem; another scheme is
+/// [`UrlProblem::NotHttp`] with the scheme's length.
+pub fn url_problem(s: &str) -> Option<UrlProblem> {
+    let Some((scheme, rest)) = s.split_once("://") else {
+        return Some(UrlProblem::NotUrl);
+    };
+    let scheme_ok = scheme
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && scheme
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
+    let name = host.split(':').next().unwrap_or("");
+    let host_ok = !name.is_empty()
+        && name
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'[' | b']'));
+    if !scheme_ok || !host_ok || s.chars().any(char::is_whitespace) {
+        return Some(UrlProblem::NotUrl);
+    }
+    // Schemes are case-insensitive (RFC 3986).
+    if scheme.eq_ignore_ascii_case("https") || scheme.eq_ignore_ascii_case("http") {
+        None
+    } else {
+        Some(UrlProblem::NotHttp(scheme.len()))
+    }
+}
+
 /// An absolute http(s) URL with a host.
 pub fn is_url(s: &str) -> bool {
-    // Schemes are case-insensitive (RFC 3986).
-    let rest = ["https://", "http://"].iter().find_map(|p| {
-        s.get(..p.len())
-            .filter(|head| head.eq_ignore_ascii_case(p))
-            .map(|_| &s[p.len()..])
-    });
-    match rest {
-        Some(rest) => {
-            let host = rest.split(['/', '?', '#']).next().unwrap_or("");
-            let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-            let name = host.split(':').next().unwrap_or("");
-            !name.is_empty()
-                && !s.chars().any(char::is_whitespace)
-                && name
-                    .bytes()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'[' | b']'))
-        }
-        None => false,
-    }
+    url_problem(s).is_none()
 }
 
 /// Why a cell is not a usable integer.
@@ -869,6 +894,13 @@ mod tests {
             Err(IntError::TooLarge)
         );
         assert!(is_url("HTTPS://playbooks.example.com/run"));
+        assert_eq!(
+            url_problem("ftp://files.example.com/run"),
+            Some(UrlProblem::NotHttp(3))
+        );
+        assert_eq!(url_problem("ftp://"), Some(UrlProblem::NotUrl));
+        assert_eq!(url_problem("1ftp://x.example"), Some(UrlProblem::NotUrl));
+        assert_eq!(url_problem("https://a b.example"), Some(UrlProblem::NotUrl));
     }
 
     #[test]

@@ -154,7 +154,8 @@ mod tests {
 
     #[test]
     fn file_hints_break_ties_and_rescue_no_match() {
-        let shared = "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type";
+        let shared =
+            "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type,Source System";
         assert!(matches!(detect(shared, None), Detection::Ambiguous(_)));
         assert_eq!(
             detect(shared, Some("rbac_relations.csv")),

@@ -76,6 +76,17 @@ struct RawSpec {
     shape: Option<StringShape>,
     #[serde(default, rename = "ref")]
     reference: Option<String>,
+    #[serde(default)]
+    null: Option<NullIs>,
+}
+
+/// What a `null` gets where a schema wants another type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+enum NullIs {
+    /// A `json-invalid-value` warning: the spec allows an empty value, and
+    /// `null` may be what it means.
+    Warning,
 }
 
 /// A compiled schema node.
@@ -89,6 +100,8 @@ pub struct Spec {
     pub items: Option<Box<Spec>>,
     pub values: Option<Vec<String>>,
     pub shape: Option<StringShape>,
+    /// A `null` here is a warning, not a type mismatch.
+    pub null_warns: bool,
     /// `keys` as words to match member keys on, by length, each with its
     /// index in `keys`: a member key is compared only with the keys of its
     /// length (at most one or two), not with every key.
@@ -356,7 +369,8 @@ fn compile(
             && raw.unknown.is_none()
             && raw.items.is_none()
             && raw.values.is_none()
-            && raw.shape.is_none();
+            && raw.shape.is_none()
+            && raw.null.is_none();
         if !alone {
             return Err(format!(
                 "`ref = {name:?}` takes no other keys but `required`"
@@ -470,6 +484,7 @@ fn compile(
         },
         values: raw.values.clone(),
         shape: raw.shape,
+        null_warns: raw.null.is_some(),
     })
 }
 

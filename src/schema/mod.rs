@@ -64,7 +64,8 @@ const TABLES: &[(&str, &str)] = &[
 pub enum Requirement {
     /// Missing from the header or empty in a row: error.
     Required,
-    /// The spec is unsure: missing or empty is a warning.
+    /// For a header only: the spec contradicts itself about the column, so
+    /// a header without it is a warning.
     Recommended,
     Optional,
 }
@@ -122,6 +123,10 @@ struct RawJson {
     type_column: Option<String>,
     #[serde(default)]
     when: Vec<RawCondition>,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    clause: Option<Clause>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -132,6 +137,10 @@ struct RawOrder {
     #[serde(default)]
     severity: Option<Severity>,
     reason: String,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    clause: Option<Clause>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -155,9 +164,17 @@ struct RawColumn {
     #[serde(default)]
     braces: Option<Braces>,
     #[serde(default)]
+    repeated: Option<Severity>,
+    #[serde(default)]
+    range_severity: Option<Severity>,
+    #[serde(default)]
     note: Option<String>,
     #[serde(default)]
     example: Option<String>,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    clause: Option<Clause>,
 }
 
 fn optional() -> Requirement {
@@ -176,6 +193,10 @@ struct RawRequires {
     #[serde(default)]
     severity: Option<Severity>,
     reason: String,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    clause: Option<Clause>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -198,6 +219,10 @@ struct RawEqual {
     #[serde(default)]
     severity: Option<Severity>,
     reason: String,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    clause: Option<Clause>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -207,12 +232,20 @@ struct RawOneOrAll {
     #[serde(default)]
     severity: Option<Severity>,
     reason: String,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    clause: Option<Clause>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawIdentity {
     columns: Vec<String>,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    clause: Option<Clause>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -224,6 +257,76 @@ struct RawUnique {
     #[serde(default)]
     ignore_case: bool,
     reason: String,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    clause: Option<Clause>,
+}
+
+/// Why a check is a warning although it sits in a table: the reasons of
+/// clause 4 of the severity principle (top of `rules/README.md`). A check
+/// whose findings are errors names none; a check that warns must name one,
+/// and a test holds every table to that.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Clause {
+    /// The spec's words are soft: "values used", "usually", "in the
+    /// sample", "e.g.".
+    Soft,
+    /// The spec says nothing that rejects it (repeats, order, a shape it
+    /// does not state).
+    Silent,
+    /// The spec contradicts itself.
+    Contradiction,
+    /// The verdict depends on platform state or upload order that one run
+    /// cannot see.
+    PlatformState,
+}
+
+impl Clause {
+    pub fn name(self) -> &'static str {
+        match self {
+            Clause::Soft => "soft",
+            Clause::Silent => "silent",
+            Clause::Contradiction => "contradiction",
+            Clause::PlatformState => "platform-state",
+        }
+    }
+
+    /// Why the check warns, in a sentence fragment.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Clause::Soft => "the spec's words are soft (values used, usually, in the sample)",
+            Clause::Silent => "the spec says nothing that rejects it",
+            Clause::Contradiction => "the spec contradicts itself",
+            Clause::PlatformState => "the verdict depends on platform state or upload order",
+        }
+    }
+}
+
+/// What a check enforces, in the spec's words: `spec` quotes the spec (one
+/// or more fragments joined by ` … `, each found verbatim in the spec), and
+/// `clause` says why the check only warns, where it does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trace {
+    pub spec: Option<String>,
+    pub clause: Option<Clause>,
+}
+
+impl Trace {
+    fn new(spec: Option<String>, clause: Option<Clause>) -> Trace {
+        Trace { spec, clause }
+    }
+
+    /// The quoted fragments, in order.
+    pub fn fragments(&self) -> impl Iterator<Item = &str> {
+        self.spec
+            .as_deref()
+            .into_iter()
+            .flat_map(|s| s.split(" … "))
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+    }
 }
 
 /// A state of a cell that a condition tests.
@@ -271,8 +374,14 @@ pub struct Column {
     pub shape: Shape,
     /// Severity of shape findings on this column; `None` keeps the rule's.
     pub severity: Option<Severity>,
+    /// Severity of a list element that repeats an earlier one; `None`
+    /// keeps `severity`.
+    pub repeated: Option<Severity>,
+    /// Severity of an integer outside `min..=max`; `None` keeps `severity`.
+    pub range_severity: Option<Severity>,
     pub note: Option<String>,
     pub example: Option<String>,
+    pub trace: Trace,
 }
 
 /// Columns are referred to by their index in [`Table::columns`].
@@ -293,6 +402,7 @@ pub struct Requires {
     pub any: Vec<ColumnId>,
     pub severity: Option<Severity>,
     pub reason: String,
+    pub trace: Trace,
 }
 
 #[derive(Debug)]
@@ -302,6 +412,7 @@ pub struct Equal {
     pub ignore_case: bool,
     pub severity: Option<Severity>,
     pub reason: String,
+    pub trace: Trace,
 }
 
 #[derive(Debug)]
@@ -309,6 +420,7 @@ pub struct OneOrAll {
     pub columns: Vec<ColumnId>,
     pub severity: Option<Severity>,
     pub reason: String,
+    pub trace: Trace,
 }
 
 /// Which grammar a JSON cell follows.
@@ -328,6 +440,7 @@ pub struct JsonRule {
     pub column: ColumnId,
     pub grammar: Grammar,
     pub when: Vec<Condition>,
+    pub trace: Trace,
 }
 
 /// Two date columns whose values must not be in reverse order.
@@ -337,6 +450,7 @@ pub struct Order {
     pub later: ColumnId,
     pub severity: Option<Severity>,
     pub reason: String,
+    pub trace: Trace,
 }
 
 /// The identity columns of a format whose rows must pair them consistently.
@@ -345,6 +459,7 @@ pub struct Order {
 #[derive(Debug)]
 pub struct Identity {
     pub columns: [ColumnId; 3],
+    pub trace: Trace,
 }
 
 /// A column, or a composite of columns, whose value must not repeat.
@@ -354,6 +469,7 @@ pub struct Unique {
     pub severity: Option<Severity>,
     pub ignore_case: bool,
     pub reason: String,
+    pub trace: Trace,
 }
 
 /// A table that does not compile: a bug in `rules/`, caught by tests.
@@ -391,6 +507,27 @@ impl Table {
                 c.braces,
             )
             .map_err(|m| err(format!("column {:?}: {m}", c.name)))?;
+            // A cell the spec requires is required; one it is unsure about
+            // is optional. Only a header may be `recommended` (Filters
+            // `Status`, where the spec contradicts itself about the column).
+            if c.requirement == Requirement::Recommended {
+                return Err(err(format!(
+                    "column {:?}: `requirement` is `required` or `optional`; only `header` may be `recommended`",
+                    c.name
+                )));
+            }
+            if c.repeated.is_some() && !matches!(shape, Shape::List { .. }) {
+                return Err(err(format!(
+                    "column {:?}: only a list takes `repeated`",
+                    c.name
+                )));
+            }
+            if c.range_severity.is_some() && !matches!(shape, Shape::Integer { .. }) {
+                return Err(err(format!(
+                    "column {:?}: only an integer takes `range_severity`",
+                    c.name
+                )));
+            }
             columns.push(Column {
                 normalized: normalize_name(&c.name),
                 header: c.header.unwrap_or(c.requirement),
@@ -398,8 +535,11 @@ impl Table {
                 requirement: c.requirement,
                 shape,
                 severity: c.severity,
+                repeated: c.repeated,
+                range_severity: c.range_severity,
                 note: c.note,
                 example: c.example,
+                trace: Trace::new(c.spec, c.clause),
             });
         }
         let find = |name: &str| -> Result<ColumnId, TableError> {
@@ -438,6 +578,7 @@ impl Table {
                 any: r.any.iter().map(|n| find(n)).collect::<Result<_, _>>()?,
                 severity: r.severity,
                 reason: r.reason,
+                trace: Trace::new(r.spec, r.clause),
             });
         }
         let equal = raw
@@ -450,6 +591,7 @@ impl Table {
                     ignore_case: e.ignore_case,
                     severity: e.severity,
                     reason: e.reason,
+                    trace: Trace::new(e.spec, e.clause),
                 })
             })
             .collect::<Result<_, TableError>>()?;
@@ -468,6 +610,7 @@ impl Table {
                         .collect::<Result<_, _>>()?,
                     severity: o.severity,
                     reason: o.reason,
+                    trace: Trace::new(o.spec, o.clause),
                 })
             })
             .collect::<Result<_, TableError>>()?;
@@ -507,6 +650,7 @@ impl Table {
                 column,
                 grammar,
                 when,
+                trace: Trace::new(j.spec, j.clause),
             });
         }
         let mut order = Vec::new();
@@ -527,6 +671,7 @@ impl Table {
                 later,
                 severity: o.severity,
                 reason: o.reason,
+                trace: Trace::new(o.spec, o.clause),
             });
         }
         let identity = match raw.identity {
@@ -536,7 +681,10 @@ impl Table {
                 let columns: [ColumnId; 3] = ids.try_into().map_err(|_| {
                     err("identity needs exactly three columns (the cross-row state stores two partners per value)".into())
                 })?;
-                Some(Identity { columns })
+                Some(Identity {
+                    columns,
+                    trace: Trace::new(i.spec, i.clause),
+                })
             }
         };
         let unique = raw
@@ -548,6 +696,7 @@ impl Table {
                     severity: u.severity,
                     ignore_case: u.ignore_case,
                     reason: u.reason,
+                    trace: Trace::new(u.spec, u.clause),
                 })
             })
             .collect::<Result<_, TableError>>()?;
