@@ -103,3 +103,39 @@ fn formats_lists_every_name_check_accepts_including_bundle_kinds() {
             "`bdxlint template entities` and `bdxlint template entity-relations`",
         ));
 }
+
+/// `formats NAME` shows, for every check of the table, the spec words it
+/// enforces and why it only warns where it does; `--output-format json`
+/// gives the same as data.
+#[test]
+fn formats_shows_the_spec_words_of_every_check_as_text_and_json() {
+    for t in bdxlint::schema::tables().expect("tables parse") {
+        let text = run(&["formats", &t.name]);
+        let json: serde_json::Value =
+            serde_json::from_str(&run(&["formats", &t.name, "--output-format", "json"]))
+                .expect("JSON");
+        assert_eq!(json["name"], t.name.as_str());
+        let mut listed = 0;
+        for c in json["columns"].as_array().expect("columns") {
+            if !c["check"].is_null() {
+                listed += 1;
+            }
+        }
+        listed += json["checks"].as_array().expect("checks").len();
+        let checks = t.checks();
+        assert_eq!(listed, checks.len(), "{}", t.name);
+        for c in &checks {
+            for q in c.trace.fragments() {
+                assert!(
+                    text.contains(&format!("spec: \"{q}\"")),
+                    "{}: {} quote {q:?} not shown",
+                    t.name,
+                    c.what
+                );
+            }
+            if let Some(k) = c.trace.clause {
+                assert!(text.contains(k.describe()), "{}: {}", t.name, c.what);
+            }
+        }
+    }
+}
