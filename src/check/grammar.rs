@@ -439,8 +439,9 @@ fn walk(
                         }
                         _ => format!("allowed: {list}"),
                     };
-                    out.push(
+                    out.push_as(
                         &rules::JSON_INVALID_VALUE,
+                        spec.severity,
                         span,
                         format!(
                             "{} is `\"{text}\"`, which is not allowed",
@@ -488,8 +489,9 @@ fn type_mismatch(
     } else {
         format!("write {} here", type_name(spec.ty))
     };
-    out.push(
+    out.push_as(
         &rules::JSON_TYPE_MISMATCH,
+        spec.severity,
         doc.node(id).span(),
         format!(
             "{} must be {}, not {}",

@@ -1360,7 +1360,7 @@ impl Plan {
                 part(
                     emit,
                     &rules::INVALID_LIST,
-                    col.repeated.or(sev),
+                    col.repeat_severity.or(sev),
                     el_start,
                     el_end,
                     format!("{} appears twice in `{}`", quote(el), col.name),
@@ -1373,7 +1373,7 @@ impl Plan {
                     part(
                         emit,
                         &rules::INVALID_ENUM,
-                        sev,
+                        col.values_severity.or(sev),
                         el_start,
                         el_end,
                         format!("{} is not a value of `{}`", quote(el), col.name),

@@ -78,6 +78,8 @@ struct RawSpec {
     reference: Option<String>,
     #[serde(default)]
     null: Option<NullIs>,
+    #[serde(default)]
+    severity: Option<crate::diagnostic::Severity>,
 }
 
 /// What a `null` gets where a schema wants another type.
@@ -102,6 +104,9 @@ pub struct Spec {
     pub shape: Option<StringShape>,
     /// A `null` here is a warning, not a type mismatch.
     pub null_warns: bool,
+    /// Severity of a wrong type or value here, where the spec's words are
+    /// soft about it; `None` keeps the rule's.
+    pub severity: Option<crate::diagnostic::Severity>,
     /// `keys` as words to match member keys on, by length, each with its
     /// index in `keys`: a member key is compared only with the keys of its
     /// length (at most one or two), not with every key.
@@ -370,7 +375,8 @@ fn compile(
             && raw.items.is_none()
             && raw.values.is_none()
             && raw.shape.is_none()
-            && raw.null.is_none();
+            && raw.null.is_none()
+            && raw.severity.is_none();
         if !alone {
             return Err(format!(
                 "`ref = {name:?}` takes no other keys but `required`"
@@ -485,6 +491,7 @@ fn compile(
         values: raw.values.clone(),
         shape: raw.shape,
         null_warns: raw.null.is_some(),
+        severity: raw.severity,
     })
 }
 

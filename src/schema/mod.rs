@@ -164,7 +164,9 @@ struct RawColumn {
     #[serde(default)]
     braces: Option<Braces>,
     #[serde(default)]
-    repeated: Option<Severity>,
+    repeat_severity: Option<Severity>,
+    #[serde(default)]
+    values_severity: Option<Severity>,
     #[serde(default)]
     range_severity: Option<Severity>,
     #[serde(default)]
@@ -376,7 +378,10 @@ pub struct Column {
     pub severity: Option<Severity>,
     /// Severity of a list element that repeats an earlier one; `None`
     /// keeps `severity`.
-    pub repeated: Option<Severity>,
+    pub repeat_severity: Option<Severity>,
+    /// Severity of a list element that is not one of `values` (where the
+    /// spec lists the values "used"); `None` keeps `severity`.
+    pub values_severity: Option<Severity>,
     /// Severity of an integer outside `min..=max`; `None` keeps `severity`.
     pub range_severity: Option<Severity>,
     pub note: Option<String>,
@@ -516,9 +521,11 @@ impl Table {
                     c.name
                 )));
             }
-            if c.repeated.is_some() && !matches!(shape, Shape::List { .. }) {
+            if (c.repeat_severity.is_some() || c.values_severity.is_some())
+                && !matches!(shape, Shape::List { .. })
+            {
                 return Err(err(format!(
-                    "column {:?}: only a list takes `repeated`",
+                    "column {:?}: only a list takes `repeat_severity` or `values_severity`",
                     c.name
                 )));
             }
@@ -535,7 +542,8 @@ impl Table {
                 requirement: c.requirement,
                 shape,
                 severity: c.severity,
-                repeated: c.repeated,
+                repeat_severity: c.repeat_severity,
+                values_severity: c.values_severity,
                 range_severity: c.range_severity,
                 note: c.note,
                 example: c.example,
@@ -768,7 +776,12 @@ impl Table {
                 let shape = c.severity.unwrap_or(Severity::Error);
                 sevs.push(shape);
                 match c.shape {
-                    Shape::List { .. } => sevs.push(c.repeated.unwrap_or(shape)),
+                    Shape::List { ref values, .. } => {
+                        sevs.push(c.repeat_severity.unwrap_or(shape));
+                        if values.is_some() {
+                            sevs.push(c.values_severity.unwrap_or(shape));
+                        }
+                    }
                     Shape::Integer { min, max } if min.is_some() || max.is_some() => {
                         sevs.push(c.range_severity.unwrap_or(shape))
                     }
