@@ -115,9 +115,9 @@ rules! {
          Example: `Email,Name,Email`. Fix: remove or rename the duplicate.";
     COLUMN_NAME_VARIANT = "H005", "column-name-variant", Warning, "Resources and their fields",
         "A header name differs from the spec's only by case, spaces or a trailing `*`",
-        "What it does: flags header names that match a column once case, surrounding spaces and a trailing `*` (as in published templates, `Name*`) are ignored. The column is checked as the one it matches.\n\
-         Why it matters: header matching on the platform may be exact.\n\
-         Example: `work email` or `Work Email*`. Fix: write the name exactly as the spec does: `Work Email`.";
+        "What it does: flags header names that match a column once case, surrounding spaces and a trailing `*` (as in published templates, `Name*`) are ignored. The column is checked as the one it matches. A name in another case (`work email`) is an error; spaces and a trailing `*` only warn.\n\
+         Why it matters: the spec states each name in one spelling, and column names, like its values, are read literally, case included: the platform may not find `work email` at all, and then a required column is missing or an optional one's data is lost. The spec's own tables write `Work Email*`, and it does not say whether spaces are trimmed, so those are warnings.\n\
+         Example: `work email` (error) or `Work Email*` (warning). Fix: write the name exactly as the spec does: `Work Email`.";
     COLUMN_NAME_TYPO = "H006", "column-name-typo", Error, "Resources and their fields",
         "A header name looks like a misspelt column",
         "What it does: flags header names within a small edit distance of a column the header lacks, with \"did you mean\". The column is checked as the one it resembles, and is not also reported missing.\n\
@@ -349,6 +349,16 @@ rules! {
         "What it does: when one run checks a campaigns file together with a reviews file, flags each Campaign Name that no campaigns row names, or that a campaigns row deletes (Status `deleted`). Campaign ID is checked the same way only against campaigns files that have an ID column, which the upload format does not. Says nothing when the run holds no campaigns file.\n\
          Why it matters: a review belongs to an existing campaign; a name the platform does not know is refused. The campaign may already exist on the platform, so this is a warning.\n\
          Example: Campaign Name `Q2 acess review` when `campaigns.csv` defines `Q2 access review`. Fix: correct the name, or add the campaign (as a draft) to the campaigns file.";
+    STATUS_CHANGE_ON_DRAFT_CAMPAIGN = "B013", "status-change-on-draft-campaign", Error, "Reviews CSV (upload), Campaign ordering rules",
+        "A reviews row changes a status under a campaign the batch's campaigns file writes as a draft",
+        "What it does: when one run checks campaigns and reviews files, flags each reviews row with an ID and a Review Status other than `created` whose Campaign Name (or Campaign ID) names a campaign a campaigns row writes with Is Published FALSE (rows with Status `deleted` or `aborted` do not count), naming that row. A warning when the run also writes the campaign with TRUE.\n\
+         Why it matters: a status can only be changed while the campaign is not a draft, and a published campaign never returns to draft: the change is refused while the campaign is a draft, the FALSE row once it is published, in every upload order. With a TRUE row too, FALSE, then TRUE, then the reviews succeeds.\n\
+         Example: `campaigns.csv` has `Q3 access review,...,FALSE`; `reviews.csv` approves `rev-0002` under it. Fix: publish the campaign once its reviews exist, and upload the status changes after that has propagated.";
+    UNDEFINED_EMPLOYEE = "B014", "undefined-employee", Warning, "Entity RBAC ZIP (upload)",
+        "A relation names an employee the run's employees CSV does not list",
+        "What it does: when one run checks an employees CSV and relations (a CSV, or a ZIP bundle's member), flags each Parent Entity Source ID or Entity Source ID of type `employee` (any case) that is no Work Email of the employees files (trimmed, ignoring case). Employee ends are never checked against entities; with no employees CSV in the run, a `references-unchecked` info says so.\n\
+         Why it matters: a relation can only link an employee the platform knows. It may be there from an earlier upload, which one run cannot see, so this is a warning.\n\
+         Example: a relation to employee `ada.lovelace@example.org` when `employees.csv` lists `ada.lovelace@example.com`. Fix: correct the e-mail, or add the employee to the employees CSV.";
 }
 
 /// Finds a rule by code or name (case-insensitive).
