@@ -7,7 +7,7 @@
 //! goes through a [`Guard`] that counts what was actually inflated, so a
 //! lying header cannot smuggle a zip bomb past the size and ratio limits.
 
-use crate::check::refs::{self, EntityKeys, RefSources};
+use crate::check::refs::{self, EmployeeKeys, EntityKeys, RefSources};
 use crate::check::{self, FileReport, Options};
 use crate::diagnostic::Diagnostic;
 use crate::error::Error;
@@ -277,13 +277,16 @@ fn archive_diag(rule: &'static Rule, message: String, help: &str) -> Diagnostic 
 /// Checks a ZIP bundle on disk. The first report is the archive's own
 /// (bundle-level findings); then one per CSV member, with `member` set.
 /// Only failing to open the file is an error: whatever is wrong inside the
-/// archive is a finding.
+/// archive is a finding. `external` are the `--entities` exports, and
+/// `employees` the employees CSV files of the run (employee ends of the
+/// relations are checked against them, not against entities).
 pub fn check_zip(
     path: &Path,
     forced: Option<Kind>,
     opts: &Options,
     limits: &Limits,
     external: Option<&EntityKeys>,
+    employees: Option<&EmployeeKeys>,
 ) -> Result<Vec<FileReport>, Error> {
     let display = path.display().to_string();
     let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
@@ -575,6 +578,7 @@ pub fn check_zip(
                             bundle: Some(&keys),
                             external,
                             rbac: k == Kind::EntityRbac,
+                            employees,
                         },
                     )
                     .map_err(|e| Error::io(&display, e))?;

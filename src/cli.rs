@@ -4,7 +4,7 @@
 use bdxlint::baseline::Baseline;
 use bdxlint::bundle::{self, Kind, Limits};
 use bdxlint::check::batch::{self, BatchInput};
-use bdxlint::check::refs::{self, EntityKeys, RefSources};
+use bdxlint::check::refs::{self, EmployeeKeys, EntityKeys, RefSources};
 use bdxlint::check::{self, FileReport, Options};
 use bdxlint::config::{self, Config, FailOn};
 use bdxlint::diagnostic::Diagnostic;
@@ -807,6 +807,14 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         opts: &opts,
         limits: &limits,
         external: external.as_ref(),
+        employees: None,
+    };
+    // The employees of the run, loaded before any file is checked: the
+    // relations files and bundles checked alongside need them.
+    let employees = run.employees_of(&inputs, &per_input);
+    let run = Run {
+        employees: employees.as_ref(),
+        ..run
     };
     if StreamWriter::streams(settings.output_format)
         && args.baseline.is_none()
@@ -951,10 +959,11 @@ fn check_csv(
     path: &Path,
     opts: &Options,
     external: Option<&EntityKeys>,
+    employees: Option<&EmployeeKeys>,
 ) -> Result<FileReport, Error> {
     let mut rep = check::check_path(path, opts)?;
     if let Some(format) = rep.format {
-        let found = references(path, format, opts, external)?;
+        let found = references(path, format, opts, external, employees)?;
         if !found.is_empty() {
             rep.diagnostics.extend(found);
             rep.diagnostics
@@ -965,13 +974,14 @@ fn check_csv(
 }
 
 /// The second pass of a relations file: its references, against
-/// `--entities` (or one info that they went unchecked). Nothing for other
-/// formats.
+/// `--entities` and the run's employees CSV files (or one info that they
+/// went unchecked). Nothing for other formats.
 fn references(
     path: &Path,
     format: &str,
     opts: &Options,
     external: Option<&EntityKeys>,
+    employees: Option<&EmployeeKeys>,
 ) -> Result<Vec<Diagnostic>, Error> {
     let rbac = match format {
         "entity-relations" => false,
@@ -983,6 +993,7 @@ fn references(
         bundle: None,
         external,
         rbac,
+        employees,
     };
     refs::check_references(file, opts, sources).map_err(|e| Error::io(path, e))
 }
@@ -1033,6 +1044,9 @@ struct Run<'a> {
     opts: &'a Options,
     limits: &'a Limits,
     external: Option<&'a EntityKeys>,
+    /// The Work Emails of the run's employees CSV files; `None` when the run
+    /// has none.
+    employees: Option<&'a EmployeeKeys>,
 }
 
 /// Files up to this size are checked whole, in parallel with their
@@ -1086,9 +1100,9 @@ impl Run<'_> {
         let kind = self.format_of(format).and_then(Kind::from_name);
         match input {
             Input::File(p) if self.is_bundle(input, format) => {
-                bundle::check_zip(p, kind, &opts, self.limits, self.external)
+                bundle::check_zip(p, kind, &opts, self.limits, self.external, self.employees)
             }
-            Input::File(p) => check_csv(p, &opts, self.external).map(|r| vec![r]),
+            Input::File(p) => check_csv(p, &opts, self.external, self.employees).map(|r| vec![r]),
             Input::Stdin => {
                 check::check_reader(io::stdin().lock(), "-", None, &opts).map(|r| vec![r])
             }
@@ -1107,16 +1121,15 @@ impl Run<'_> {
         }
     }
 
-    /// The batch checks, before any file is checked: a streamed file's
-    /// findings go out while it is read, so what the batch says about it
-    /// must be known by its end.
-    fn batch_up_front(
+    /// The CSV files of the run (bundles and standard input left out) with
+    /// the format each is checked as, known before it is checked: named by
+    /// `--format` or a config override, else detected from the header.
+    fn csv_formats<'i>(
         &self,
-        inputs: &[Input],
+        inputs: &'i [Input],
         per_input: &[(Option<&str>, RuleFilter)],
-        failures: &mut Vec<Failure>,
-    ) -> std::collections::HashMap<usize, Vec<Diagnostic>> {
-        let formats: Vec<(usize, &Path, &str)> = inputs
+    ) -> Vec<(usize, &'i Path, &'static str)> {
+        inputs
             .iter()
             .enumerate()
             .filter_map(|(index, input)| match input {
@@ -1130,7 +1143,56 @@ impl Run<'_> {
                 }
                 _ => None,
             })
-            .collect();
+            .collect()
+    }
+
+    /// The Work Emails of the run's employees CSV files, which the employee
+    /// ends of relations are checked against. `None` when the run has no
+    /// employees file, or nothing that could refer to one (no relations
+    /// file, no bundle: then the employees files are not read twice), or an
+    /// employees file cannot be read (its own check reports that; a partial
+    /// set would make false findings).
+    fn employees_of(
+        &self,
+        inputs: &[Input],
+        per_input: &[(Option<&str>, RuleFilter)],
+    ) -> Option<EmployeeKeys> {
+        // A lone input cannot be both an employees file and what refers to
+        // one: the common single-file run sniffs nothing here.
+        if inputs.len() < 2 {
+            return None;
+        }
+        let formats = self.csv_formats(inputs, per_input);
+        let bundles = inputs
+            .iter()
+            .zip(per_input)
+            .any(|(input, (format, _))| self.is_bundle(input, *format));
+        let relations = formats
+            .iter()
+            .any(|(_, _, f)| matches!(*f, "entity-relations" | "entity-rbac-relations"));
+        if !bundles && !relations {
+            return None;
+        }
+        let mut keys = EmployeeKeys::default();
+        let mut any = false;
+        for (_, path, _) in formats.iter().filter(|(_, _, f)| *f == "employees") {
+            any = true;
+            let file = std::fs::File::open(path).ok()?;
+            refs::collect_employees(file, self.opts, &mut keys).ok()?;
+        }
+        any.then_some(keys)
+    }
+
+    /// The batch checks, before any file is checked: a streamed file's
+    /// findings go out while it is read, so what the batch says about it
+    /// must be known by its end.
+    fn batch_up_front(
+        &self,
+        inputs: &[Input],
+        per_input: &[(Option<&str>, RuleFilter)],
+        failures: &mut Vec<Failure>,
+    ) -> std::collections::HashMap<usize, Vec<Diagnostic>> {
+        let formats = self.csv_formats(inputs, per_input);
         let files: Vec<BatchInput<'_>> = formats
             .iter()
             .map(|&(index, path, format)| BatchInput {
@@ -1323,7 +1385,7 @@ impl Run<'_> {
         let mut sink = |d: Diagnostic| t.emit(w, filter, d);
         let mut after = more;
         if let (Input::File(p), Some(format)) = (input, rep.format) {
-            after.extend(references(p, format, &opts, self.external)?);
+            after.extend(references(p, format, &opts, self.external, self.employees)?);
         }
         after.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         for d in after {

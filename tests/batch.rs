@@ -4,6 +4,7 @@
 
 use bdxlint::check::batch::{check_batch, BatchInput};
 use bdxlint::check::{check_path, Options};
+use bdxlint::diagnostic::{Diagnostic, Severity};
 use std::path::PathBuf;
 
 const FILTERS: &str = "ID,Name,Type,Value,Status\n\
@@ -25,6 +26,14 @@ fn review(id: &str, name: &str, campaign_id: &str) -> String {
 /// (file, code, line, col, the bytes the span covers) of every batch
 /// finding, for files given as (name, text) and checked as one run.
 fn run(files: &[(&str, &str)]) -> Vec<(String, &'static str, u64, u64, String)> {
+    run_full(files)
+        .into_iter()
+        .map(|(file, d, text)| (file, d.rule.code, d.line, d.col, text))
+        .collect()
+}
+
+/// Every batch finding whole, with its file and the bytes its span covers.
+fn run_full(files: &[(&str, &str)]) -> Vec<(String, Diagnostic, String)> {
     let dir = tempfile::tempdir().expect("tempdir");
     let opts = Options {
         snippets: false,
@@ -62,13 +71,7 @@ fn run(files: &[(&str, &str)]) -> Vec<(String, &'static str, u64, u64, String)> 
         let bytes = std::fs::read(&paths[i]).expect("read back");
         for d in diags {
             let text = String::from_utf8_lossy(&bytes[d.span.start as usize..d.span.end as usize]);
-            out.push((
-                files[i].0.to_owned(),
-                d.rule.code,
-                d.line,
-                d.col,
-                text.into_owned(),
-            ));
+            out.push((files[i].0.to_owned(), d, text.into_owned()));
         }
     }
     out
@@ -203,6 +206,120 @@ Ada,ada@example.com,[],\" github/int-2\",a@example.com,a@example.com\n";
         vec![
             (s("findings.csv"), "B008", 2, 33, s("int-2")),
             (s("rbac2.csv"), "B008", 3, 6, s("int-9")),
+        ]
+    );
+}
+
+/// A reviews row changing a status (ID and a Review Status other than
+/// `created`) under the campaign.
+fn change(id: &str, name: &str, status: &str) -> String {
+    format!("{id},,{name},,,,b@example.com,{status},b@example.com,2024-08-02,,,,\n")
+}
+
+const CHANGE_HEADER: &str = "ID,Identity Email,Campaign Name,Campaign ID,Application ID,Application Name,Reviewer ID,Review Status,Updated By,Updated At,Resource,Resource Type,Permission Name,Permission Value\n";
+
+const LATER: &str = "Name,Start Date,End Date,Is Published,Updated At,Updated By,Status\n\
+Draft,2024-07-01T00:00:00Z,2024-07-31T00:00:00Z,true,2024-07-10T00:00:00Z,a@example.com,\n";
+
+#[test]
+fn a_status_change_under_a_campaign_the_run_keeps_a_draft_is_refused_in_any_order() {
+    let reviews = format!(
+        "{CHANGE_HEADER}{}{}{}{}{}",
+        change("rev-1", "Draft", "approved"),
+        // `created` only updates the recommendation: not a change.
+        change("rev-2", "Draft", "created"),
+        // A row without ID creates a review, which a draft allows.
+        change("", "Draft", "approved"),
+        // A campaign deleted or aborted is no draft to run into.
+        change("rev-3", "Gone", "rejected"),
+        change("rev-4", "Live", "delegated"),
+    );
+    let aborted = "Name,Start Date,End Date,Is Published,Updated At,Updated By,Status\n\
+Stopped,2024-07-01T00:00:00Z,2024-07-31T00:00:00Z,FALSE,2024-06-01T00:00:00Z,a@example.com,aborted\n";
+    let reviews = format!("{reviews}{}", change("rev-5", "Stopped", "started"));
+    let found = run_full(&[
+        ("a-campaigns.csv", CAMPAIGNS),
+        ("b-campaigns.csv", aborted),
+        ("reviews.csv", &reviews),
+    ]);
+    let got: Vec<_> = found
+        .iter()
+        .map(|(f, d, text)| (f.as_str(), d.rule.code, d.severity, d.line, text.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("reviews.csv", "B013", Severity::Error, 2, "Draft"),
+            ("reviews.csv", "B012", Severity::Warning, 5, "Gone"),
+        ]
+    );
+    assert!(
+        found[0]
+            .1
+            .message
+            .contains("a-campaigns.csv line 2 writes as a draft"),
+        "{}",
+        found[0].1.message
+    );
+}
+
+#[test]
+fn a_campaign_the_run_writes_both_draft_and_published_makes_the_status_change_a_warning() {
+    // Two campaigns files disagree: FALSE, then TRUE, then the change is
+    // the spec's own order.
+    let reviews = format!("{CHANGE_HEADER}{}", change("rev-1", " Draft ", "approved"));
+    let found = run_full(&[
+        ("a-campaigns.csv", CAMPAIGNS),
+        ("b-campaigns.csv", LATER),
+        ("reviews.csv", &reviews),
+    ]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (file, d, text) = &found[0];
+    assert_eq!(
+        (
+            file.as_str(),
+            d.rule.code,
+            d.severity,
+            d.line,
+            d.col,
+            text.as_str()
+        ),
+        ("reviews.csv", "B013", Severity::Warning, 2, 9, "Draft")
+    );
+    assert!(
+        d.message
+            .contains("a-campaigns.csv line 2 writes as a draft")
+            && d.message.contains("b-campaigns.csv line 2 publishes")
+            && d.message
+                .contains("must be uploaded after the TRUE row has propagated"),
+        "{}",
+        d.message
+    );
+}
+
+#[test]
+fn a_status_change_under_a_campaign_the_run_only_publishes_is_clean() {
+    let reviews = format!("{CHANGE_HEADER}{}", change("rev-1", "Draft", "approved"));
+    assert_eq!(
+        run(&[("campaigns.csv", LATER), ("reviews.csv", &reviews)]),
+        vec![]
+    );
+}
+
+#[test]
+fn a_status_change_named_by_campaign_id_and_name_is_one_finding() {
+    let with_ids = "ID,Name,Start Date,End Date,Is Published,Updated At,Updated By\n\
+camp-1,Draft,2024-07-01T00:00:00Z,2024-07-31T00:00:00Z,FALSE,2024-06-01T00:00:00Z,a@example.com\n";
+    let reviews = format!(
+        "{CHANGE_HEADER}{}{}",
+        "rev-1,,Draft,camp-1,,,b@example.com,approved,b@example.com,2024-08-02,,,,\n",
+        "rev-2,,,camp-1,,,b@example.com,rejected,b@example.com,2024-08-02,,,,\n",
+    );
+    assert_eq!(
+        run(&[("campaigns.csv", with_ids), ("reviews.csv", &reviews)]),
+        vec![
+            (s("reviews.csv"), "B013", 2, 8, s("Draft")),
+            (s("reviews.csv"), "B013", 3, 9, s("camp-1")),
         ]
     );
 }

@@ -2,7 +2,9 @@
 //! writer, into a temporary directory: no binary fixtures in the repository.
 
 use bdxlint::bundle::{check_zip, Kind, Limits};
+use bdxlint::check::refs::{self, EmployeeKeys, EntityKeys};
 use bdxlint::check::{FileReport, Options};
+use bdxlint::diagnostic::Severity;
 use bdxlint::rules;
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -33,13 +35,40 @@ fn zip_of(dir: &Path, name: &str, members: &[(&str, &[u8])]) -> PathBuf {
     path
 }
 
-fn check(path: &Path, kind: Option<Kind>, limits: &Limits) -> Vec<FileReport> {
-    let opts = Options {
+fn opts() -> Options {
+    Options {
         snippets: false,
         ..Options::default()
-    };
-    check_zip(path, kind, &opts, limits, None).expect("checks")
+    }
 }
+
+fn check(path: &Path, kind: Option<Kind>, limits: &Limits) -> Vec<FileReport> {
+    check_zip(path, kind, &opts(), limits, None, None).expect("checks")
+}
+
+/// A bundle checked as one run with `--entities` and employees CSV files
+/// checks it.
+fn check_with(
+    path: &Path,
+    external: Option<&EntityKeys>,
+    employees: Option<&EmployeeKeys>,
+) -> Vec<FileReport> {
+    check_zip(path, None, &opts(), &Limits::default(), external, employees).expect("checks")
+}
+
+/// The Work Emails of an employees CSV, as the run loads them.
+fn employees(csv: &str) -> EmployeeKeys {
+    let mut keys = EmployeeKeys::default();
+    refs::collect_employees(csv.as_bytes(), &opts(), &mut keys).expect("reads");
+    keys
+}
+
+/// An entity RBAC relation from role `role-admin` to an employee, by e-mail.
+const RBAC_EMPLOYEE: &str =
+    "okta/0b6c1e2a,role-admin,role,,ada.lovelace@example.com,Employee,okta,,\n";
+
+const EMPLOYEES: &str =
+    "Full Name,Work Email,Start Date\nAda Lovelace,Ada.Lovelace@Example.com ,03/07/2024\n";
 
 /// (member, code, line, col) of every finding.
 fn findings(reports: &[FileReport]) -> Vec<(String, &'static str, u64, u64)> {
@@ -174,6 +203,18 @@ fn each_bundle_rule_fires() {
     );
     let reps = check(&rbac, None, &lim);
     assert_eq!(findings(&reps), vec![("r.csv".into(), "B010", 1, 1)]);
+    fired.extend(codes(&reps));
+
+    // An employee the run's employees CSV does not list.
+    let rel = format!("{RBAC}{RBAC_EMPLOYEE}");
+    let rbac = zip_of(
+        d,
+        "employee.zip",
+        &[("e.csv", ENTITIES.as_bytes()), ("r.csv", rel.as_bytes())],
+    );
+    let others = employees("Full Name,Work Email,Start Date\nGrace,grace@example.com,03/07/2024\n");
+    let reps = check_with(&rbac, None, Some(&others));
+    assert_eq!(findings(&reps), vec![("r.csv".into(), "B014", 3, 32)]);
     fired.extend(codes(&reps));
 
     fired.extend(refused_cases(d));
@@ -461,4 +502,70 @@ fn findings_inside_a_member_name_the_archive_and_the_member() {
         diags[0]["span"]["end"].as_u64().expect("end") as usize,
     );
     assert_eq!(&dangling[a..b], "team-nobody");
+}
+
+#[test]
+fn employee_ends_are_checked_against_the_run_s_employees_never_against_entities() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lim = Limits::default();
+    let rel = format!("{RBAC}{RBAC_EMPLOYEE}");
+    let z = zip_of(
+        dir.path(),
+        "rbac.zip",
+        &[("e.csv", ENTITIES.as_bytes()), ("r.csv", rel.as_bytes())],
+    );
+    let diags = |reps: &[FileReport]| -> Vec<(&'static str, Severity, u64, u64, String)> {
+        reps.iter()
+            .flat_map(|r| &r.diagnostics)
+            .map(|d| (d.rule.code, d.severity, d.line, d.col, d.message.clone()))
+            .collect()
+    };
+    let unchecked = (
+        "B010",
+        Severity::Info,
+        1,
+        1,
+        "the 1 employee end of this relations file (Entity Type `employee`) was not checked: employees come from the employees upload, and this run has no employees CSV".to_owned(),
+    );
+    // No employees CSV in the run: not a dangling entity, one info.
+    assert_eq!(diags(&check(&z, None, &lim)), vec![unchecked.clone()]);
+    // Entities from --entities that lack the employee change nothing.
+    let mut external = EntityKeys::default();
+    refs::collect_entities(ENTITIES.as_bytes(), &opts(), &mut external).expect("reads");
+    assert_eq!(
+        diags(&check_with(&z, Some(&external), None)),
+        vec![unchecked]
+    );
+    // Listed by Work Email (trimmed, another case): nothing to say.
+    let listed = employees(EMPLOYEES);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(
+        diags(&check_with(&z, Some(&external), Some(&listed))),
+        vec![]
+    );
+    // Not listed: a warning on the Source ID cell (the employee may be on
+    // the platform already).
+    let other = employees("Full Name,Work Email,Start Date\nGrace,grace@example.com,03/07/2024\n");
+    let reps = check_with(&z, None, Some(&other));
+    assert_eq!(
+        diags(&reps),
+        vec![(
+            "B014",
+            Severity::Warning,
+            3,
+            32,
+            "employee `ada.lovelace@example.com` is not a Work Email of the run's employees CSV"
+                .to_owned()
+        )]
+    );
+    let d = &reps
+        .iter()
+        .flat_map(|r| &r.diagnostics)
+        .next()
+        .expect("one")
+        .span;
+    assert_eq!(
+        &rel[d.start as usize..d.end as usize],
+        "ada.lovelace@example.com"
+    );
 }

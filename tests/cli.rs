@@ -807,7 +807,8 @@ fn a_batch_directory_is_checked_as_one_run() {
         0,
     );
     assert_eq!(clean, "");
-    // Batch findings are warnings: exit 0 unless told otherwise.
+    // One batch finding is an error (a status change under a campaign the
+    // run keeps a draft is refused in any order): exit 1.
     let failing = stdout_of(
         example().args([
             "check",
@@ -815,11 +816,28 @@ fn a_batch_directory_is_checked_as_one_run() {
             "concise",
             "testdata/batch/failing",
         ]),
-        0,
+        1,
     );
     insta::assert_snapshot!(failing);
+    // The others are warnings: exit 0 unless told otherwise.
     example()
-        .args(["check", "--fail-on", "warning", "testdata/batch/failing"])
+        .args([
+            "check",
+            "--ignore",
+            "status-change-on-draft-campaign",
+            "testdata/batch/failing",
+        ])
+        .assert()
+        .code(0);
+    example()
+        .args([
+            "check",
+            "--ignore",
+            "B013",
+            "--fail-on",
+            "warning",
+            "testdata/batch/failing",
+        ])
         .assert()
         .code(1);
     // They pass through the rule filter like any other finding.
@@ -832,10 +850,13 @@ fn a_batch_directory_is_checked_as_one_run() {
             "B011,undefined-campaign",
             "testdata/batch/failing",
         ]),
-        0,
+        1,
     );
     assert!(
-        !ignored.contains("B011") && !ignored.contains("B012") && ignored.contains("B009"),
+        !ignored.contains("B011")
+            && !ignored.contains("B012")
+            && ignored.contains("B009")
+            && ignored.contains("B013"),
         "{ignored}"
     );
 }
@@ -864,6 +885,75 @@ fn batch_references_are_not_checked_when_the_target_format_is_not_in_the_run() {
         out,
         "testdata/batch/failing/rules.csv:3:43: B011 [warning] filter `flt-0009` is not defined by the batch's filters file\n"
     );
+}
+
+/// Employee ends of entity RBAC relations are looked up among the Work
+/// Emails of the run's employees CSV, never among entities: with
+/// `--entities`, without an employees file, with one that lists the
+/// employee and with one that does not, in a streamed and a collected run.
+#[test]
+fn employee_ends_are_checked_against_the_run_s_employees_csv() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    write(
+        d,
+        "entities.csv",
+        "App,Name,Entity Type,Source System,Source ID,Source Type\n\
+okta,Admin,role,okta,role-admin,role\n",
+    );
+    write(
+        d,
+        "relations.csv",
+        "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type\n\
+role-admin,role,ada@example.com,employee\n",
+    );
+    write(d, "listed/employees.csv", CLEAN);
+    write(
+        d,
+        "other/employees.csv",
+        "Full Name,Work Email,Start Date\nGrace Hopper,grace@example.com,03/07/2024\n",
+    );
+    let run = |extra: &[&str], code: i32| {
+        stdout_of(
+            bdxlint()
+                .current_dir(d)
+                .args(["check", "--output-format", "concise"])
+                .args(["--entities", "entities.csv", "relations.csv"])
+                .args(extra),
+            code,
+        )
+    };
+    assert_eq!(
+        run(&[], 0),
+        "relations.csv:1:1: B010 [info] the 1 employee end of this relations file (Entity Type `employee`) was not checked: employees come from the employees upload, and this run has no employees CSV\n"
+    );
+    assert_eq!(run(&["listed/employees.csv"], 0), "");
+    let missing = "relations.csv:2:17: B014 [warning] employee `ada@example.com` is not a Work Email of the run's employees CSV\n";
+    assert_eq!(run(&["other/employees.csv"], 0), missing);
+    // The collected (not streamed) path says the same.
+    let json = json(
+        &bdxlint()
+            .current_dir(d)
+            .args(["check", "--output-format", "json", "--quiet"])
+            .args([
+                "--entities",
+                "entities.csv",
+                "relations.csv",
+                "other/employees.csv",
+            ])
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout,
+    );
+    let codes: Vec<&str> = json["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .flat_map(|f| f["diagnostics"].as_array().expect("diagnostics"))
+        .map(|d| d["code"].as_str().expect("code"))
+        .collect();
+    assert_eq!(codes, ["B014"], "{json}");
 }
 
 #[test]

@@ -85,7 +85,8 @@ fn formats(json: &str) -> Vec<(String, Option<String>, String)> {
 
 /// A repository with two bundles whose relations reference entities the
 /// bundle lacks (B006 in the entities-bulk one), an entity-rbac bundle (B007
-/// warnings, B010 info) and a loose employees CSV with errors.
+/// warnings, B010 info, and B014 warnings: its employee ends are not Work
+/// Emails of the run's employees CSV) and a loose employees CSV with errors.
 fn repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
@@ -177,8 +178,10 @@ fn an_override_on_a_bundle_applies_to_the_archive_and_every_member() {
     assert_eq!(
         out,
         "uploads/bulk.zip:e.csv:2:42: C015 [error] `v1 ` has spaces around it\n\
+         uploads/rbac.zip:rel.csv:3:54: B014 [warning] employee `00u1a2b3c4` is not a Work Email of the run's employees CSV\n\
          uploads/rbac.zip:rel.csv:5:15: B007 [warning] role `role-auditor` is not defined by the bundle's entities CSV (nor --entities)\n\
-         uploads/rbac.zip:rel.csv:8:15: B007 [warning] role `role-auditor` is not defined by the bundle's entities CSV (nor --entities)\n"
+         uploads/rbac.zip:rel.csv:8:15: B007 [warning] role `role-auditor` is not defined by the bundle's entities CSV (nor --entities)\n\
+         uploads/rbac.zip:rel.csv:8:34: B014 [warning] employee `583232` is not a Work Email of the run's employees CSV\n"
     );
 }
 
@@ -357,7 +360,9 @@ fn baselines_record_bundle_members_and_survive_rows_inserted_above_findings() {
         .assert()
         .code(0)
         .stderr(predicate::str::contains(
-            "recorded 17 findings in base.json",
+            // 2 of them B014: the RBAC bundle's employee ends are not
+            // Work Emails of the run's employees CSV.
+            "recorded 19 findings in base.json",
         ));
     let base: Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("base.json")).expect("written"))

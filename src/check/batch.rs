@@ -4,10 +4,13 @@
 //! other files of it define: a rule's Filters are filter IDs, a review
 //! names its campaign, RBAC2 and findings rows name an integration. The
 //! platform resolves those references against what it already holds, which
-//! an offline check cannot see, so every finding here is a warning, and a
+//! an offline check cannot see, so a missing target is a warning, and a
 //! kind of reference is checked only when the run holds a file able to
 //! define its target (a filters file with an ID column, a campaigns file,
-//! an integrations download). Without one, nothing is said.
+//! an integrations download). Without one, nothing is said. The one error,
+//! `status-change-on-draft-campaign`, is about two files of the run that
+//! cannot both be accepted whatever the platform holds and whatever order
+//! they are uploaded in.
 //!
 //! Two passes, both through the streaming reader of [`super::refs`]: the
 //! defining files are read into sets of 64-bit xxh3 fingerprints of their
@@ -19,8 +22,9 @@
 //! pass-through hasher (the key is a fingerprint already) plus a control
 //! byte; hashbrown keeps its load between 7/16 and 7/8, so 10-21 bytes a
 //! distinct key. A key that a row deletes, or a campaign that a row
-//! publishes, also keeps where that row is (file number and line, two
-//! `u32`), 16 + 1 bytes a bucket, 19-39 bytes a key. A million filter IDs
+//! publishes or writes as a draft, also keeps where that row is (file
+//! number and line, two `u32`), 16 + 1 bytes a bucket, 19-39 bytes a key in
+//! each such map. A million filter IDs
 //! take 10-21 MB. The referring files keep nothing per row. A false
 //! "defined" needs a 64-bit collision.
 
@@ -29,7 +33,7 @@ use super::refs::{cell, stream, stream_with_columns};
 use super::row::quote;
 use super::{Emitter, Options};
 use crate::check::shapes::integration_ref_problem;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::rules::{self, Rule};
 use crate::scan::{raw_offset, FieldSpan, Record};
@@ -47,6 +51,7 @@ pub static RULES: &[&Rule] = &[
     &rules::NEW_REVIEW_ON_PUBLISHED_CAMPAIGN,
     &rules::UNDEFINED_FILTER,
     &rules::UNDEFINED_CAMPAIGN,
+    &rules::STATUS_CHANGE_ON_DRAFT_CAMPAIGN,
 ];
 
 /// One CSV file of the run.
@@ -113,10 +118,16 @@ struct KeySet {
     removed: Places,
     /// Campaigns: keys a row publishes, and where the first such row is.
     published: Places,
+    /// Campaigns: keys a row writes as a draft (Is Published FALSE, not
+    /// deleted or aborted), and where the first such row is.
+    drafted: Places,
 }
 
 enum Found {
-    Kept { published: Option<(u32, u32)> },
+    Kept {
+        published: Option<(u32, u32)>,
+        drafted: Option<(u32, u32)>,
+    },
     Removed((u32, u32)),
     Absent,
 }
@@ -133,12 +144,19 @@ impl KeySet {
         }
     }
 
+    /// A campaigns row writing the key with Is Published FALSE. Only the
+    /// first such row is kept: one is enough to name in a finding.
+    fn add_draft(&mut self, key: u64, at: (u32, u32)) {
+        self.drafted.entry(key).or_insert(at);
+    }
+
     /// A key both kept and deleted (two rows) counts as kept: the finding
     /// would be about the contradiction, which is not this module's.
     fn find(&self, key: u64) -> Found {
         if self.kept.contains(&key) {
             Found::Kept {
                 published: self.published.get(&key).copied(),
+                drafted: self.drafted.get(&key).copied(),
             }
         } else if let Some(at) = self.removed.get(&key) {
             Found::Removed(*at)
@@ -154,6 +172,9 @@ impl KeySet {
         }
         for (k, v) in other.published {
             self.published.entry(k).or_insert(v);
+        }
+        for (k, v) in other.drafted {
+            self.drafted.entry(k).or_insert(v);
         }
     }
 }
@@ -244,12 +265,23 @@ fn collect(input: &BatchInput<'_>, file: u32, opts: &Options) -> Result<Targets,
                 |emit, rec, c| {
                     let removed = is(emit.data, rec, c[3], "deleted");
                     let published = is(emit.data, rec, c[2], "true");
+                    // A row that deletes or aborts the campaign does not
+                    // leave it a draft the reviews could run into.
+                    let drafted = is(emit.data, rec, c[2], "false")
+                        && !removed
+                        && !is(emit.data, rec, c[3], "aborted");
                     let at = (file, saturate(rec.line));
                     if let Some((name, _)) = filled(emit.data, rec, c[0]) {
                         names.add(fp(&name), removed, published, at);
+                        if drafted {
+                            names.add_draft(fp(&name), at);
+                        }
                     }
                     if let Some((id, _)) = filled(emit.data, rec, c[1]) {
                         ids.add(fp(&id), removed, published, at);
+                        if drafted {
+                            ids.add_draft(fp(&id), at);
+                        }
                     }
                 },
             )
@@ -293,7 +325,8 @@ fn part_span(data: &[u8], f: &FieldSpan, from: usize, to: usize) -> Range<usize>
     a + raw_offset(raw, f.escapes, from)..a + raw_offset(raw, f.escapes, to)
 }
 
-/// A warning on `span` inside field `f` of column `column`.
+/// A finding of `rule`'s default severity on `span` inside field `f` of
+/// column `column`.
 fn warn(
     emit: &mut Emitter<'_>,
     rule: &'static Rule,
@@ -303,9 +336,24 @@ fn warn(
     message: String,
     help: String,
 ) {
+    report(emit, rule, None, f, span, column, message, help);
+}
+
+/// [`warn`] with a severity other than the rule's default.
+#[allow(clippy::too_many_arguments)]
+fn report(
+    emit: &mut Emitter<'_>,
+    rule: &'static Rule,
+    severity: Option<Severity>,
+    f: &FieldSpan,
+    span: Range<usize>,
+    column: &str,
+    message: String,
+    help: String,
+) {
     emit.in_field(
         rule,
-        None,
+        severity,
         span,
         f,
         Some(Arc::from(column)),
@@ -355,7 +403,7 @@ fn check_refs(
         ("reviews", _, names, ids) if names.is_some() || ids.is_some() => stream(
             open()?,
             opts,
-            &["Campaign Name", "Campaign ID", "ID"],
+            &["Campaign Name", "Campaign ID", "ID", "Review Status"],
             |emit, rec, c| review_campaign(emit, rec, c, names.as_ref(), ids.as_ref(), t),
         ),
         ("rbac2" | "findings", ..) => match &t.integrations {
@@ -433,8 +481,18 @@ fn review_campaign(
     ids: Option<&KeySet>,
     t: &Targets,
 ) {
-    // A row without ID creates a review.
-    let creates = filled(emit.data, rec, c[2]).is_none();
+    // A row without ID creates a review; one with an ID and a status other
+    // than `created` changes that review's status (rule 2 of the campaign
+    // ordering rules reads every status but `created` as a change).
+    let id = filled(emit.data, rec, c[2]);
+    let creates = id.is_none();
+    let change = match (&id, filled(emit.data, rec, c[3])) {
+        (Some((id, _)), Some((status, _))) if !status.trim().eq_ignore_ascii_case("created") => {
+            Some((id.trim().to_owned(), status.trim().to_owned()))
+        }
+        _ => None,
+    };
+    // One ordering finding a row: the Name and the ID name one campaign.
     let mut ordered = false;
     for (col, column, set) in [(c[0], "Campaign Name", names), (c[1], "Campaign ID", ids)] {
         let Some(set) = set else { continue };
@@ -449,12 +507,69 @@ fn review_campaign(
         } else {
             "ID"
         };
-        match set.find(fp(value)) {
-            Found::Kept { published: None } => {}
-            Found::Kept {
-                published: Some(at),
-            } => {
-                // One finding a row: the Name and the ID name one campaign.
+        match (set.find(fp(value)), change.as_ref()) {
+            (
+                Found::Kept {
+                    published,
+                    drafted: Some(draft),
+                },
+                Some((id, status)),
+            ) if !ordered => {
+                ordered = true;
+                let change = format!(
+                    "this row changes review {} to {} under campaign {}, which {} writes as a draft (Is Published FALSE)",
+                    quote(id),
+                    quote(status),
+                    quote(value),
+                    t.place(draft)
+                );
+                let (severity, message, help) = match published {
+                    // Two campaigns files disagree: FALSE, then TRUE, then
+                    // the status change is the spec's own sequence and
+                    // succeeds. Whether the platform gets them in that
+                    // order, one run cannot tell.
+                    Some(public) => (
+                        Some(Severity::Warning),
+                        format!(
+                            "{change} and {} publishes (TRUE); a status other than created can only be changed while the campaign is not a draft, so this change must be uploaded after the TRUE row has propagated",
+                            t.place(public)
+                        ),
+                        "upload the campaigns file with FALSE, then the one with TRUE, wait for it to propagate, then these reviews (never FALSE after TRUE: a published campaign never returns to draft)".to_owned(),
+                    ),
+                    // Draft on the platform: the change is refused. Published:
+                    // the FALSE row is refused. Either way, in any order.
+                    None => (
+                        None,
+                        format!(
+                            "{change}; a status other than created can only be changed while the campaign is not a draft, and a published campaign never returns to draft, so one of the two uploads is refused in any order"
+                        ),
+                        "once the campaign's reviews exist, publish it (Is Published TRUE) and upload this status change after that has propagated; or take the status change out of this batch".to_owned(),
+                    ),
+                };
+                report(
+                    emit,
+                    &rules::STATUS_CHANGE_ON_DRAFT_CAMPAIGN,
+                    severity,
+                    f,
+                    span,
+                    column,
+                    message,
+                    help,
+                );
+            }
+            (
+                Found::Kept {
+                    published: None, ..
+                },
+                _,
+            ) => {}
+            (
+                Found::Kept {
+                    published: Some(at),
+                    ..
+                },
+                _,
+            ) => {
                 if creates && !ordered {
                     ordered = true;
                     warn(
@@ -472,7 +587,7 @@ fn review_campaign(
                     );
                 }
             }
-            Found::Removed(at) => warn(
+            (Found::Removed(at), _) => warn(
                 emit,
                 &rules::UNDEFINED_CAMPAIGN,
                 f,
@@ -485,7 +600,7 @@ fn review_campaign(
                 ),
                 "keep the campaign, or move this review to another campaign".to_owned(),
             ),
-            Found::Absent => warn(
+            (Found::Absent, _) => warn(
                 emit,
                 &rules::UNDEFINED_CAMPAIGN,
                 f,
@@ -559,7 +674,18 @@ mod tests {
         assert!(matches!(
             s.find(fp("x")),
             Found::Kept {
-                published: Some((0, 3))
+                published: Some((0, 3)),
+                drafted: None,
+            }
+        ));
+        s.add(fp("x"), false, false, (1, 2));
+        s.add_draft(fp("x"), (1, 2));
+        s.add_draft(fp("x"), (1, 5));
+        assert!(matches!(
+            s.find(fp("x")),
+            Found::Kept {
+                published: Some((0, 3)),
+                drafted: Some((1, 2)),
             }
         ));
         assert!(matches!(s.find(fp("X")), Found::Absent));

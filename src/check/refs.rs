@@ -8,13 +8,21 @@
 //! its own check, with the sets in hand. That second pass reuses the chunk
 //! reader, scanner and emitter of the main check, so findings carry the
 //! same line, column and span as any other cell finding.
+//!
+//! A relation end of type `employee` names an employee, which the employees
+//! upload creates, not any entities file: it is looked up among the Work
+//! Emails of the run's employees CSV files (a set of xxh3 fingerprints of
+//! the trimmed, lowercased e-mail, 10-21 bytes an employee), never among
+//! the entities.
 
+use super::cross::IdentityHasher;
 use super::{rebase, ChunkReader, Emitter, Options};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules;
 use crate::scan::{unescape, FieldSpan, Record, Scanner};
 use crate::schema::normalize_name;
 use std::collections::HashSet;
+use std::hash::BuildHasherDefault;
 use std::io::{self, Read};
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64;
@@ -37,6 +45,52 @@ impl EntityKeys {
     pub fn is_empty(&self) -> bool {
         self.pairs.is_empty()
     }
+}
+
+/// The employees the run's employees CSV files define: their Work Emails,
+/// as fingerprints.
+#[derive(Debug, Default)]
+pub struct EmployeeKeys {
+    // Keys are fingerprints already: a pass-through hasher, 8 bytes and a
+    // control byte a bucket.
+    emails: HashSet<u64, BuildHasherDefault<IdentityHasher>>,
+}
+
+impl EmployeeKeys {
+    pub fn contains(&self, email: &str) -> bool {
+        self.emails.contains(&email_key(email))
+    }
+
+    pub fn len(&self) -> usize {
+        self.emails.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.emails.is_empty()
+    }
+}
+
+/// E-mails compare trimmed and without case, as the employees file's own
+/// unique check of Work Email compares them.
+fn email_key(email: &str) -> u64 {
+    xxh3_64(email.trim().to_lowercase().as_bytes())
+}
+
+/// Adds the Work Emails of an employees CSV to `keys`.
+pub fn collect_employees<R: Read>(
+    reader: R,
+    opts: &Options,
+    keys: &mut EmployeeKeys,
+) -> io::Result<()> {
+    stream(reader, opts, &["Work Email"], |emit, rec, c| {
+        if let Some(f) = c[0].and_then(|i| rec.fields.get(i)) {
+            let email = cell(emit.data, f);
+            if !email.trim().is_empty() {
+                keys.emails.insert(email_key(&email));
+            }
+        }
+    })?;
+    Ok(())
 }
 
 /// Types compare case-insensitively (`Role` and `role` are one type, as the
@@ -161,6 +215,14 @@ pub struct RefSources<'a> {
     /// An entity-rbac bundle: only its roles are its own; other types live
     /// in the last synced entities.
     pub rbac: bool,
+    /// The employees CSV files of the run, if it has any: what `employee`
+    /// ends are checked against.
+    pub employees: Option<&'a EmployeeKeys>,
+}
+
+/// Whether a relation end's type names an employee.
+fn is_employee(entity_type: &str) -> bool {
+    entity_type.trim().eq_ignore_ascii_case("employee")
 }
 
 /// Checks the references of a relations CSV (entity relations or entity
@@ -171,6 +233,8 @@ pub fn check_references<R: Read>(
     src: RefSources<'_>,
 ) -> io::Result<Vec<Diagnostic>> {
     let mut unchecked = false;
+    // Employee ends left unchecked for want of an employees CSV in the run.
+    let mut employees_unchecked: u64 = 0;
     let pairs: [(&str, &str); 2] = [
         ("Parent Entity Source ID", "Parent Entity Type"),
         ("Entity Source ID", "Entity Type"),
@@ -191,6 +255,34 @@ pub fn check_references<R: Read>(
                 let ty = cell(emit.data, tf);
                 if id.trim().is_empty() || ty.trim().is_empty() {
                     // An empty required cell is the main check's finding.
+                    continue;
+                }
+                // Employees come from the employees upload, not from an
+                // entities file: whatever the entities hold, an employee end
+                // is never dangling against them.
+                if is_employee(&ty) {
+                    match src.employees {
+                        None => employees_unchecked += 1,
+                        Some(e) if e.contains(&id) => {}
+                        Some(_) => {
+                            let (s, e) = idf.content();
+                            emit.in_field(
+                                &rules::UNDEFINED_EMPLOYEE,
+                                None,
+                                s..e,
+                                idf,
+                                Some(Arc::from(pairs[k].0)),
+                                format!(
+                                    "employee `{}` is not a Work Email of the run's employees CSV",
+                                    id.trim()
+                                ),
+                                Some(
+                                    "employee ends are matched with Work Email (ignoring case): correct the e-mail, or add the employee to the employees CSV; if the employee is already on the platform, ignore this"
+                                        .to_owned(),
+                                ),
+                            );
+                        }
+                    }
                     continue;
                 }
                 let defined = src.bundle.is_some_and(|b| b.contains(&ty, &id))
@@ -232,14 +324,107 @@ pub fn check_references<R: Read>(
             }
         },
     )?;
-    if unchecked || (src.bundle.is_none() && src.external.is_none()) {
+    // One info a file, saying what went unchecked: entity ends for want of
+    // entities, employee ends for want of an employees CSV, or both.
+    let entities_unchecked = unchecked || (src.bundle.is_none() && src.external.is_none());
+    let ends = |n: u64| {
+        if n == 1 {
+            "1 employee end".to_owned()
+        } else {
+            format!("{n} employee ends")
+        }
+    };
+    let info = match (entities_unchecked, employees_unchecked) {
+        (false, 0) => None,
+        (true, 0) => Some((
+            "the Source IDs of this relations file were not checked against any entities".to_owned(),
+            "pass the entities export they point at with `--entities FILE`",
+        )),
+        (true, n) => Some((
+            format!(
+                "the Source IDs of this relations file were not checked against any entities, nor its {} (Entity Type `employee`) against an employees CSV",
+                ends(n)
+            ),
+            "pass the entities export they point at with `--entities FILE`, and check the employees CSV in the same run (employee ends are matched with its Work Email)",
+        )),
+        (false, n) => Some((
+            format!(
+                "the {} of this relations file (Entity Type `employee`) {} not checked: employees come from the employees upload, and this run has no employees CSV",
+                ends(n),
+                if n == 1 { "was" } else { "were" }
+            ),
+            "check the employees CSV in the same run (`bdxlint check employees.csv relations.csv`); employee ends are matched with its Work Email",
+        )),
+    };
+    if let Some((message, help)) = info {
         diags.push(super::file_diag(
             &rules::REFERENCES_UNCHECKED,
             0..0,
-            "the Source IDs of this relations file were not checked against any entities".into(),
-            "pass the entities export they point at with `--entities FILE`",
+            message,
+            help,
         ));
     }
     diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     Ok(diags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> Options {
+        Options {
+            snippets: false,
+            ..Options::default()
+        }
+    }
+
+    #[test]
+    fn work_emails_compare_trimmed_and_without_case() {
+        let mut keys = EmployeeKeys::default();
+        let csv = "Full Name,Work Email,Start Date\nAda, Ada.Lovelace@Example.COM ,03/07/2024\nNone,,03/07/2024\n";
+        collect_employees(csv.as_bytes(), &opts(), &mut keys).expect("reads");
+        assert_eq!(keys.len(), 1);
+        assert!(keys.contains("ada.lovelace@example.com"));
+        assert!(keys.contains(" ADA.LOVELACE@EXAMPLE.COM"));
+        assert!(!keys.contains("ada.lovelace@example.co"));
+    }
+
+    #[test]
+    fn an_employee_end_of_any_relations_format_is_never_a_dangling_entity() {
+        // Entity relations (not RBAC) allow no `employee` type, which the
+        // cell check reports; the reference is still an employee's.
+        let rel = "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type\n\
+                   583231,identity,ada@example.com,EMPLOYEE\n";
+        let mut entities = EntityKeys::default();
+        let ent =
+            "Name,Entity Type,Source System,Source ID,Source Type\nada,identity,gh,583231,user\n";
+        collect_entities(ent.as_bytes(), &opts(), &mut entities).expect("reads");
+        let employees = EmployeeKeys::default();
+        for (rbac, with_employees) in [(false, false), (true, false), (false, true)] {
+            let src = RefSources {
+                bundle: None,
+                external: Some(&entities),
+                rbac,
+                employees: with_employees.then_some(&employees),
+            };
+            let found = check_references(rel.as_bytes(), &opts(), src).expect("reads");
+            let codes: Vec<&str> = found.iter().map(|d| d.rule.code).collect();
+            let want = if with_employees { "B014" } else { "B010" };
+            assert_eq!(codes, [want], "rbac {rbac}: {found:?}");
+        }
+        // Neither entities nor employees: still one info, saying both.
+        let src = RefSources {
+            bundle: None,
+            external: None,
+            rbac: true,
+            employees: None,
+        };
+        let found = check_references(rel.as_bytes(), &opts(), src).expect("reads");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(
+            found[0].message,
+            "the Source IDs of this relations file were not checked against any entities, nor its 1 employee end (Entity Type `employee`) against an employees CSV"
+        );
+    }
 }
