@@ -43,11 +43,11 @@ rules! {
         "What it does: flags a file that is empty or holds only whitespace.\n\
          Why it matters: every format starts with a header row naming its columns; the platform rejects a file without one.\n\
          Example: a 0-byte `employees.csv`. Fix: write the header row (`bdxlint template employees`).";
-    UTF8_BOM = "F002", "utf8-bom", Info, "CSV practice",
+    UTF8_BOM = "F002", "utf8-bom", Warning, "CSV practice",
         "The file starts with a UTF-8 byte-order mark",
-        "What it does: notes a UTF-8 BOM (EF BB BF) before the header.\n\
-         Why it matters: bdxlint and most parsers skip it, but a strict reader makes the first column name `\\u{feff}Employee ID`, which then matches no column.\n\
-         Example: a file saved by Excel as \"CSV UTF-8\". Fix: save without BOM if the upload rejects the first column.";
+        "What it does: warns about a UTF-8 BOM (EF BB BF) before the header.\n\
+         Why it matters: bdxlint and many parsers skip it, but a strict reader (Go's `encoding/csv`, which the platform most likely uses, among them) makes the first column name `\\u{feff}Employee ID`, which then matches no column: the same risk as a header name in another case (`column-name-variant`), so the same severity.\n\
+         Example: a file saved by Excel as \"CSV UTF-8\". Fix: save as plain CSV (UTF-8 without BOM).";
     INVALID_UTF8 = "F003", "invalid-utf8", Error, "CSV practice",
         "Bytes that are not valid UTF-8",
         "What it does: points at the first byte of every cell that is not valid UTF-8.\n\
@@ -100,8 +100,8 @@ rules! {
          Example: an employees header without `Start Date`. Fix: add the column (`bdxlint template FORMAT` prints a full header).";
     MISSING_RECOMMENDED_COLUMN = "H002", "missing-recommended-column", Warning, "Resources and their fields",
         "The header lacks a column the spec asks for",
-        "What it does: lists columns the spec describes as required without marking them so (see rules/README.md).\n\
-         Why it matters: the spec contradicts itself for these columns; a missing one may be rejected.\n\
+        "What it does: lists columns whose presence the spec contradicts itself about (Filters `Status`: \"header marks it required; definition says optional\"; see rules/README.md).\n\
+         Why it matters: one reading of the spec requires the column, the other does not; a missing one may be rejected.\n\
          Example: a filters header without `Status`. Fix: add the column; its cells may stay empty.";
     UNKNOWN_COLUMN = "H003", "unknown-column", Warning, "Resources and their fields",
         "The header names a column the format does not have",
@@ -115,9 +115,9 @@ rules! {
          Example: `Email,Name,Email`. Fix: remove or rename the duplicate.";
     COLUMN_NAME_VARIANT = "H005", "column-name-variant", Warning, "Resources and their fields",
         "A header name differs from the spec's only by case, spaces or a trailing `*`",
-        "What it does: flags header names that match a column once case, surrounding spaces and a trailing `*` (as in published templates, `Name*`) are ignored. The column is checked as the one it matches. A name in another case (`work email`) is an error; spaces and a trailing `*` only warn.\n\
-         Why it matters: the spec states each name in one spelling, and column names, like its values, are read literally, case included: the platform may not find `work email` at all, and then a required column is missing or an optional one's data is lost. The spec's own tables write `Work Email*`, and it does not say whether spaces are trimmed, so those are warnings.\n\
-         Example: `work email` (error) or `Work Email*` (warning). Fix: write the name exactly as the spec does: `Work Email`.";
+        "What it does: flags header names that match a column once case, surrounding spaces and a trailing `*` (as in published templates, `Name*`) are ignored. The column is checked as the one it matches.\n\
+         Why it matters: the spec states each name in one spelling but not how strictly the platform matches header names; its own tables write `Work Email*`. If matching is exact, the column is not found: a required column goes missing, an optional one's data is lost. So it is a warning, like a byte-order mark before the first name.\n\
+         Example: `work email` or `Work Email*`. Fix: write the name exactly as the spec does: `Work Email`.";
     COLUMN_NAME_TYPO = "H006", "column-name-typo", Error, "Resources and their fields",
         "A header name looks like a misspelt column",
         "What it does: flags header names within a small edit distance of a column the header lacks, with \"did you mean\". The column is checked as the one it resembles, and is not also reported missing.\n\
@@ -150,8 +150,8 @@ rules! {
          Example: `TRUE` in Privilege Value. Fix: write `true`.";
     INVALID_INTEGER = "C007", "invalid-integer", Error, "Limits",
         "A cell is not an integer in its column's range",
-        "What it does: checks integer columns for digits only and the allowed range.\n\
-         Why it matters: the platform rejects out-of-range values (Reviewer Count is 1 to 3).\n\
+        "What it does: checks integer columns for digits only (an optional `-`) and the allowed range.\n\
+         Why it matters: \"Integer\" is a stated type, and campaigns' Reviewer Count is \"minimum 1, maximum 3\" (Limits): the platform rejects other values. Where a range is borrowed rather than stated (the integrations download's Reviewer Count), a value outside it is a warning.\n\
          Example: `4` or `two` in Reviewer Count. Fix: write an integer in range.";
     INVALID_ENUM = "C008", "invalid-enum", Error, "Resources and their fields",
         "A cell (or list element) is not one of its column's values",
@@ -184,9 +184,9 @@ rules! {
          Why it matters: BRNs address entities; a malformed one matches nothing.\n\
          Example: `brn:identity` or `brn:acme:`. Fix: keep the BRN exactly as downloaded.";
     INVALID_URL = "C014", "invalid-url", Error, "Playbook Templates CSV (upload)",
-        "A URL cell is not an http(s) URL",
-        "What it does: checks URL columns for `http://` or `https://` followed by a host, without spaces.\n\
-         Why it matters: the platform calls the URL.\n\
+        "A URL cell is not a URL, or not an http(s) one",
+        "What it does: checks URL columns for `<scheme>://` followed by a host (and an optional numeric port), without spaces: an error otherwise. A URL whose scheme is not `http` or `https` (`ftp://...`) is a warning.\n\
+         Why it matters: the platform calls the URL of the playbook. The spec says \"URL\", not which scheme, so another scheme is only probably wrong.\n\
          Example: `playbooks.example.com/run`. Fix: write `https://playbooks.example.com/run`.";
     SURROUNDING_WHITESPACE = "C015", "surrounding-whitespace", Warning, "CSV practice",
         "A value with a fixed shape has leading or trailing spaces",
@@ -255,7 +255,7 @@ rules! {
          Example: `{\"department\":{\"_in\":\"Sales\"}}`. Fix: `{\"_in\":[\"Sales\"]}`.";
     FILTER_UNKNOWN_FIELD = "J008", "filter-unknown-field", Error, "Filters CSV (upload), Fields by filter type",
         "A filter names a field its filter Type does not list",
-        "What it does: checks filter fields, case included, against the spec's \"Fields by filter type\" table for the row's Type (sub-fields of `employee` against PEOPLE, of `entitlement` against ENTITLEMENTS), suggesting a near one. Types the table does not list get structural checks only.\n\
+        "What it does: checks filter fields, case included, against the spec's \"Fields by filter type\" table for the row's Type (sub-fields of `employee` against PEOPLE, of `entitlement` against ENTITLEMENTS), suggesting a near one. Types the table does not list get no field check of their own, but the sub-fields of `employee` and `entitlement` are checked on every type, since the spec states them generally.\n\
          Why it matters: the spec states which fields each filter type has; a field the type does not list matches nothing or fails the filter. REVIEWS filters spell `idenetity_type` as the spec does.\n\
          Example: `{\"departmnet\":{\"_eq\":\"Sales\"}}` or `{\"Department\":{\"_eq\":\"Sales\"}}` on a PEOPLE filter. Fix: `department`.";
     FILTER_MALFORMED_LABELS = "J009", "filter-malformed-labels", Error, "Filters CSV (upload)",
@@ -336,9 +336,9 @@ rules! {
          Example: `campaigns.csv` has `Q2 access review,...,TRUE` and `reviews.csv` creates a review under `Q2 access review`. Fix: set Is Published to FALSE for now, upload the reviews, wait, then upload the campaign again with TRUE.";
     REFERENCES_UNCHECKED = "B010", "references-unchecked", Info, "Entity RBAC ZIP (upload)",
         "References of a relations file were not checked",
-        "What it does: notes once per relations file that its Source IDs point at entities bdxlint was not given.\n\
-         Why it matters: a dangling reference is only found when the entities they point at are known.\n\
-         Example: `bdxlint check relations.csv`. Fix: pass the entities export with `--entities entities.csv`.";
+        "What it does: notes once per relations file that its Source IDs point at entities bdxlint was not given, or that its `employee` ends were not checked because the run holds no employees CSV.\n\
+         Why it matters: a dangling reference is only found when the entities (or employees) it points at are known.\n\
+         Example: `bdxlint check relations.csv`. Fix: pass the entities export with `--entities entities.csv`, and check the employees CSV in the same run.";
     UNDEFINED_FILTER = "B011", "undefined-filter", Warning, "Rules CSV (upload)",
         "A rule's Filters names a filter ID the batch's filters file does not define",
         "What it does: when one run checks a filters file (with an ID column) together with a rules file, flags each element of a rule's Filters that no filters row has as its ID, or that a filters row deletes (Status `deleted`). Rules being deleted are not checked. Says nothing when the run holds no filters file.\n\
@@ -351,7 +351,7 @@ rules! {
          Example: Campaign Name `Q2 acess review` when `campaigns.csv` defines `Q2 access review`. Fix: correct the name, or add the campaign (as a draft) to the campaigns file.";
     STATUS_CHANGE_ON_DRAFT_CAMPAIGN = "B013", "status-change-on-draft-campaign", Error, "Reviews CSV (upload), Campaign ordering rules",
         "A reviews row changes a status under a campaign the batch's campaigns file writes as a draft",
-        "What it does: when one run checks campaigns and reviews files, flags each reviews row with an ID and a Review Status other than `created` whose Campaign Name (or Campaign ID) names a campaign a campaigns row writes with Is Published FALSE (rows with Status `deleted` or `aborted` do not count), naming that row. A warning when the run also writes the campaign with TRUE.\n\
+        "What it does: when one run checks campaigns and reviews files, flags each reviews row with an ID and a Review Status of approved, rejected or delegated (a status change; created, started, stopped and request_info only update the recommendation) whose Campaign Name (or Campaign ID) names a campaign a campaigns row writes with Is Published FALSE (rows with Status `deleted` or `aborted` do not count), naming that row. A warning when the run also writes the campaign with TRUE.\n\
          Why it matters: a status can only be changed while the campaign is not a draft, and a published campaign never returns to draft: the change is refused while the campaign is a draft, the FALSE row once it is published, in every upload order. With a TRUE row too, FALSE, then TRUE, then the reviews succeeds.\n\
          Example: `campaigns.csv` has `Q3 access review,...,FALSE`; `reviews.csv` approves `rev-0002` under it. Fix: publish the campaign once its reviews exist, and upload the status changes after that has propagated.";
     UNDEFINED_EMPLOYEE = "B014", "undefined-employee", Warning, "Entity RBAC ZIP (upload)",

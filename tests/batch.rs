@@ -210,8 +210,7 @@ Ada,ada@example.com,[],\" github/int-2\",a@example.com,a@example.com\n";
     );
 }
 
-/// A reviews row changing a status (ID and a Review Status other than
-/// `created`) under the campaign.
+/// A reviews row with an ID and a Review Status under the campaign.
 fn change(id: &str, name: &str, status: &str) -> String {
     format!("{id},,{name},,,,b@example.com,{status},b@example.com,2024-08-02,,,,\n")
 }
@@ -224,10 +223,13 @@ Draft,2024-07-01T00:00:00Z,2024-07-31T00:00:00Z,true,2024-07-10T00:00:00Z,a@exam
 #[test]
 fn a_status_change_under_a_campaign_the_run_keeps_a_draft_is_refused_in_any_order() {
     let reviews = format!(
-        "{CHANGE_HEADER}{}{}{}{}{}",
+        "{CHANGE_HEADER}{}{}{}{}{}{}{}",
         change("rev-1", "Draft", "approved"),
-        // `created` only updates the recommendation: not a change.
+        // `created`, `started`, `stopped` and `request_info` only update
+        // the recommendation, whatever the campaign's state: not a change.
         change("rev-2", "Draft", "created"),
+        change("rev-2", "Draft", "request_info"),
+        change("rev-2", "Draft", "Started"),
         // A row without ID creates a review, which a draft allows.
         change("", "Draft", "approved"),
         // A campaign deleted or aborted is no draft to run into.
@@ -250,7 +252,7 @@ Stopped,2024-07-01T00:00:00Z,2024-07-31T00:00:00Z,FALSE,2024-06-01T00:00:00Z,a@e
         got,
         vec![
             ("reviews.csv", "B013", Severity::Error, 2, "Draft"),
-            ("reviews.csv", "B012", Severity::Warning, 5, "Gone"),
+            ("reviews.csv", "B012", Severity::Warning, 7, "Gone"),
         ]
     );
     assert!(

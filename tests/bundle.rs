@@ -319,7 +319,9 @@ fn role_integrations_are_checked_inside_a_bundle() {
     // enforce `<app>/<integration_id>`; this confirms they run on members.
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = ENTITIES.replace("okta/0b6c1e2a", "0b6c1e2a");
-    let bad_rbac = RBAC.replace("github/int-0001", "int-0001");
+    // The parent's Integration ID is shaped `<app>/<integration_id>`; the
+    // child's has no stated shape.
+    let bad_rbac = RBAC.replacen("okta/0b6c1e2a", "0b6c1e2a", 1);
     let z = zip_of(
         dir.path(),
         "ints.zip",

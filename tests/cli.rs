@@ -1004,3 +1004,22 @@ write,yes,b@example.com,2,bea\n";
         assert_eq!(lines(extra), want, "{extra:?}");
     }
 }
+
+/// A relations upload that lacks the required `Source System` fits the RBAC
+/// relations table by its names alone; its file name says what it is, and
+/// it is then checked as that format, with the column missing (an error),
+/// not waved through as the other format.
+#[test]
+fn a_relations_upload_without_source_system_is_still_a_relations_upload() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let header = "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type\n583231,identity,team-admins,connection\n";
+    let named = write(dir.path(), "entity-relations.csv", header);
+    bdxlint()
+        .args(["check", "--output-format", "concise"])
+        .arg(&named)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "H001 [error] the header has no `Source System` column",
+        ));
+}

@@ -325,6 +325,14 @@ fn part_span(data: &[u8], f: &FieldSpan, from: usize, to: usize) -> Range<usize>
     a + raw_offset(raw, f.escapes, from)..a + raw_offset(raw, f.escapes, to)
 }
 
+/// Whether a Review Status moves a review to another state (the review
+/// state table's approved, rejected and delegated rows), in any case.
+fn is_status_change(status: &str) -> bool {
+    ["approved", "rejected", "delegated"]
+        .iter()
+        .any(|s| status.eq_ignore_ascii_case(s))
+}
+
 /// A finding of `rule`'s default severity on `span` inside field `f` of
 /// column `column`.
 fn warn(
@@ -481,13 +489,16 @@ fn review_campaign(
     ids: Option<&KeySet>,
     t: &Targets,
 ) {
-    // A row without ID creates a review; one with an ID and a status other
-    // than `created` changes that review's status (rule 2 of the campaign
-    // ordering rules reads every status but `created` as a change).
+    // A row without ID creates a review; one with an ID and a status of
+    // approved, rejected or delegated changes that review's status, which
+    // rule 2 of the campaign ordering rules allows only once the campaign
+    // is not a draft. created, started, stopped and request_info "only
+    // update the recommendation" and leave the state "unchanged" (the
+    // review state table), whatever the campaign's state: not a change.
     let id = filled(emit.data, rec, c[2]);
     let creates = id.is_none();
     let change = match (&id, filled(emit.data, rec, c[3])) {
-        (Some((id, _)), Some((status, _))) if !status.trim().eq_ignore_ascii_case("created") => {
+        (Some((id, _)), Some((status, _))) if is_status_change(status.trim()) => {
             Some((id.trim().to_owned(), status.trim().to_owned()))
         }
         _ => None,

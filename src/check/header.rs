@@ -117,30 +117,16 @@ pub(crate) fn map_columns(
             }
             field_col[i] = Some(c);
             col_field[c] = Some(i);
-            let want = &table.columns[c].name;
-            // A trailing `*` (the spec's own tables write `Work Email*`)
-            // and spaces are a warning; a name in another case is not the
-            // name the spec states, which the platform may not find at
-            // all: an error, like an enum value in another case (the
-            // severity principle, clause 1, case included).
-            let case_differs = !same_up_to_spaces_and_star(&header.names[i], want);
-            let f = &rec.fields[i];
-            emit.in_field(
+            on_field(
+                emit,
+                i,
                 &rules::COLUMN_NAME_VARIANT,
-                case_differs.then_some(crate::diagnostic::Severity::Error),
-                f.start..f.end,
-                f,
-                Some(names[i].clone()),
                 format!(
-                    "column {} is written `{want}` in the spec{}",
+                    "column {} is written `{}` in the spec",
                     quote(&header.names[i]),
-                    if case_differs {
-                        " (column names are case-sensitive)"
-                    } else {
-                        ""
-                    }
+                    table.columns[c].name
                 ),
-                Some(format!("rename it to `{want}`")),
+                Some(format!("rename it to `{}`", table.columns[c].name)),
             );
         }
     }
@@ -234,14 +220,6 @@ pub(crate) fn map_columns(
         col_field,
         names,
     }
-}
-
-/// Whether header name `name` is `want` once surrounding spaces, a
-/// trailing `*` and runs of inner spaces are set aside, case kept.
-fn same_up_to_spaces_and_star(name: &str, want: &str) -> bool {
-    let name = name.trim();
-    let name = name.strip_suffix('*').unwrap_or(name);
-    name.split_whitespace().eq(want.split_whitespace())
 }
 
 #[cfg(test)]

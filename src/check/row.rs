@@ -1113,8 +1113,7 @@ impl Plan {
             Shape::Bool(spelling) => {
                 let (t, fa) = spelling.words();
                 if v == t || v == fa {
-                } else if v.eq_ignore_ascii_case(t) || v.eq_ignore_ascii_case(fa) {
-                    let right = if v.eq_ignore_ascii_case(t) { t } else { fa };
+                } else if let Some(right) = shapes::bool_case_variant(v, *spelling) {
                     at(
                         emit,
                         &rules::BOOLEAN_CASE,
@@ -1216,11 +1215,7 @@ impl Plan {
                     emit,
                     &rules::INVALID_URL,
                     Some(Severity::Warning),
-                    format!(
-                        "{} is a `{}` URL, not http(s)",
-                        quote(v),
-                        &v[..n]
-                    ),
+                    format!("{} has the scheme `{}`, not http(s)", quote(v), &v[..n]),
                     "the platform most likely calls the playbook over HTTP: write an `https://` URL unless you know it takes this scheme".into(),
                 ),
             },

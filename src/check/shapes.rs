@@ -4,7 +4,7 @@
 //! on millions of rows. Digit counts are checked before the calendar, since
 //! chrono's `%m/%d/%Y` accepts `3/7/2024` and reads `03/07/24` as year 24.
 
-use crate::schema::shape::DateShape;
+use crate::schema::shape::{BoolSpelling, DateShape};
 use chrono::NaiveDate;
 
 fn digits(b: &[u8], at: usize, n: usize) -> Option<u32> {
@@ -513,6 +513,20 @@ pub fn brn_problem(s: &str) -> Option<&'static str> {
     }
 }
 
+/// The word a boolean in another case stands for, in the format's
+/// spelling: only the spellings Go's `strconv.ParseBool` reads (`true`,
+/// `True`, `TRUE` and the same for false), which is the evidence for
+/// warning rather than failing (rules/README.md, the one exception).
+/// `tRuE`, which no such parser reads, is `None`: an invalid boolean.
+pub fn bool_case_variant(v: &str, spelling: BoolSpelling) -> Option<&'static str> {
+    let (t, f) = spelling.words();
+    match v {
+        "true" | "True" | "TRUE" => Some(t),
+        "false" | "False" | "FALSE" => Some(f),
+        _ => None,
+    }
+}
+
 /// What is wrong with a `url` cell.
 #[derive(Debug, PartialEq, Eq)]
 pub enum UrlProblem {
@@ -540,11 +554,18 @@ pub fn url_problem(s: &str) -> Option<UrlProblem> {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'-' | b'.'));
     let host = rest.split(['/', '?', '#']).next().unwrap_or("");
     let host = host.rsplit_once('@').map_or(host, |(_, h)| h);
-    let name = host.split(':').next().unwrap_or("");
+    let (name, port) = match host.rsplit_once(':') {
+        // An IPv6 literal holds colons of its own: `[::1]:8080`.
+        Some((n, p)) if !p.contains(']') => (n, Some(p)),
+        _ => (host, None),
+    };
+    // Letters of any script, as in internationalised domain names (the
+    // e-mail shape accepts them too).
     let host_ok = !name.is_empty()
         && name
-            .bytes()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'[' | b']'));
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '.' | '-' | '[' | ']' | ':'))
+        && port.is_none_or(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()));
     if !scheme_ok || !host_ok || s.chars().any(char::is_whitespace) {
         return Some(UrlProblem::NotUrl);
     }
@@ -554,11 +575,6 @@ pub fn url_problem(s: &str) -> Option<UrlProblem> {
     } else {
         Some(UrlProblem::NotHttp(scheme.len()))
     }
-}
-
-/// An absolute http(s) URL with a host.
-pub fn is_url(s: &str) -> bool {
-    url_problem(s).is_none()
 }
 
 /// Why a cell is not a usable integer.
@@ -883,9 +899,14 @@ mod tests {
         assert!(brn_problem("brn:acme:").is_some());
         assert!(brn_problem("brn:identity").is_some());
         assert_eq!(brn_problem("brn:a:b c"), Some("it contains spaces"));
+        let is_url = |s| url_problem(s).is_none();
         assert!(is_url("https://playbooks.example.com/run?x=1"));
         assert!(!is_url("playbooks.example.com"));
         assert!(!is_url("https://"));
+        assert!(is_url("https://例え.jp/run"));
+        assert!(is_url("http://[::1]:8080/run"));
+        assert!(is_url("https://host.example:8443/run"));
+        assert!(!is_url("https://host.example:abc/run"));
         assert_eq!(parse_integer("-3"), Ok(-3));
         assert_eq!(parse_integer("+3"), Err(IntError::NotInteger));
         assert_eq!(parse_integer("1.0"), Err(IntError::NotInteger));
@@ -899,6 +920,13 @@ mod tests {
             Some(UrlProblem::NotHttp(3))
         );
         assert_eq!(url_problem("ftp://"), Some(UrlProblem::NotUrl));
+        assert_eq!(bool_case_variant("TRUE", BoolSpelling::Lower), Some("true"));
+        assert_eq!(
+            bool_case_variant("False", BoolSpelling::Upper),
+            Some("FALSE")
+        );
+        assert_eq!(bool_case_variant("tRuE", BoolSpelling::Lower), None);
+        assert_eq!(bool_case_variant("T", BoolSpelling::Lower), None);
         assert_eq!(url_problem("1ftp://x.example"), Some(UrlProblem::NotUrl));
         assert_eq!(url_problem("https://a b.example"), Some(UrlProblem::NotUrl));
     }

@@ -88,7 +88,25 @@ pub fn detect_format_among(
             .collect(),
         None => Vec::new(),
     };
-    if let [only] = tied.as_slice() {
+    if let ([only], Some(best)) = (tied.as_slice(), best) {
+        // Tables that know exactly the header's names as well as the best
+        // one does, and lose only on required columns the header lacks:
+        // the names cannot tell them apart, so a file name that hints one
+        // of them decides (a relations upload that forgot `Source System`
+        // is still a relations upload, with that column missing).
+        let best_unknown = best.misfit - missing_of(best, names.len());
+        let peers: Vec<&'static Table> = scored
+            .iter()
+            .filter(|(_, s)| {
+                s.matched == best.matched && s.misfit - missing_of(*s, names.len()) == best_unknown
+            })
+            .map(|(t, _)| *t)
+            .collect();
+        if peers.len() > 1 {
+            if let Some(t) = hinted_one(&peers, file_name) {
+                return Detection::Found(&t.name);
+            }
+        }
         return Detection::Found(&only.name);
     }
     // Ties are broken among the tied; with no fit at all, among every table.
@@ -97,21 +115,33 @@ pub fn detect_format_among(
     } else {
         tied.clone()
     };
-    if let Some(file) = file_name {
-        let file = file.to_ascii_lowercase().replace(['_', ' '], "-");
-        let hinted: Vec<&'static Table> = pool
-            .iter()
-            .copied()
-            .filter(|t| t.file_hints.iter().any(|h| file.contains(h.as_str())))
-            .collect();
-        if let [only] = hinted.as_slice() {
-            return Detection::Found(&only.name);
-        }
+    if let Some(t) = hinted_one(&pool, file_name) {
+        return Detection::Found(&t.name);
     }
     if tied.is_empty() {
         Detection::NoMatch
     } else {
         Detection::Ambiguous(tied.iter().map(|t| t.name.as_str()).collect())
+    }
+}
+
+/// How many of a score's misfits are required columns the header lacks
+/// (the rest are header names the table does not know).
+fn missing_of(s: Score, names: usize) -> usize {
+    s.misfit - (names - s.matched)
+}
+
+/// The one table of `pool` whose `file_hints` the file name contains.
+fn hinted_one(pool: &[&'static Table], file_name: Option<&str>) -> Option<&'static Table> {
+    let file = file_name?.to_ascii_lowercase().replace(['_', ' '], "-");
+    let hinted: Vec<&'static Table> = pool
+        .iter()
+        .copied()
+        .filter(|t| t.file_hints.iter().any(|h| file.contains(h.as_str())))
+        .collect();
+    match hinted.as_slice() {
+        [only] => Some(only),
+        _ => None,
     }
 }
 
@@ -160,6 +190,18 @@ mod tests {
         assert_eq!(
             detect(shared, Some("rbac_relations.csv")),
             Detection::Found("entity-rbac-relations")
+        );
+        // Without `Source System` (required in the upload, optional in the
+        // RBAC variant) the names fit both; the name decides, and the
+        // upload then lacks a required column.
+        let short = "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type";
+        assert_eq!(
+            detect(short, None),
+            Detection::Found("entity-rbac-relations")
+        );
+        assert_eq!(
+            detect(short, Some("entity-relations.csv")),
+            Detection::Found("entity-relations")
         );
         assert_eq!(detect("Foo,Bar", None), Detection::NoMatch);
         assert_eq!(

@@ -223,6 +223,18 @@ impl KeyWords {
 }
 
 impl Spec {
+    /// Whether a value checked against this spec can get a warning: an
+    /// unknown key of an object (`unknown = "warn"`), a `null` marked
+    /// `null = "warning"`, or a node whose `severity` is a warning, here or
+    /// below. Traceability asks such a binding to name its clause.
+    pub fn can_warn(&self) -> bool {
+        (self.ty == JsonType::Object && self.unknown == Unknown::Warn)
+            || self.null_warns
+            || self.severity == Some(crate::diagnostic::Severity::Warning)
+            || self.keys.iter().any(|(_, k)| k.can_warn())
+            || self.items.as_ref().is_some_and(|i| i.can_warn())
+    }
+
     /// Which of `keys` is the member key at `key` in `text` (the text may
     /// go on past it). The same as comparing with each key as a string.
     #[inline]

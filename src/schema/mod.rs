@@ -813,7 +813,18 @@ impl Table {
         }
         for j in &self.json {
             let name = &self.columns[j.column].name;
-            push(format!("json {name:?}"), &[Severity::Error], &j.trace);
+            // Syntax and stated types are errors; a grammar may also warn
+            // (unknown keys, soft types). The filter grammar only fails.
+            let warns = match &j.grammar {
+                Grammar::Schema(spec) => spec.can_warn(),
+                Grammar::Filter { .. } => false,
+            };
+            let sevs: &[Severity] = if warns {
+                &[Severity::Error, Severity::Warning]
+            } else {
+                &[Severity::Error]
+            };
+            push(format!("json {name:?}"), sevs, &j.trace);
         }
         for o in &self.order {
             let sev = o.severity.unwrap_or(rules::DATE_ORDER.severity);
