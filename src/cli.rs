@@ -98,7 +98,7 @@ pub enum ColorChoice {
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Files or directories to check; `-` reads standard input (needs --format).
+    /// Files or directories to check; `-` reads standard input (format detected from its header, or --format).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
 
@@ -756,10 +756,6 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     let mut failures = Vec::new();
     let inputs = expand(&args.paths, &settings, &mut failures);
     let stdin_count = inputs.iter().filter(|i| matches!(i, Input::Stdin)).count();
-    if stdin_count > 0 && args.format.is_none() {
-        eprintln!("bdxlint: reading standard input (`-`) needs --format NAME");
-        return Ok(EXIT_TROUBLE);
-    }
     if stdin_count > 1 {
         eprintln!("bdxlint: `-` can be given only once");
         return Ok(EXIT_TROUBLE);

@@ -80,11 +80,28 @@ fn unreadable_file_exits_2_and_the_others_are_still_checked() {
     assert!(files.iter().any(|f| f["error"].is_string()));
 }
 
+/// Standard input is detected from its header like a file; a header that
+/// fits no format asks for `--format` (exit 2), which always wins.
 #[test]
-fn stdin_needs_format() {
+fn stdin_is_detected_from_its_header_and_format_wins() {
+    let example = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example/employees.csv"),
+    )
+    .expect("example");
+    bdxlint()
+        .args(["check", "--output-format", "json", "-"])
+        .write_stdin(example)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(r#""format":"employees""#));
     bdxlint()
         .args(["check", "-"])
         .write_stdin(CLEAN)
+        .assert()
+        .code(0);
+    bdxlint()
+        .args(["check", "-"])
+        .write_stdin("Foo,Bar\n1,2\n")
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--format"));
