@@ -11,7 +11,9 @@ use bdxlint::diagnostic::Diagnostic;
 use bdxlint::diagnostic::Severity;
 use bdxlint::error::Error;
 use bdxlint::filter::{self, Level, RuleFilter};
-use bdxlint::report::{self, Failure, HumanOptions, OutputFormat, StreamWriter, Summary};
+use bdxlint::report::{
+    self, Failure, HumanOptions, OutputFormat, Quiet, Report, Statistics, StreamWriter, Summary,
+};
 use bdxlint::{rules, schema};
 use clap::{Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
@@ -812,13 +814,40 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         employees: employees.as_ref(),
         ..run
     };
-    if StreamWriter::streams(settings.output_format)
-        && args.baseline.is_none()
-        && args.write_baseline.is_none()
-        && !args.statistics
-        && !args.quiet
-    {
-        return run.stream(&inputs, &per_input, &settings, failures, out);
+    let plain = matches!(
+        settings.output_format,
+        OutputFormat::Human | OutputFormat::Concise
+    );
+    if args.baseline.is_none() && args.write_baseline.is_none() {
+        // Every report that takes findings as they arrive: the counting
+        // ones (whatever the output format) and the streaming writers.
+        let color = human_options(args.color);
+        if args.statistics {
+            let json = settings.output_format == OutputFormat::Json;
+            return run.stream(
+                &inputs,
+                &per_input,
+                &settings,
+                failures,
+                &mut Statistics::new(out, json),
+                None,
+            );
+        }
+        if args.quiet && plain {
+            return run.stream(
+                &inputs,
+                &per_input,
+                &settings,
+                failures,
+                &mut Quiet::new(out),
+                None,
+            );
+        }
+        if StreamWriter::streams(settings.output_format) {
+            let mut w = StreamWriter::new(out, settings.output_format, &color)?;
+            let max = settings.max_diagnostics;
+            return run.stream(&inputs, &per_input, &settings, failures, &mut w, max);
+        }
     }
     let mut results: Vec<Result<Vec<FileReport>, Error>> = inputs
         .par_iter()
@@ -888,12 +917,28 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     };
     let format = settings.output_format;
     let plain = matches!(format, OutputFormat::Human | OutputFormat::Concise);
-    if args.statistics {
-        statistics(out, &reports, &s, format)?;
+    // With a baseline the findings are collected (filtered, or recorded)
+    // before they go to the report.
+    let mut statistics;
+    let mut quiet;
+    let counting: Option<&mut dyn Report> = if args.statistics {
+        statistics = Statistics::new(&mut *out, format == OutputFormat::Json);
+        Some(&mut statistics)
     } else if args.quiet && plain {
-        if s.errors + s.warnings + s.infos + s.failures > 0 {
-            writeln!(out, "{}", report::summary_line(&s))?;
+        quiet = Quiet::new(&mut *out);
+        Some(&mut quiet)
+    } else {
+        None
+    };
+    if let Some(sink) = counting {
+        for r in &reports {
+            sink.start_file(&r.path, r.member.as_deref());
+            for d in &r.diagnostics {
+                sink.diagnostic(d)?;
+            }
+            sink.end_file(r.format, r.records)?;
         }
+        sink.finish(&failures, &s)?;
     } else {
         if let Some(max) = settings.max_diagnostics {
             for r in &mut reports {
@@ -921,32 +966,6 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
         }
     }
     Ok(code)
-}
-
-/// `--statistics`: findings per rule, most frequent first; a JSON array for
-/// `--output-format json`, a table otherwise.
-fn statistics(
-    out: &mut dyn Write,
-    reports: &[FileReport],
-    s: &Summary,
-    format: OutputFormat,
-) -> io::Result<()> {
-    let stats = report::statistics(reports);
-    if format == OutputFormat::Json {
-        let list: Vec<serde_json::Value> = stats
-            .iter()
-            .map(|(r, sev, n)| {
-                serde_json::json!({"code": r.code, "name": r.name, "severity": sev, "count": n})
-            })
-            .collect();
-        serde_json::to_writer(&mut *out, &list)?;
-        return writeln!(out);
-    }
-    let width = name_width();
-    for (r, sev, n) in &stats {
-        writeln!(out, "{n:>6}  {:<5} {:<width$} {sev}", r.code, r.name)?;
-    }
-    writeln!(out, "{}", report::summary_line(s))
 }
 
 /// Checks a CSV file; a relations file is read a second time for its
@@ -1209,22 +1228,23 @@ impl Run<'_> {
     /// A run whose output format can be streamed: files in order, small
     /// ones checked in parallel and written whole, large ones written while
     /// they are read, so memory stays flat however many findings there are.
+    /// `max` caps the findings shown per file (`--max-diagnostics`); the
+    /// counting reports take every one.
     fn stream(
         &self,
         inputs: &[Input],
         per_input: &[(Option<&str>, RuleFilter)],
         settings: &Settings,
         mut failures: Vec<Failure>,
-        out: &mut dyn Write,
+        w: &mut dyn Report,
+        max: Option<usize>,
     ) -> io::Result<u8> {
         let mut extra = self.batch_up_front(inputs, per_input, &mut failures);
-        let mut w =
-            StreamWriter::new(out, settings.output_format, &human_options(self.args.color))?;
         let mut t = Tally {
             summary: Summary::default(),
             fail_on: settings.fail_on,
             failing: false,
-            max: settings.max_diagnostics,
+            max,
             in_file: 0,
             error: None,
             bar: None,
@@ -1254,7 +1274,7 @@ impl Run<'_> {
                                 w.start_file(&rep.path, rep.member.as_deref());
                                 t.start_file();
                                 for d in rep.diagnostics.drain(..) {
-                                    t.emit(&mut w, &per_input[k].1, d);
+                                    t.emit(w, &per_input[k].1, d);
                                 }
                                 w.end_file(rep.format, rep.records)?;
                             }
@@ -1266,14 +1286,9 @@ impl Run<'_> {
                 continue;
             }
             let more = extra.remove(&i).unwrap_or_default();
-            if let Err(e) = self.stream_one(
-                &inputs[i],
-                per_input[i].0,
-                &per_input[i].1,
-                more,
-                &mut w,
-                &mut t,
-            ) {
+            if let Err(e) =
+                self.stream_one(&inputs[i], per_input[i].0, &per_input[i].1, more, w, &mut t)
+            {
                 // A file that failed after some of its findings went out
                 // still ends well-formed; the failure is listed as well.
                 match w.abandon_file() {
@@ -1327,7 +1342,7 @@ impl Run<'_> {
         format: Option<&str>,
         filter: &RuleFilter,
         more: Vec<Diagnostic>,
-        w: &mut StreamWriter<'_>,
+        w: &mut dyn Report,
         t: &mut Tally,
     ) -> Result<(), Error> {
         let mut opts = self.opts_for(format, filter);
@@ -1417,7 +1432,7 @@ impl Tally {
         self.summary.files += 1;
     }
 
-    fn emit(&mut self, w: &mut StreamWriter<'_>, filter: &RuleFilter, mut d: Diagnostic) {
+    fn emit(&mut self, w: &mut dyn Report, filter: &RuleFilter, mut d: Diagnostic) {
         let Some(severity) = filter.judge(d.rule, d.severity) else {
             return;
         };

@@ -1040,3 +1040,43 @@ fn a_relations_upload_without_source_system_is_still_a_relations_upload() {
             "H001 [error] the header has no `Source System` column",
         ));
 }
+
+/// `--statistics` and `--quiet` count findings as they arrive (memory
+/// does not grow with their number); with a baseline the findings are
+/// collected first. Both paths print the same bytes, in every format they
+/// take.
+#[test]
+fn counting_reports_print_the_same_streamed_or_collected() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let empty = dir.path().join("empty-baseline.json");
+    // A baseline of a clean file records nothing, so it filters nothing.
+    example()
+        .args(["check", "--write-baseline"])
+        .arg(&empty)
+        .arg("testdata/employees/valid.csv")
+        .assert()
+        .code(0);
+    for args in [
+        &["--statistics"][..],
+        &["--statistics", "--output-format", "json"],
+        &["--statistics", "--output-format", "sarif"],
+        &["--quiet"],
+        &["--quiet", "--output-format", "concise"],
+    ] {
+        let streamed = stdout_of(
+            example().arg("check").args(args).arg("testdata/example/"),
+            1,
+        );
+        let collected = stdout_of(
+            example()
+                .arg("check")
+                .args(args)
+                .arg("--baseline")
+                .arg(&empty)
+                .arg("testdata/example/"),
+            1,
+        );
+        assert_eq!(streamed, collected, "{args:?}");
+        assert!(!streamed.is_empty(), "{args:?}");
+    }
+}

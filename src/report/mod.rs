@@ -13,6 +13,7 @@ mod junit;
 pub mod position;
 mod rdjsonl;
 mod sarif;
+mod sink;
 mod stream;
 
 use crate::check::FileReport;
@@ -21,7 +22,29 @@ use std::io::{self, Write};
 
 pub use human::HumanOptions;
 pub use sarif::uri;
+pub use sink::{Quiet, Statistics};
 pub use stream::StreamWriter;
+
+/// Where a run's findings go, file by file, as they arrive: `start_file`,
+/// then each `diagnostic`, then `end_file` (or `abandon_file` when reading
+/// the file failed part way), and `finish` once at the end with the files
+/// that could not be checked and the totals. Writers that stream
+/// ([`StreamWriter`]) put each finding out at once; the counting reports
+/// ([`Statistics`], [`Quiet`]) keep a table, never the findings.
+pub trait Report {
+    /// Starts a file (a ZIP member names its archive's path and itself).
+    fn start_file(&mut self, path: &str, member: Option<&str>);
+    fn diagnostic(&mut self, d: &crate::diagnostic::Diagnostic) -> io::Result<()>;
+    /// Pushes buffered output out (before a progress bar redraws).
+    fn flush(&mut self) -> io::Result<()>;
+    /// Ends the current file with what is known only at its end.
+    fn end_file(&mut self, format: Option<&str>, records: u64) -> io::Result<()>;
+    /// Ends the current file if anything of it reached the report (reading
+    /// it failed part way), and says whether it did.
+    fn abandon_file(&mut self) -> io::Result<bool>;
+    /// Ends the run.
+    fn finish(&mut self, failures: &[Failure], s: &Summary) -> io::Result<()>;
+}
 
 /// The output formats of `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
@@ -172,22 +195,14 @@ pub fn stale_baseline_note(n: usize) -> String {
 /// Findings per rule, most frequent first (then by code), for
 /// `--statistics`.
 pub fn statistics(reports: &[FileReport]) -> Vec<(&'static crate::rules::Rule, Severity, usize)> {
-    let mut counts: std::collections::BTreeMap<
-        (&'static str, Severity),
-        (&'static crate::rules::Rule, usize),
-    > = std::collections::BTreeMap::new();
+    let mut counts = sink::Counts::new();
     for d in reports.iter().flat_map(|r| &r.diagnostics) {
         counts
             .entry((d.rule.code, d.severity))
             .or_insert((d.rule, 0))
             .1 += 1;
     }
-    let mut v: Vec<_> = counts
-        .into_iter()
-        .map(|((_, sev), (rule, n))| (rule, sev, n))
-        .collect();
-    v.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.code.cmp(b.0.code)));
-    v
+    sink::ranked(counts)
 }
 
 fn plural(n: usize, word: &str) -> String {

@@ -4,7 +4,7 @@
 //! findings were streamed or collected first.
 
 use super::json::write_diag;
-use super::{Failure, HumanOptions, OutputFormat, Summary};
+use super::{Failure, HumanOptions, OutputFormat, Report, Summary};
 use crate::check::FileReport;
 use crate::diagnostic::Diagnostic;
 use serde::Serialize;
@@ -38,11 +38,20 @@ impl<'w> StreamWriter<'w> {
         )
     }
 
+    /// A writer for `format`, which must be one that [`streams`]; another
+    /// is an error (it has a renderer of its own that needs the whole run).
+    ///
+    /// [`streams`]: StreamWriter::streams
     pub fn new(
         out: &'w mut dyn Write,
         format: OutputFormat,
         human: &HumanOptions,
     ) -> io::Result<Self> {
+        if !Self::streams(format) {
+            return Err(io::Error::other(format!(
+                "{format:?} output cannot be streamed"
+            )));
+        }
         if format == OutputFormat::Json {
             out.write_all(b"{\"version\":1,\"files\":[")?;
         }
@@ -118,11 +127,17 @@ impl<'w> StreamWriter<'w> {
                     super::human::write_one(&mut *self.out, h, &self.location, d)?;
                 }
             }
-            _ => writeln!(
+            OutputFormat::Concise => writeln!(
                 self.out,
                 "{}:{}:{}: {} [{}] {}",
                 self.location, d.line, d.col, d.rule.code, d.severity, d.message
             )?,
+            // `new` refuses them.
+            OutputFormat::Sarif
+            | OutputFormat::Github
+            | OutputFormat::Gitlab
+            | OutputFormat::Junit
+            | OutputFormat::Rdjsonl => {}
         }
         self.in_file += 1;
         Ok(())
@@ -155,7 +170,7 @@ impl<'w> StreamWriter<'w> {
     }
 
     /// Ends the run: files that could not be checked, then the summary.
-    pub fn finish(self, failures: &[Failure], s: &Summary) -> io::Result<()> {
+    pub fn finish(&mut self, failures: &[Failure], s: &Summary) -> io::Result<()> {
         match self.format {
             OutputFormat::Json => {
                 #[derive(Serialize)]
@@ -187,8 +202,40 @@ impl<'w> StreamWriter<'w> {
             }
             OutputFormat::Jsonl => super::jsonl::failures(self.out, failures),
             OutputFormat::Human => writeln!(self.out, "{}", super::summary_line(s)),
-            _ => Ok(()),
+            OutputFormat::Concise => Ok(()),
+            // `new` refuses them.
+            OutputFormat::Sarif
+            | OutputFormat::Github
+            | OutputFormat::Gitlab
+            | OutputFormat::Junit
+            | OutputFormat::Rdjsonl => Ok(()),
         }
+    }
+}
+
+impl Report for StreamWriter<'_> {
+    fn start_file(&mut self, path: &str, member: Option<&str>) {
+        StreamWriter::start_file(self, path, member)
+    }
+
+    fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
+        StreamWriter::diagnostic(self, d)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        StreamWriter::flush(self)
+    }
+
+    fn end_file(&mut self, format: Option<&str>, records: u64) -> io::Result<()> {
+        StreamWriter::end_file(self, format, records)
+    }
+
+    fn abandon_file(&mut self) -> io::Result<bool> {
+        StreamWriter::abandon_file(self)
+    }
+
+    fn finish(&mut self, failures: &[Failure], s: &Summary) -> io::Result<()> {
+        StreamWriter::finish(self, failures, s)
     }
 }
 
