@@ -15,7 +15,7 @@
 //! leading `./`): run bdxlint from the same directory when writing and
 //! reading a baseline, as CI does.
 
-use crate::check::FileReport;
+use crate::diagnostic::FileReport;
 use crate::report::{fingerprint, uri};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashSet};

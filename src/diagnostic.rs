@@ -2,35 +2,9 @@
 //! here knows about terminals or JSON.
 
 use crate::rules::Rule;
-use serde::{Deserialize, Serialize};
+pub use crate::rules::Severity;
 use std::ops::Range;
 use std::sync::Arc;
-
-/// How serious a finding is. Ordered: `Info < Warning < Error`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // `pad`, not `write_str`: tables (`bdxlint rules`) align it with `{:<8}`.
-        f.pad(self.as_str())
-    }
-}
 
 /// The physical lines around a finding, captured while the bytes were in
 /// memory so the human renderer can show them without holding the file.
@@ -81,5 +55,36 @@ impl Diagnostic {
     /// Deterministic order within a file: by position, then rule.
     pub fn sort_key(&self) -> (u64, u64, u64, &'static str) {
         (self.line, self.col, self.span.start, self.rule.code)
+    }
+}
+
+/// The outcome of checking one file.
+#[derive(Debug)]
+pub struct FileReport {
+    /// The path as given by the user (or `-`).
+    pub path: String,
+    /// The format it was checked as, if one was found.
+    pub format: Option<&'static str>,
+    /// Data records (rows after the header).
+    pub records: u64,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The member's name inside a ZIP bundle (`path` is then the archive).
+    pub member: Option<String>,
+}
+
+impl FileReport {
+    /// `path`, or `archive.zip:member.csv` for a bundle member.
+    pub fn location(&self) -> String {
+        match &self.member {
+            Some(m) => format!("{}:{m}", self.path),
+            None => self.path.clone(),
+        }
+    }
+
+    pub fn count(&self, severity: Severity) -> usize {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
     }
 }

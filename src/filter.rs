@@ -8,7 +8,7 @@
 //! case-insensitive. A selector that matches no rule is an error, so a typo
 //! never silently selects nothing.
 
-use crate::check::FileReport;
+use crate::diagnostic::FileReport;
 use crate::diagnostic::Severity;
 use crate::rules::{self, Rule};
 use serde::Deserialize;

@@ -15,6 +15,7 @@ pub mod diagnostic;
 pub mod error;
 pub mod filter;
 pub mod json;
+pub mod names;
 pub mod report;
 pub mod rules;
 pub mod scan;

@@ -7,7 +7,33 @@
 //! or across the files of one run). The same text feeds `bdxlint explain`,
 //! the README rule table and machine outputs.
 
-use crate::diagnostic::Severity;
+use serde::{Deserialize, Serialize};
+
+/// How serious a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`, not `write_str`: tables (`bdxlint rules`) align it with `{:<8}`.
+        f.pad(self.as_str())
+    }
+}
 
 #[derive(Debug, PartialEq, Eq)]
 pub struct Rule {

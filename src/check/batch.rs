@@ -30,7 +30,7 @@
 
 use super::cross::IdentityHasher;
 use super::refs::{cell, stream, stream_with_columns};
-use super::row::quote;
+use super::text::quote;
 use super::{Emitter, Options};
 use crate::check::shapes::integration_ref_problem;
 use crate::diagnostic::{Diagnostic, Severity};

@@ -18,7 +18,8 @@
 //! `rules/README.md`, "Cross-row state and its memory".
 
 use super::fptable::FpTable;
-use super::row::{quote, Cells, Plan};
+use super::row::{Cells, Plan};
+use super::text::quote;
 use super::{rebase, Emitter, Snippets};
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::rules;

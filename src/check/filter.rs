@@ -10,7 +10,6 @@
 //! the structural checks only.
 
 use super::grammar::{place, Findings, Step};
-use super::shapes;
 use crate::json::{Doc, Kind, NodeId};
 use crate::rules;
 use crate::schema::json::{FilterData, Operand};
@@ -172,7 +171,7 @@ impl Walker<'_, '_, '_> {
             );
         } else {
             let logical = [AND.to_owned(), NOT.to_owned()];
-            let help = match shapes::suggest(k, &logical) {
+            let help = match crate::names::suggest(k, &logical) {
                 Some(near) => format!("did you mean `{near}`? the spec defines `_and` and `_not` here"),
                 None if k == "_or" => "the spec defines no `_or`: use `_in` for either-or on one field, or write separate filters and combine them with a rule's `OR` Logic".into(),
                 None => "the spec defines `_and` and `_not` to combine conditions".into(),
@@ -187,7 +186,7 @@ impl Walker<'_, '_, '_> {
     }
 
     fn unknown_field(&mut self, member: NodeId, k: &str, fields: &[String], ty: Option<&str>) {
-        let help = match (self.data.hints.get(k), shapes::suggest(k, fields)) {
+        let help = match (self.data.hints.get(k), crate::names::suggest(k, fields)) {
             (Some(hint), _) => hint.clone(),
             (None, Some(near)) => format!("did you mean `{near}`?"),
             (None, None) => format!(
@@ -251,11 +250,13 @@ impl Walker<'_, '_, '_> {
                 ),
                 None => {
                     let ops = self.operator_names();
-                    let near = shapes::suggest(&name, &ops).map(str::to_owned).or_else(|| {
-                        // `eq` for `_eq`: a missing underscore is beyond the typo budget of short names.
-                        let with = format!("_{name}");
-                        ops.iter().find(|o| **o == with).cloned()
-                    });
+                    let near = crate::names::suggest(&name, &ops)
+                        .map(str::to_owned)
+                        .or_else(|| {
+                            // `eq` for `_eq`: a missing underscore is beyond the typo budget of short names.
+                            let with = format!("_{name}");
+                            ops.iter().find(|o| **o == with).cloned()
+                        });
                     let list = ops
                         .iter()
                         .map(|o| format!("`{o}`"))
@@ -364,7 +365,7 @@ impl Walker<'_, '_, '_> {
         for m in doc.children(el) {
             let k = doc.key(m).unwrap_or_default();
             if k != "key" && k != "val" {
-                let near = if k == "value" || shapes::edit_distance(&k, "val") <= 1 {
+                let near = if k == "value" || crate::names::edit_distance(&k, "val") <= 1 {
                     " (did you mean `val`?)"
                 } else {
                     ""

@@ -433,7 +433,7 @@ fn walk(
                         .map(|v| format!("`\"{v}\"`"))
                         .collect::<Vec<_>>()
                         .join(", ");
-                    let help = match shapes::suggest(&text, values) {
+                    let help = match crate::names::suggest(&text, values) {
                         Some(near) if !near.is_empty() => {
                             format!("did you mean `\"{near}\"`? allowed: {list}")
                         }
@@ -546,7 +546,7 @@ fn unknown_key(
 ) {
     let key = doc.key(child).unwrap_or_default();
     let known: Vec<String> = spec.keys.iter().map(|(k, _)| k.clone()).collect();
-    let help = match shapes::suggest(&key, &known) {
+    let help = match crate::names::suggest(&key, &known) {
         Some(near) => format!("did you mean `{near}`?"),
         None => format!(
             "known keys: {}",

@@ -1,9 +1,9 @@
 //! Header checks: required, unknown, duplicate and near-miss column names,
 //! and the mapping from the file's fields to the table's columns.
 
-use super::row::quote;
-use super::shapes::{closest, typo_budget};
+use super::text::quote;
 use super::Emitter;
+use crate::names::{closest, typo_budget};
 use crate::rules;
 use crate::scan::{unescape, Record};
 pub use crate::schema::normalize_name;
@@ -65,10 +65,10 @@ pub(crate) fn map_columns(
             emit.in_field(rule, None, f.start..f.end, f, column, message, help);
         };
 
-    super::row::report_quoting(data, rec, &names, emit);
+    super::record::report_quoting(data, rec, &names, emit);
     for (i, f) in rec.fields.iter().enumerate() {
         let (a, b) = f.content();
-        super::row::report_utf8(data, a, b, f, Some(names[i].clone()), emit);
+        super::record::report_utf8(data, a, b, f, Some(names[i].clone()), emit);
     }
 
     // Duplicates, compared in normalized form, whatever the name.

@@ -14,9 +14,11 @@ mod filter;
 mod fptable;
 mod grammar;
 pub mod header;
+mod record;
 pub mod refs;
 mod row;
 pub mod shapes;
+mod text;
 
 use crate::diagnostic::{Diagnostic, Severity, Snippet};
 use crate::error::Error;
@@ -100,36 +102,7 @@ impl Default for Options {
     }
 }
 
-/// The outcome of checking one file.
-#[derive(Debug)]
-pub struct FileReport {
-    /// The path as given by the user (or `-`).
-    pub path: String,
-    /// The format it was checked as, if one was found.
-    pub format: Option<&'static str>,
-    /// Data records (rows after the header).
-    pub records: u64,
-    pub diagnostics: Vec<Diagnostic>,
-    /// The member's name inside a ZIP bundle (`path` is then the archive).
-    pub member: Option<String>,
-}
-
-impl FileReport {
-    /// `path`, or `archive.zip:member.csv` for a bundle member.
-    pub fn location(&self) -> String {
-        match &self.member {
-            Some(m) => format!("{}:{m}", self.path),
-            None => self.path.clone(),
-        }
-    }
-
-    pub fn count(&self, severity: Severity) -> usize {
-        self.diagnostics
-            .iter()
-            .filter(|d| d.severity == severity)
-            .count()
-    }
-}
+pub use crate::diagnostic::FileReport;
 
 /// Checks a file on disk. I/O failures are fatal for this file only.
 pub fn check_path(path: &Path, opts: &Options) -> Result<FileReport, Error> {
@@ -290,7 +263,7 @@ fn check_stream<R: Read>(
     if !rec.problems.is_empty() {
         // A header whose quoting is broken has no trustworthy names.
         let names: Vec<Arc<str>> = header.names.iter().map(|n| Arc::from(n.as_str())).collect();
-        row::report_quoting(data, &rec, &names, &mut emit);
+        record::report_quoting(data, &rec, &names, &mut emit);
     }
     if !emit.diags.is_empty() {
         report

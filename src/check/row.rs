@@ -5,12 +5,14 @@
 use super::filter;
 use super::grammar;
 use super::header::{map_columns, Header, Mapping};
+use super::record::{report_quoting, report_utf8};
 use super::shapes::{self, DateError};
+use super::text::quote;
 use super::Emitter;
 use crate::diagnostic::Severity;
 use crate::json::{self, Doc};
 use crate::rules;
-use crate::scan::{raw_offset, unescape_into, FieldSpan, QuoteProblemKind, Record};
+use crate::scan::{raw_offset, unescape_into, FieldSpan, Record};
 use crate::schema::shape::JsonKind;
 use crate::schema::{Braces, ColumnId, Condition, Grammar, Requirement, Shape, Table};
 use std::cell::RefCell;
@@ -752,37 +754,6 @@ const CLEAN_LIST_MAX: usize = 8;
 
 /// Findings reported per list cell before the rest are only counted.
 const MAX_LIST_FINDINGS: usize = 10;
-
-/// Longest value quoted in a message.
-const MAX_QUOTED: usize = 60;
-
-/// A value as quoted in a message: shortened, on one line.
-pub(crate) fn quote(v: &str) -> String {
-    // The usual value, short and on one line, is quoted as it stands: a
-    // file where every row is wrong quotes a million of them, some on the
-    // sequential cross-row fold. No byte below 0x20, no DEL and no 0xC2
-    // (the lead byte of U+0080-U+009F, the other control characters) means
-    // no control character; no more bytes than MAX_QUOTED, no more chars.
-    if v.len() <= MAX_QUOTED && !v.bytes().any(|b| b < 0x20 || b == 0x7F || b == 0xC2) {
-        return ["`", v, "`"].concat();
-    }
-    quote_any(v)
-}
-
-/// [`quote`] for any value: control characters as spaces, cut after
-/// MAX_QUOTED characters.
-fn quote_any(v: &str) -> String {
-    let one_line: String = v
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if one_line.chars().count() > MAX_QUOTED {
-        let cut: String = one_line.chars().take(MAX_QUOTED).collect();
-        format!("`{cut}…`")
-    } else {
-        format!("`{one_line}`")
-    }
-}
 
 impl Plan {
     pub(crate) fn new(
@@ -1739,94 +1710,16 @@ fn enum_help(v: &str, values: &[String]) -> String {
         .map(|x| format!("`{x}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    match shapes::suggest(v, values) {
+    match crate::names::suggest(v, values) {
         Some(s) => format!("did you mean `{s}`? allowed values: {list}"),
         None => format!("allowed values: {list}"),
     }
-}
-
-/// Reports a record's quoting problems.
-pub(crate) fn report_quoting(
-    data: &[u8],
-    rec: &Record,
-    names: &[Arc<str>],
-    emit: &mut Emitter<'_>,
-) {
-    for p in &rec.problems {
-        let column = names.get(p.field).cloned();
-        let (rule, msg, help) = match p.kind {
-            QuoteProblemKind::Unterminated => (
-                &rules::UNTERMINATED_QUOTE,
-                "this quote is never closed: the rest of the file is read as one cell",
-                "close the quoted field, and double every quote inside it (`\"\"`)",
-            ),
-            QuoteProblemKind::Bare => (
-                &rules::BARE_QUOTE,
-                "a quote inside an unquoted field",
-                "quote the whole field and double the quotes inside it: `\"say \"\"hi\"\"\"`",
-            ),
-            QuoteProblemKind::AfterQuote => (
-                &rules::TEXT_AFTER_QUOTE,
-                "text after the closing quote of a field",
-                "double the quotes inside the field (`\"\"`), or move the text inside the quotes",
-            ),
-        };
-        let end = (p.at + 1).min(data.len());
-        emit.at(
-            rule,
-            None,
-            p.at..end,
-            p.line,
-            p.line_start,
-            column,
-            msg.into(),
-            Some(help.into()),
-        );
-    }
-}
-
-/// Reports the first invalid UTF-8 sequence in `data[a..b]`.
-pub(crate) fn report_utf8(
-    data: &[u8],
-    a: usize,
-    b: usize,
-    f: &FieldSpan,
-    column: Option<Arc<str>>,
-    emit: &mut Emitter<'_>,
-) {
-    let Err(e) = std::str::from_utf8(&data[a..b]) else {
-        return;
-    };
-    let at = a + e.valid_up_to();
-    let len = e.error_len().unwrap_or(b - at).max(1);
-    let bytes: Vec<String> = data[at..at + len]
-        .iter()
-        .map(|x| format!("0x{x:02X}"))
-        .collect();
-    emit.in_field(
-        &rules::INVALID_UTF8,
-        None,
-        at..at + len,
-        f,
-        column,
-        format!("byte {} is not valid UTF-8", bytes.join(" ")),
-        Some("save the file as UTF-8 (it looks like Latin-1 or Windows-1252)".into()),
-    );
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scan::Scanner;
-
-    proptest::proptest! {
-        #[test]
-        fn quote_takes_its_short_path_only_where_it_agrees_with_the_long(
-            v in "(?s)[a-z`é\u{80}-\u{a0}\u{0}-\u{1f}\u{7f}😀 ]{0,70}"
-        ) {
-            proptest::prop_assert_eq!(quote(&v), quote_any(&v));
-        }
-    }
 
     #[test]
     fn comma_separated_splits_like_split() {

@@ -1,6 +1,6 @@
 //! `path:line:col: CODE [severity] message`, one finding per line.
 
-use crate::check::FileReport;
+use crate::diagnostic::FileReport;
 use std::io::{self, Write};
 
 pub(super) fn render(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<()> {

@@ -7,7 +7,7 @@
 //! job), so large runs should upload SARIF instead.
 
 use super::{position, Failure};
-use crate::check::FileReport;
+use crate::diagnostic::FileReport;
 use crate::diagnostic::Severity;
 use std::io::{self, Write};
 

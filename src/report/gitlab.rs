@@ -6,7 +6,7 @@
 //! `location.lines.begin`.
 
 use super::{fingerprint, Failure};
-use crate::check::FileReport;
+use crate::diagnostic::FileReport;
 use crate::diagnostic::Severity;
 use serde::Serialize;
 use std::io::{self, Write};

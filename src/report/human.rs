@@ -3,7 +3,7 @@
 //! one-line summary.
 
 use super::{summary_line, Summary};
-use crate::check::FileReport;
+use crate::diagnostic::FileReport;
 use crate::diagnostic::{Diagnostic, Severity, Snippet};
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,

@@ -6,7 +6,7 @@
 //! document is small and fixed.
 
 use super::Failure;
-use crate::check::FileReport;
+use crate::diagnostic::FileReport;
 use std::collections::HashMap;
 use std::io::{self, Write};
 

@@ -16,7 +16,7 @@ mod sarif;
 mod sink;
 mod stream;
 
-use crate::check::FileReport;
+use crate::diagnostic::FileReport;
 use crate::diagnostic::Severity;
 use std::io::{self, Write};
 

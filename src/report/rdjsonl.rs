@@ -4,7 +4,7 @@
 //! [`super::position::Region`] are used here.
 
 use super::{position, Failure};
-use crate::check::FileReport;
+use crate::diagnostic::FileReport;
 use crate::diagnostic::Severity;
 use serde::Serialize;
 use std::io::{self, Write};

@@ -9,7 +9,7 @@
 //! error-level tool notifications, and the invocation is then unsuccessful.
 
 use super::{fingerprint, position, Failure};
-use crate::check::FileReport;
+use crate::diagnostic::FileReport;
 use crate::diagnostic::Severity;
 use crate::rules::{self, Rule};
 use serde::Serialize;

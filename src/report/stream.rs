@@ -5,8 +5,8 @@
 
 use super::json::write_diag;
 use super::{Failure, HumanOptions, OutputFormat, Report, Summary};
-use crate::check::FileReport;
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::FileReport;
 use serde::Serialize;
 use std::io::{self, Write};
 

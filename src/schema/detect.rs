@@ -1,7 +1,7 @@
 //! Picking a format from a header row (and, to break ties, the file name).
 
 use super::{normalize_name, Requirement, Table};
-use crate::check::shapes::{closest, typo_budget};
+use crate::names::{closest, typo_budget};
 
 /// The outcome of detection.
 #[derive(Debug, PartialEq, Eq)]

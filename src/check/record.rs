@@ -1,0 +1,77 @@
+//! Findings about a record as CSV text, whatever its columns mean: broken
+//! quoting and bytes that are not UTF-8. The header and the rows report
+//! them alike, so they live here rather than in either.
+
+use super::Emitter;
+use crate::rules;
+use crate::scan::{FieldSpan, QuoteProblemKind, Record};
+use std::sync::Arc;
+
+/// Reports a record's quoting problems.
+pub(crate) fn report_quoting(
+    data: &[u8],
+    rec: &Record,
+    names: &[Arc<str>],
+    emit: &mut Emitter<'_>,
+) {
+    for p in &rec.problems {
+        let column = names.get(p.field).cloned();
+        let (rule, msg, help) = match p.kind {
+            QuoteProblemKind::Unterminated => (
+                &rules::UNTERMINATED_QUOTE,
+                "this quote is never closed: the rest of the file is read as one cell",
+                "close the quoted field, and double every quote inside it (`\"\"`)",
+            ),
+            QuoteProblemKind::Bare => (
+                &rules::BARE_QUOTE,
+                "a quote inside an unquoted field",
+                "quote the whole field and double the quotes inside it: `\"say \"\"hi\"\"\"`",
+            ),
+            QuoteProblemKind::AfterQuote => (
+                &rules::TEXT_AFTER_QUOTE,
+                "text after the closing quote of a field",
+                "double the quotes inside the field (`\"\"`), or move the text inside the quotes",
+            ),
+        };
+        let end = (p.at + 1).min(data.len());
+        emit.at(
+            rule,
+            None,
+            p.at..end,
+            p.line,
+            p.line_start,
+            column,
+            msg.into(),
+            Some(help.into()),
+        );
+    }
+}
+
+/// Reports the first invalid UTF-8 sequence in `data[a..b]`.
+pub(crate) fn report_utf8(
+    data: &[u8],
+    a: usize,
+    b: usize,
+    f: &FieldSpan,
+    column: Option<Arc<str>>,
+    emit: &mut Emitter<'_>,
+) {
+    let Err(e) = std::str::from_utf8(&data[a..b]) else {
+        return;
+    };
+    let at = a + e.valid_up_to();
+    let len = e.error_len().unwrap_or(b - at).max(1);
+    let bytes: Vec<String> = data[at..at + len]
+        .iter()
+        .map(|x| format!("0x{x:02X}"))
+        .collect();
+    emit.in_field(
+        &rules::INVALID_UTF8,
+        None,
+        at..at + len,
+        f,
+        column,
+        format!("byte {} is not valid UTF-8", bytes.join(" ")),
+        Some("save the file as UTF-8 (it looks like Latin-1 or Windows-1252)".into()),
+    );
+}

@@ -1,0 +1,84 @@
+//! Near names: the edit distance behind every "did you mean" (header
+//! names, enum values, JSON keys, filter fields and operators) and format
+//! detection. A leaf module, so that the schema and the checks can both use
+//! it without importing each other.
+
+/// Levenshtein distance, for "did you mean" suggestions. Short strings only.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// How many edits a name or value may be from a known one to count as a
+/// slip of the keyboard. Short ones get none: one edit turns `12h` into
+/// `72h` and `ID` into `OD`, which are different things, not typos.
+pub fn typo_budget(value: &str) -> usize {
+    match value.chars().count() {
+        0..=3 => 0,
+        4..=7 => 1,
+        _ => 2,
+    }
+}
+
+/// The index of the candidate nearest to `value` within `budget` edits, if
+/// exactly one is nearest. `None` candidates are skipped.
+pub fn closest<'c>(
+    value: &str,
+    budget: usize,
+    candidates: impl IntoIterator<Item = Option<&'c str>>,
+) -> Option<usize> {
+    let mut best: Option<(usize, usize)> = None;
+    let mut tie = false;
+    for (i, c) in candidates.into_iter().enumerate() {
+        let Some(c) = c else { continue };
+        let d = edit_distance(value, c);
+        if d > budget {
+            continue;
+        }
+        match best {
+            Some((bd, _)) if d > bd => {}
+            Some((bd, _)) if d == bd => tie = true,
+            _ => {
+                best = Some((d, i));
+                tie = false;
+            }
+        }
+    }
+    best.filter(|_| !tie).map(|(_, i)| i)
+}
+
+/// The value of `candidates` a user probably meant: a case-insensitive
+/// match, or one within a small edit distance.
+pub fn suggest<'c>(value: &str, candidates: &'c [String]) -> Option<&'c str> {
+    let lower = value.to_lowercase();
+    let budget = typo_budget(&lower);
+    let lowered: Vec<String> = candidates.iter().map(|c| c.to_lowercase()).collect();
+    closest(&lower, budget, lowered.iter().map(|c| Some(c.as_str())))
+        .map(|i| candidates[i].as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        let values = ["approved".to_owned(), "rejected".to_owned()];
+        assert_eq!(suggest("Approved", &values), Some("approved"));
+        assert_eq!(suggest("aproved", &values), Some("approved"));
+        assert_eq!(suggest("xyz", &values), None);
+        let ties = ["ab".to_owned(), "ac".to_owned()];
+        assert_eq!(suggest("aa", &ties), None, "a tie suggests nothing");
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}
