@@ -110,7 +110,7 @@ pub struct CheckArgs {
 
     /// How to print findings [default: human].
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub output_format: Option<OutputFormat>,
+    pub output_format: Option<OutputFormatArg>,
 
     /// Report only these rules: codes, code prefixes (`C`, `J00`), names, or ALL.
     /// Comma-separated or repeated; replaces the config file's `select`.
@@ -128,7 +128,7 @@ pub struct CheckArgs {
 
     /// The lowest severity that makes the exit status 1 [default: error].
     #[arg(long, value_enum, value_name = "SEVERITY")]
-    pub fail_on: Option<FailOn>,
+    pub fail_on: Option<FailOnArg>,
 
     /// Exit 0 even when there are findings (2 still means the run failed).
     #[arg(long)]
@@ -197,6 +197,62 @@ pub struct CheckArgs {
     /// size (past its first MiB).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_ratio)]
     pub max_ratio: u64,
+}
+
+/// `--output-format`: the library's [`OutputFormat`] as clap reads it (the
+/// library's types know nothing of clap). The doc comments are the help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormatArg {
+    /// Source snippets with a caret under the offending cell.
+    Human,
+    /// One line per finding: `path:line:col: CODE [severity] message`.
+    Concise,
+    /// One JSON document (the stable contract documented in the README).
+    Json,
+    /// One JSON object per finding per line (the `json` diagnostic plus `path`).
+    Jsonl,
+    /// SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
+    Sarif,
+    /// GitHub Actions `::error` workflow commands (annotations).
+    Github,
+    /// GitLab Code Quality report (JSON array).
+    Gitlab,
+    /// JUnit XML: a testsuite per file, a testcase per finding.
+    Junit,
+    /// reviewdog diagnostic JSON lines (`reviewdog -f=rdjsonl`).
+    Rdjsonl,
+}
+
+impl From<OutputFormatArg> for OutputFormat {
+    fn from(a: OutputFormatArg) -> OutputFormat {
+        match a {
+            OutputFormatArg::Human => OutputFormat::Human,
+            OutputFormatArg::Concise => OutputFormat::Concise,
+            OutputFormatArg::Json => OutputFormat::Json,
+            OutputFormatArg::Jsonl => OutputFormat::Jsonl,
+            OutputFormatArg::Sarif => OutputFormat::Sarif,
+            OutputFormatArg::Github => OutputFormat::Github,
+            OutputFormatArg::Gitlab => OutputFormat::Gitlab,
+            OutputFormatArg::Junit => OutputFormat::Junit,
+            OutputFormatArg::Rdjsonl => OutputFormat::Rdjsonl,
+        }
+    }
+}
+
+/// `--fail-on`, as clap reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOnArg {
+    Error,
+    Warning,
+}
+
+impl From<FailOnArg> for FailOn {
+    fn from(a: FailOnArg) -> FailOn {
+        match a {
+            FailOnArg::Error => FailOn::Error,
+            FailOnArg::Warning => FailOn::Warning,
+        }
+    }
 }
 
 fn fail_severity(f: FailOn) -> Severity {
@@ -711,6 +767,7 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
     filter.validate().map_err(|e| e.to_string())?;
     let output_format = args
         .output_format
+        .map(OutputFormat::from)
         .or(c.and_then(|c| c.output_format))
         .unwrap_or(OutputFormat::Human);
     // The human report is for reading: a file with an error on every row
@@ -721,6 +778,7 @@ fn settings(args: &CheckArgs) -> Result<Settings, String> {
         .or((output_format == OutputFormat::Human).then_some(100));
     let fail_on = args
         .fail_on
+        .map(FailOn::from)
         .or(c.and_then(|c| c.fail_on))
         .unwrap_or(FailOn::Error);
     let force_exclude = args.force_exclude || c.and_then(|c| c.force_exclude).unwrap_or(false);

@@ -41,7 +41,7 @@ use std::path::{Component, Path, PathBuf};
 pub const FILE_NAMES: [&str; 2] = ["bdxlint.toml", ".bdxlint.toml"];
 
 /// `fail-on`: the lowest severity that fails a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FailOn {
     Error,

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use std::fmt;
 
 /// A severity a rule can be set to; `off` drops its findings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     Off,

@@ -1080,3 +1080,22 @@ fn counting_reports_print_the_same_streamed_or_collected() {
         assert!(!streamed.is_empty(), "{args:?}");
     }
 }
+
+/// The binary's `--output-format` values (its own clap enum, since the
+/// library's types know nothing of clap) are the library's formats, every
+/// one of them.
+#[test]
+fn every_library_output_format_is_an_output_format_value() {
+    for f in bdxlint::report::OutputFormat::ALL {
+        let name = format!("{f:?}").to_lowercase();
+        example()
+            .args([
+                "check",
+                "--output-format",
+                &name,
+                "testdata/employees/valid.csv",
+            ])
+            .assert()
+            .code(0);
+    }
+}

@@ -112,7 +112,7 @@ fn render_all(r: FileReport) -> String {
     let summary = bdxlint::report::Summary::of(reports, &[]);
     // Every output format, the CI ones included: spans over arbitrary bytes
     // must never make a renderer panic (end columns, fingerprints, escaping).
-    for &format in <OutputFormat as clap::ValueEnum>::value_variants() {
+    for format in OutputFormat::ALL {
         render(
             &mut out,
             format,

@@ -47,7 +47,7 @@ pub trait Report {
 }
 
 /// The output formats of `--output-format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OutputFormat {
     /// Source snippets with a caret under the offending cell (miette).
@@ -71,6 +71,19 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
+    /// Every output format, in the order `--help` lists them.
+    pub const ALL: [OutputFormat; 9] = [
+        OutputFormat::Human,
+        OutputFormat::Concise,
+        OutputFormat::Json,
+        OutputFormat::Jsonl,
+        OutputFormat::Sarif,
+        OutputFormat::Github,
+        OutputFormat::Gitlab,
+        OutputFormat::Junit,
+        OutputFormat::Rdjsonl,
+    ];
+
     /// Whether the renderer needs the snippets captured while checking (for
     /// source lines, end columns or fingerprints).
     pub fn needs_snippets(self) -> bool {
