@@ -75,7 +75,10 @@ fn every_library_module_has_a_layer() {
     for line in lib.lines() {
         if let Some(m) = line.strip_prefix("pub mod ") {
             let m = m.trim_end_matches(';');
-            assert!(layer(m).is_some(), "src/{m}: add it to ARCHITECTURE.md and LAYERS");
+            assert!(
+                layer(m).is_some(),
+                "src/{m}: add it to ARCHITECTURE.md and LAYERS"
+            );
         }
     }
 }
