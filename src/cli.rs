@@ -1197,16 +1197,26 @@ impl Run<'_> {
     /// The CSV files of the run (bundles and standard input left out) with
     /// the format each is checked as, known before it is checked: named by
     /// `--format` or a config override, else detected from the header.
+    /// Only regular files take part: a pipe or a FIFO (`<(cat f.csv)`) can
+    /// be read once, by its check, and a header read here would be lost to
+    /// it. A lone input has no other file to be compared with, so nothing
+    /// is read ahead of its check either.
     fn csv_formats<'i>(
         &self,
         inputs: &'i [Input],
         per_input: &[(Option<&str>, RuleFilter)],
     ) -> Vec<(usize, &'i Path, &'static str)> {
+        if inputs.len() < 2 {
+            return Vec::new();
+        }
         inputs
             .iter()
             .enumerate()
             .filter_map(|(index, input)| match input {
-                Input::File(p) if !self.is_bundle(input, per_input[index].0) => {
+                Input::File(p)
+                    if !self.is_bundle(input, per_input[index].0)
+                        && std::fs::metadata(p).is_ok_and(|m| m.is_file()) =>
+                {
                     let named = self.args.format.as_deref().or(per_input[index].0);
                     let format = match named {
                         Some(f) => schema::table(f).ok().flatten().map(|t| t.name.as_str()),

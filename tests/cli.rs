@@ -1099,3 +1099,36 @@ fn every_library_output_format_is_an_output_format_value() {
             .code(0);
     }
 }
+
+/// A pipe can be read once: a run of two inputs (which compares its files)
+/// must not read a named pipe's header ahead of its check, or the check
+/// finds it empty ("no header row") or waits forever for a second writer.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_read_once_by_its_check() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("employees.csv");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let other = write(dir.path(), "other.csv", CLEAN);
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            // Blocks until the reader opens the pipe; one writer, once.
+            std::fs::write(&fifo, BAD).expect("write the pipe");
+        })
+    };
+    bdxlint()
+        .args(["check", "--output-format", "concise"])
+        .arg(&fifo)
+        .arg(&other)
+        .timeout(std::time::Duration::from_secs(20))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("C004"))
+        .stdout(predicate::str::contains("F001").not());
+    writer.join().expect("writer done");
+}
