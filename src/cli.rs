@@ -12,7 +12,7 @@ use bdxlint::diagnostic::Severity;
 use bdxlint::error::Error;
 use bdxlint::filter::{self, Level, RuleFilter};
 use bdxlint::report::{
-    self, Failure, HumanOptions, OutputFormat, Quiet, Report, Statistics, StreamWriter, Summary,
+    self, Failure, HumanOptions, OutputFormat, Report, Statistics, StreamWriter, Summary,
 };
 use bdxlint::{rules, schema};
 use clap::{Parser, Subcommand, ValueEnum};
@@ -897,7 +897,7 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
                 &per_input,
                 &settings,
                 failures,
-                &mut Quiet::new(out),
+                &mut Statistics::quiet(out),
                 None,
             );
         }
@@ -977,18 +977,14 @@ fn check(args: &CheckArgs, out: &mut dyn Write) -> io::Result<u8> {
     let plain = matches!(format, OutputFormat::Human | OutputFormat::Concise);
     // With a baseline the findings are collected (filtered, or recorded)
     // before they go to the report.
-    let mut statistics;
-    let mut quiet;
-    let counting: Option<&mut dyn Report> = if args.statistics {
-        statistics = Statistics::new(&mut *out, format == OutputFormat::Json);
-        Some(&mut statistics)
+    let counting = if args.statistics {
+        Some(Statistics::new(&mut *out, format == OutputFormat::Json))
     } else if args.quiet && plain {
-        quiet = Quiet::new(&mut *out);
-        Some(&mut quiet)
+        Some(Statistics::quiet(&mut *out))
     } else {
         None
     };
-    if let Some(sink) = counting {
+    if let Some(mut sink) = counting {
         for r in &reports {
             sink.start_file(&r.path, r.member.as_deref());
             for d in &r.diagnostics {

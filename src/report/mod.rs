@@ -22,7 +22,7 @@ use std::io::{self, Write};
 
 pub use human::HumanOptions;
 pub use sarif::uri;
-pub use sink::{Quiet, Statistics};
+pub use sink::Statistics;
 pub use stream::StreamWriter;
 
 /// Where a run's findings go, file by file, as they arrive: `start_file`,
@@ -30,7 +30,7 @@ pub use stream::StreamWriter;
 /// the file failed part way), and `finish` once at the end with the files
 /// that could not be checked and the totals. Writers that stream
 /// ([`StreamWriter`]) put each finding out at once; the counting reports
-/// ([`Statistics`], [`Quiet`]) keep a table, never the findings.
+/// ([`Statistics`]) keep a table, never the findings.
 pub trait Report {
     /// Starts a file (a ZIP member names its archive's path and itself).
     fn start_file(&mut self, path: &str, member: Option<&str>);

@@ -1,5 +1,5 @@
-//! Reports that write no finding: `--statistics` counts findings per rule
-//! and severity, `--quiet` only their totals. Both take findings as they
+//! A report that writes no finding: `--statistics` counts findings per
+//! rule and severity, `--quiet` only their totals. Both take findings as they
 //! arrive, so their memory does not grow with the number of findings (a
 //! table of at most one entry per rule and severity).
 
@@ -23,41 +23,55 @@ pub(super) fn ranked(counts: Counts) -> Vec<(&'static Rule, Severity, usize)> {
     v
 }
 
-/// Whether anything of the current file has reached the report: the same
-/// bookkeeping as the writers', so that a file that fails part way counts
-/// alike whatever the report.
-#[derive(Debug, Default)]
-struct FileState {
-    open: bool,
+/// What a counting report prints at the end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shows {
+    /// Findings per rule, as a table or JSON (`--statistics`).
+    Table { json: bool },
+    /// The summary line alone, when there is something to say (`--quiet`).
+    Summary,
 }
 
 /// `--statistics`: a table of findings per rule (most frequent first) and
-/// the summary line, or a JSON array with `--output-format json`.
+/// the summary line, or a JSON array with `--output-format json`. Also
+/// `--quiet` with `human` or `concise` ([`Statistics::quiet`]): only the
+/// summary line, and nothing when there is no finding and no failure.
 pub struct Statistics<'w> {
     out: &'w mut dyn Write,
-    json: bool,
+    shows: Shows,
     counts: Counts,
-    file: FileState,
+    /// Whether anything of the current file has reached the report: the
+    /// writers' bookkeeping, so that a file that fails part way counts
+    /// alike whatever the report.
+    open: bool,
 }
 
 impl<'w> Statistics<'w> {
     pub fn new(out: &'w mut dyn Write, json: bool) -> Self {
+        Self::showing(out, Shows::Table { json })
+    }
+
+    pub fn quiet(out: &'w mut dyn Write) -> Self {
+        Self::showing(out, Shows::Summary)
+    }
+
+    fn showing(out: &'w mut dyn Write, shows: Shows) -> Self {
         Statistics {
             out,
-            json,
+            shows,
             counts: Counts::new(),
-            file: FileState::default(),
+            open: false,
         }
     }
 }
 
 impl Report for Statistics<'_> {
     fn start_file(&mut self, _path: &str, _member: Option<&str>) {
-        self.file.open = false;
+        self.open = false;
     }
 
     fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
-        self.file.open = true;
+        self.open = true;
         self.counts
             .entry((d.rule.code, d.severity))
             .or_insert((d.rule, 0))
@@ -70,17 +84,26 @@ impl Report for Statistics<'_> {
     }
 
     fn end_file(&mut self, _format: Option<&str>, _records: u64) -> io::Result<()> {
-        self.file.open = true;
+        self.open = true;
         Ok(())
     }
 
     fn abandon_file(&mut self) -> io::Result<bool> {
-        Ok(self.file.open)
+        Ok(self.open)
     }
 
     fn finish(&mut self, _failures: &[Failure], s: &Summary) -> io::Result<()> {
+        let json = match self.shows {
+            Shows::Summary => {
+                if s.errors + s.warnings + s.infos + s.failures > 0 {
+                    writeln!(self.out, "{}", super::summary_line(s))?;
+                }
+                return Ok(());
+            }
+            Shows::Table { json } => json,
+        };
         let stats = ranked(std::mem::take(&mut self.counts));
-        if self.json {
+        if json {
             let list: Vec<serde_json::Value> = stats
                 .iter()
                 .map(|(r, sev, n)| {
@@ -95,52 +118,5 @@ impl Report for Statistics<'_> {
             writeln!(self.out, "{n:>6}  {:<5} {:<width$} {sev}", r.code, r.name)?;
         }
         writeln!(self.out, "{}", super::summary_line(s))
-    }
-}
-
-/// `--quiet` with `human` or `concise`: only the summary line, and nothing
-/// when there is no finding and no failure.
-pub struct Quiet<'w> {
-    out: &'w mut dyn Write,
-    file: FileState,
-}
-
-impl<'w> Quiet<'w> {
-    pub fn new(out: &'w mut dyn Write) -> Self {
-        Quiet {
-            out,
-            file: FileState::default(),
-        }
-    }
-}
-
-impl Report for Quiet<'_> {
-    fn start_file(&mut self, _path: &str, _member: Option<&str>) {
-        self.file.open = false;
-    }
-
-    fn diagnostic(&mut self, _d: &Diagnostic) -> io::Result<()> {
-        self.file.open = true;
-        Ok(())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-
-    fn end_file(&mut self, _format: Option<&str>, _records: u64) -> io::Result<()> {
-        self.file.open = true;
-        Ok(())
-    }
-
-    fn abandon_file(&mut self) -> io::Result<bool> {
-        Ok(self.file.open)
-    }
-
-    fn finish(&mut self, _failures: &[Failure], s: &Summary) -> io::Result<()> {
-        if s.errors + s.warnings + s.infos + s.failures > 0 {
-            writeln!(self.out, "{}", super::summary_line(s))?;
-        }
-        Ok(())
     }
 }
