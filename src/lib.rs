@@ -18,6 +18,7 @@ pub mod json;
 pub mod names;
 pub mod report;
 pub mod rules;
+pub mod run;
 pub mod scan;
 pub mod schema;
 #[cfg(test)]

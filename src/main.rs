@@ -1,6 +1,7 @@
 //! The `bdxlint` binary: parse arguments, run, map the outcome to an exit code.
 
 mod cli;
+mod commands;
 
 use clap::Parser;
 use std::process::ExitCode;

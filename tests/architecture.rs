@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["bundle"],
     &["report"],
     &["config", "filter", "baseline"],
+    &["run"],
 ];
 
 fn layer(module: &str) -> Option<usize> {

@@ -1,0 +1,231 @@
+//! The subcommands that print what the tables say: `formats` (a format's
+//! columns and checks, with the spec words each enforces) and `template`
+//! (a header row to start a file).
+
+use crate::cli::{RulesFormat, EXIT_CLEAN, EXIT_TROUBLE};
+use bdxlint::bundle::Kind;
+use bdxlint::schema;
+use std::io::{self, Write};
+
+fn tables_or_exit() -> Result<&'static [&'static schema::Table], u8> {
+    schema::tables().map_err(|e| {
+        eprintln!("bdxlint: {e}");
+        EXIT_TROUBLE
+    })
+}
+
+pub fn formats(name: Option<&str>, as_: RulesFormat, out: &mut dyn Write) -> io::Result<u8> {
+    let tables = match tables_or_exit() {
+        Ok(t) => t,
+        Err(code) => return Ok(code),
+    };
+    match (name, name.and_then(Kind::from_name)) {
+        (None, _) if as_ == RulesFormat::Json => {
+            let mut list: Vec<serde_json::Value> = tables
+                .iter()
+                .map(|t| serde_json::json!({"name": t.name, "title": t.title}))
+                .collect();
+            for k in [Kind::EntityRbac, Kind::EntitiesBulk] {
+                list.push(serde_json::json!({"name": k.name(), "title": k.title()}));
+            }
+            serde_json::to_writer_pretty(&mut *out, &list)?;
+            writeln!(out)?;
+        }
+        (None, _) => {
+            for t in tables {
+                writeln!(out, "{:<27} {}", t.name, t.title)?;
+            }
+            for k in [Kind::EntityRbac, Kind::EntitiesBulk] {
+                writeln!(out, "{:<27} {}", k.name(), k.title())?;
+            }
+        }
+        (Some(_), Some(k)) if as_ == RulesFormat::Json => {
+            let v = serde_json::json!({
+                "name": k.name(),
+                "title": k.title(),
+                "members": ["entities", k.relations()],
+            });
+            serde_json::to_writer_pretty(&mut *out, &v)?;
+            writeln!(out)?;
+        }
+        (Some(_), Some(k)) => {
+            writeln!(out, "{} ({})\n", k.title(), k.name())?;
+            writeln!(
+                out,
+                "A ZIP archive of two CSV files, told apart by their headers (member\n\
+                 names are not used): an entities CSV (`bdxlint formats entities`)\n\
+                 and a relations CSV (`bdxlint formats {}`).\n\
+                 Relations must point at entities of the archive.",
+                k.relations()
+            )?;
+        }
+        (Some(name), None) => {
+            let Some(t) = tables.iter().find(|t| t.name == name) else {
+                eprintln!("bdxlint: no format {name:?}; `bdxlint formats` lists them");
+                return Ok(EXIT_TROUBLE);
+            };
+            match as_ {
+                RulesFormat::Text => format_text(t, out)?,
+                RulesFormat::Json => {
+                    serde_json::to_writer_pretty(&mut *out, &format_json(t))?;
+                    writeln!(out)?;
+                }
+            }
+        }
+    }
+    Ok(EXIT_CLEAN)
+}
+
+/// How a column's requirement reads in `formats`.
+fn requirement_word(c: &schema::Column) -> &'static str {
+    match (c.requirement, c.header) {
+        (schema::Requirement::Required, _) => "required",
+        (schema::Requirement::Recommended, _) => "recommended",
+        (_, schema::Requirement::Required) => "column required",
+        (_, schema::Requirement::Recommended) => "column recommended",
+        _ => "optional",
+    }
+}
+
+/// What the severity of a check rests on: the spec's words, or a clause
+/// of the principle where it only warns.
+fn verdict(check: &schema::Check<'_>) -> String {
+    let level = match (check.errs, check.warns) {
+        (true, true) => "error and warning",
+        (true, false) => "error",
+        (false, _) => "warning",
+    };
+    match check.trace.clause {
+        Some(c) => format!(
+            "{level}; warns because {} (clause 4: {})",
+            c.describe(),
+            c.name()
+        ),
+        None => level.to_owned(),
+    }
+}
+
+fn format_text(t: &schema::Table, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "{} ({})", t.title, t.name)?;
+    writeln!(out, "Spec: {}", t.spec_section)?;
+    if let Some(d) = &t.deprecated {
+        writeln!(out, "Deprecated: {d}")?;
+    }
+    writeln!(out)?;
+    let checks = t.checks();
+    let column_check = |name: &str| {
+        let what = format!("column {name:?}");
+        checks.iter().find(|c| c.what == what)
+    };
+    for c in &t.columns {
+        writeln!(
+            out,
+            "  {:<32} {:<18} {}",
+            c.name,
+            requirement_word(c),
+            c.shape.describe()
+        )?;
+        if let Some(n) = &c.note {
+            writeln!(out, "  {:<32} {:<18} {}", "", "", n)?;
+        }
+        if let Some(check) = column_check(&c.name) {
+            for q in check.trace.fragments() {
+                writeln!(out, "  {:<32} {:<18} spec: \"{q}\"", "", "")?;
+            }
+            writeln!(out, "  {:<32} {:<18} severity: {}", "", "", verdict(check))?;
+        }
+    }
+    let rest: Vec<_> = checks
+        .iter()
+        .filter(|c| !c.what.starts_with("column "))
+        .collect();
+    if !rest.is_empty() {
+        writeln!(out, "\nChecks across cells and rows:")?;
+        for check in rest {
+            writeln!(out, "  {}", check.what)?;
+            for q in check.trace.fragments() {
+                writeln!(out, "      spec: \"{q}\"")?;
+            }
+            writeln!(out, "      severity: {}", verdict(check))?;
+        }
+    }
+    for n in &t.notes {
+        writeln!(out, "\nNote: {n}")?;
+    }
+    Ok(())
+}
+
+fn format_json(t: &schema::Table) -> serde_json::Value {
+    let checks = t.checks();
+    let check_json = |c: &schema::Check<'_>| {
+        serde_json::json!({
+            "what": c.what,
+            "errors": c.errs,
+            "warnings": c.warns,
+            "spec": c.trace.fragments().collect::<Vec<_>>(),
+            "clause": c.trace.clause.map(|k| k.name()),
+        })
+    };
+    let columns: Vec<serde_json::Value> = t
+        .columns
+        .iter()
+        .map(|c| {
+            let what = format!("column {:?}", c.name);
+            let check = checks.iter().find(|k| k.what == what);
+            serde_json::json!({
+                "name": c.name,
+                "requirement": requirement_word(c),
+                "shape": c.shape.name(),
+                "describe": c.shape.describe(),
+                "note": c.note,
+                "example": c.example,
+                "check": check.map(check_json),
+            })
+        })
+        .collect();
+    let rest: Vec<serde_json::Value> = checks
+        .iter()
+        .filter(|c| !c.what.starts_with("column "))
+        .map(check_json)
+        .collect();
+    serde_json::json!({
+        "name": t.name,
+        "title": t.title,
+        "spec_section": t.spec_section,
+        "deprecated": t.deprecated,
+        "columns": columns,
+        "checks": rest,
+        "notes": t.notes,
+    })
+}
+
+pub fn template(format: &str, example: bool, out: &mut dyn Write) -> io::Result<u8> {
+    let tables = match tables_or_exit() {
+        Ok(t) => t,
+        Err(code) => return Ok(code),
+    };
+    if let Some(k) = Kind::from_name(format) {
+        eprintln!(
+            "bdxlint: {format} is a ZIP of two CSV files; start each with `bdxlint template entities` and `bdxlint template {}`",
+            k.relations()
+        );
+        return Ok(EXIT_TROUBLE);
+    }
+    let Some(t) = tables.iter().find(|t| t.name == format) else {
+        eprintln!("bdxlint: no format {format:?}; `bdxlint formats` lists them");
+        return Ok(EXIT_TROUBLE);
+    };
+    let mut w = csv::WriterBuilder::new().from_writer(out);
+    let header: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();
+    w.write_record(&header).map_err(io::Error::other)?;
+    if example {
+        let row: Vec<&str> = t
+            .columns
+            .iter()
+            .map(|c| c.example.as_deref().unwrap_or(""))
+            .collect();
+        w.write_record(&row).map_err(io::Error::other)?;
+    }
+    w.flush()?;
+    Ok(EXIT_CLEAN)
+}
