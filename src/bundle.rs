@@ -381,7 +381,7 @@ pub fn check_zip(
         let (header, cut) = match zip.by_index(i) {
             Ok(f) => {
                 let mut guard = Guard::new(f.compressed_size(), f, limits, &total, &refused);
-                let header = read_header(&mut guard);
+                let header = check::header_names(&mut guard);
                 // Past a whole first record, a limit leaves the header
                 // sound: the member is identified, and its check in pass 2
                 // stops at the same limit with the findings before it.
@@ -622,25 +622,4 @@ fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(got)
-}
-
-/// Longest header bdxlint reads to identify a member.
-const MAX_HEADER: u64 = 1 << 20;
-
-/// The first record of a member, decoded (a leading BOM dropped). Reads at
-/// most [`MAX_HEADER`] bytes; the member is read again, whole, to check it.
-fn read_header(r: impl Read) -> io::Result<Vec<String>> {
-    let mut buf = Vec::new();
-    r.take(MAX_HEADER).read_to_end(&mut buf)?;
-    let text = buf.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(&buf);
-    let mut rdr = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .from_reader(text);
-    let mut rec = csv::StringRecord::new();
-    // A header that is not UTF-8 or not CSV identifies as nothing.
-    match rdr.read_record(&mut rec) {
-        Ok(true) => Ok(rec.iter().map(str::to_owned).collect()),
-        _ => Ok(Vec::new()),
-    }
 }

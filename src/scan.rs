@@ -13,6 +13,15 @@
 
 use memchr::memchr3;
 
+/// The UTF-8 byte-order mark, which some writers (Excel's "CSV UTF-8") put
+/// before the header.
+pub const UTF8_BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+/// `data` without a leading UTF-8 byte-order mark.
+pub fn strip_bom(data: &[u8]) -> &[u8] {
+    data.strip_prefix(&UTF8_BOM[..]).unwrap_or(data)
+}
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 

@@ -201,7 +201,7 @@ fn check_stream<R: Read>(
         };
         let data = chunk.data.as_slice();
         if chunk.base == 0 {
-            if data.starts_with(&[0xEF, 0xBB, 0xBF]) {
+            if data.starts_with(&crate::scan::UTF8_BOM) {
                 start = 3;
                 report.diagnostics.push(file_diag(
                     &rules::UTF8_BOM,
@@ -490,24 +490,34 @@ fn receive<T>(rx: &std::sync::mpsc::Receiver<T>) -> T {
     }
 }
 
+/// Longest header read ahead of a check to tell a file's format.
+pub const MAX_HEADER: u64 = 1 << 20;
+
+/// The names of a CSV text's first record, read from at most
+/// [`MAX_HEADER`] bytes of `r` the way the check reads a header (a leading
+/// BOM skipped, the same tokenizer, names decoded lossily); empty when
+/// there is no record.
+pub fn header_names(r: impl Read) -> std::io::Result<Vec<String>> {
+    let mut buf = Vec::new();
+    r.take(MAX_HEADER).read_to_end(&mut buf)?;
+    let data = crate::scan::strip_bom(&buf);
+    let mut rec = Record::default();
+    if !Scanner::new(data, 0, 1).next_record(&mut rec) {
+        return Ok(Vec::new());
+    }
+    Ok(header::read_header(data, &rec).names)
+}
+
 /// The format a CSV file's header fits, read from its first MiB, the way
 /// [`check_reader`] detects it; `None` when it fits none or cannot be read
 /// (checking the file then says why). For the batch checks, which need
 /// every file's format before any file is checked.
 pub fn sniff_format(path: &Path) -> Option<&'static str> {
-    let mut buf = Vec::new();
-    std::fs::File::open(path)
-        .ok()?
-        .take(1 << 20)
-        .read_to_end(&mut buf)
-        .ok()?;
-    let data = buf.strip_prefix(&[0xEF, 0xBB, 0xBF][..]).unwrap_or(&buf);
-    let mut rec = Record::default();
-    if !Scanner::new(data, 0, 1).next_record(&mut rec) {
+    let names = header_names(std::fs::File::open(path).ok()?).ok()?;
+    if names.is_empty() {
         return None;
     }
-    let header = header::read_header(data, &rec);
-    let names: Vec<&str> = header.names.iter().map(|n| n.as_str()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let file_name = path.file_name().and_then(|n| n.to_str());
     match schema::detect_format(schema::tables().ok()?, &names, file_name) {
         Detection::Found(name) => Some(schema::table(name).ok()??.name.as_str()),

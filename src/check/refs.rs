@@ -137,7 +137,7 @@ pub(crate) fn stream_with_columns<R: Read>(
     let mut rec = Record::default();
     while let Some(chunk) = chunks.next_chunk()? {
         let data = chunk.data.as_slice();
-        let start = if chunk.base == 0 && data.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        let start = if chunk.base == 0 && data.starts_with(&crate::scan::UTF8_BOM) {
             3
         } else {
             0
