@@ -122,11 +122,28 @@ impl Baseline {
         Ok(b)
     }
 
+    /// Writes the baseline to `path` without ever losing the old one: the
+    /// text goes to a temporary file beside it, is flushed to disk, and is
+    /// renamed over `path` only once whole. A failed write (disk full, a
+    /// file-size limit) leaves the old baseline as it was.
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
+        use std::io::Write;
         let at = |e: String| BaselineError(format!("baseline {}: {e}", path.display()));
         let mut text = serde_json::to_string_pretty(self).map_err(|e| at(e.to_string()))?;
         text.push('\n');
-        std::fs::write(path, text).map_err(|e| at(e.to_string()))
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut tmp = tempfile::Builder::new()
+            .prefix(".bdxlint-baseline")
+            .tempfile_in(dir)
+            .map_err(|e| at(e.to_string()))?;
+        tmp.write_all(text.as_bytes())
+            .and_then(|()| tmp.as_file().sync_all())
+            .map_err(|e| at(e.to_string()))?;
+        tmp.persist(path).map_err(|e| at(e.error.to_string()))?;
+        Ok(())
     }
 
     /// Drops the recorded findings from `reports`, in file order.

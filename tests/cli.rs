@@ -1132,3 +1132,35 @@ fn a_named_pipe_is_read_once_by_its_check() {
         .stdout(predicate::str::contains("F001").not());
     writer.join().expect("writer done");
 }
+
+/// A baseline is written beside its target and renamed over it: when the
+/// write fails (here a file-size limit), the old baseline is left as it
+/// was, no temporary file stays behind, and the run exits 2.
+#[cfg(unix)]
+#[test]
+fn a_failed_baseline_write_keeps_the_old_baseline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = dir.path().join("baseline.json");
+    std::fs::write(&old, "OLD").expect("old baseline");
+    let bin = assert_cmd::cargo::cargo_bin("bdxlint");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
+    // SIGXFSZ ignored, so the write fails with EFBIG instead of killing
+    // the process; the new baseline (about 1.5 KB) is over 1 KB.
+    let status = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(r#"trap "" XFSZ; ulimit -f 1; exec "$0" check --write-baseline "$1" "$2""#)
+        .arg(&bin)
+        .arg(&old)
+        .arg(&example)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("bash runs");
+    assert_eq!(status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&old).expect("still there"), "OLD");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(left, [std::ffi::OsString::from("baseline.json")]);
+}
