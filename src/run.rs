@@ -404,7 +404,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         }
     }
     for f in &failures {
-        writeln!(err, "bdxlint: {}", f.reason)?;
+        writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
     }
     let human = req.human.clone();
     // Read the baseline before writing one: `--baseline b --write-baseline b`
@@ -861,7 +861,7 @@ impl Run<'_> {
             return Err(e);
         }
         for f in &failures {
-            writeln!(err, "bdxlint: {}", f.reason)?;
+            writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
         }
         t.summary.failures = failures.len();
         t.summary.files += failures.len();

@@ -1164,3 +1164,65 @@ fn a_failed_baseline_write_keeps_the_old_baseline() {
         .collect();
     assert_eq!(left, [std::ffi::OsString::from("baseline.json")]);
 }
+
+/// Nothing of a file reaches the terminal as it is: escape sequences in a
+/// cell (shown in the human output's source line) and a line break in a
+/// file name (which could forge a CI log line such as `::error ...`) come
+/// out escaped, in human and concise output alike; XML gets no character
+/// XML forbids.
+#[cfg(unix)]
+#[test]
+fn terminal_and_report_injection_is_escaped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = "evil\n::error title=pwned::x.csv";
+    let cell = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{FFFE}@nowhere";
+    let text = format!("Full Name,Work Email,Start Date\nAda,{cell},03/07/2024\n");
+    let path = write(dir.path(), name, &text);
+    for args in [
+        &["--color", "never"][..],
+        &["--color", "always"],
+        &["--output-format", "concise"],
+    ] {
+        let out = bdxlint()
+            .args(["check", "--format", "employees"])
+            .args(args)
+            .arg(&path)
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).expect("utf-8");
+        assert!(
+            !out.contains("\u{1b}]"),
+            "{args:?}: an OSC sequence went out:\n{out:?}"
+        );
+        assert!(!out.contains("\u{1b}[2J"), "{args:?}: {out:?}");
+        assert!(
+            !out.contains('\u{9b}') && !out.contains('\u{7}'),
+            "{args:?}: {out:?}"
+        );
+        assert!(
+            !out.contains("\n::error"),
+            "{args:?}: a forged log line:\n{out}"
+        );
+        assert!(out.contains("evil\\n::error"), "{args:?}: {out}");
+        if args[0] == "--color" && args[1] == "never" {
+            assert!(!out.contains('\u{1b}'), "{out:?}");
+        }
+    }
+    let xml = bdxlint()
+        .args(["check", "--format", "employees", "--output-format", "junit"])
+        .arg(&path)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let xml = String::from_utf8(xml).expect("utf-8");
+    assert!(
+        !xml.chars()
+            .any(|c| c == '\u{FFFE}' || c == '\u{FFFF}' || (c < ' ' && !"\t\n\r".contains(c))),
+        "{xml:?}"
+    );
+}

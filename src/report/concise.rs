@@ -1,5 +1,6 @@
 //! `path:line:col: CODE [severity] message`, one finding per line.
 
+use super::safe::printable;
 use crate::diagnostic::FileReport;
 use std::io::{self, Write};
 
@@ -9,12 +10,12 @@ pub(super) fn render(out: &mut dyn Write, reports: &[FileReport]) -> io::Result<
             writeln!(
                 out,
                 "{}:{}:{}: {} [{}] {}",
-                r.location(),
+                printable(&r.location()),
                 d.line,
                 d.col,
                 d.rule.code,
                 d.severity,
-                d.message
+                printable(&d.message)
             )?;
         }
     }

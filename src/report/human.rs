@@ -2,6 +2,7 @@
 //! snippet captured while checking (the file itself is not kept), then a
 //! one-line summary.
 
+use super::safe::{printable, printable_lines};
 use super::{summary_line, Summary};
 use crate::diagnostic::FileReport;
 use crate::diagnostic::{Diagnostic, Severity, Snippet};
@@ -9,6 +10,7 @@ use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
     SourceCode, SourceSpan, SpanContents,
 };
+use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Write};
 
@@ -72,7 +74,7 @@ impl fmt::Debug for Finding<'_> {
 
 impl fmt::Display for Finding<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.d.message)
+        f.write_str(&printable(&self.d.message))
     }
 }
 
@@ -107,7 +109,7 @@ impl miette::Diagnostic for Finding<'_> {
                 None => text.push_str(&format!("see line {}: {}", r.line, r.message)),
             }
         }
-        (!text.is_empty()).then(|| Box::new(text) as Box<dyn fmt::Display>)
+        (!text.is_empty()).then(|| Box::new(printable(&text).into_owned()) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -123,7 +125,7 @@ impl miette::Diagnostic for Finding<'_> {
             .d
             .column
             .as_deref()
-            .map_or_else(|| "here".to_owned(), |c| c.to_owned());
+            .map_or_else(|| "here".to_owned(), |c| printable(c).into_owned());
         Some(Box::new(std::iter::once(
             LabeledSpan::new_primary_with_span(
                 Some(label),
@@ -169,12 +171,25 @@ pub(super) fn write_one(
     location: &str,
     d: &crate::diagnostic::Diagnostic,
 ) -> io::Result<()> {
+    // Nothing of the file reaches the terminal as it is (see `safe`): the
+    // source lines keep their byte offsets, so the spans still fit.
+    let location = printable(location);
+    let safe_snippet = d
+        .snippet
+        .as_ref()
+        .and_then(|s| match printable_lines(&s.text) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(text) => Some(Snippet { text, ..s.clone() }),
+        });
     let finding = Finding {
         d,
-        source: d.snippet.as_ref().map(|snippet| SnippetSource {
-            name: location,
-            snippet,
-        }),
+        source: safe_snippet
+            .as_ref()
+            .or(d.snippet.as_ref())
+            .map(|snippet| SnippetSource {
+                name: &location,
+                snippet,
+            }),
     };
     let mut text = String::new();
     if finding.source.is_none() {

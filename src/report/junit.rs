@@ -22,8 +22,10 @@ fn esc(s: &str) -> String {
             '\n' => o.push_str("&#10;"),
             '\r' => o.push_str("&#13;"),
             '\t' => o.push_str("&#9;"),
-            // Other control characters are not allowed in XML 1.0 at all.
-            c if (c as u32) < 0x20 => o.push('?'),
+            // Other control characters, and the noncharacters U+FFFE and
+            // U+FFFF, are not allowed in XML 1.0 at all: the report would
+            // not parse, and the CI would lose all of it.
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => o.push('?'),
             c => o.push(c),
         }
     }

@@ -12,6 +12,7 @@ mod jsonl;
 mod junit;
 pub mod position;
 mod rdjsonl;
+mod safe;
 mod sarif;
 mod sink;
 mod stream;
@@ -21,6 +22,7 @@ use crate::diagnostic::Severity;
 use std::io::{self, Write};
 
 pub use human::HumanOptions;
+pub use safe::printable;
 pub use sarif::uri;
 pub use sink::Statistics;
 pub use stream::StreamWriter;

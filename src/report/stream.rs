@@ -130,7 +130,12 @@ impl<'w> StreamWriter<'w> {
             OutputFormat::Concise => writeln!(
                 self.out,
                 "{}:{}:{}: {} [{}] {}",
-                self.location, d.line, d.col, d.rule.code, d.severity, d.message
+                super::safe::printable(&self.location),
+                d.line,
+                d.col,
+                d.rule.code,
+                d.severity,
+                super::safe::printable(&d.message)
             )?,
             // `new` refuses them.
             OutputFormat::Sarif
