@@ -326,6 +326,7 @@ pub fn check_zip(
         ));
         return Ok(vec![archive]);
     }
+    let listed = central_directory_entries(&mut file);
     let mut zip = match zip::ZipArchive::new(file) {
         Ok(z) => z,
         Err(e) => {
@@ -337,6 +338,18 @@ pub fn check_zip(
             return Ok(vec![archive]);
         }
     };
+    // The archive reader keeps one entry per name: a second member of the
+    // same name would hide the first, which would never be checked.
+    if let Some(n) = listed.filter(|n| *n != zip.len() as u64) {
+        refuse(
+            &mut archive,
+            format!(
+                "the archive lists {n} entries under {} names: members that share a name hide each other, and one would never be checked",
+                zip.len()
+            ),
+        );
+        return Ok(vec![archive]);
+    }
     let total = Cell::new(0u64);
     let refused = RefCell::new(None);
 
@@ -602,6 +615,30 @@ pub fn check_zip(
     }
     reports.insert(0, archive);
     Ok(reports)
+}
+
+/// How many entries the archive's end-of-central-directory record says it
+/// has, counting every entry (the archive reader keeps one per name).
+/// `None` when the record cannot be found or read, or the count is in a
+/// ZIP64 record (then the reader's own checks stand).
+fn central_directory_entries(file: &mut std::fs::File) -> Option<u64> {
+    // The record is 22 bytes plus a comment of at most 65,535.
+    const MAX_TAIL: u64 = 22 + 65_535;
+    let len = file.seek(io::SeekFrom::End(0)).ok()?;
+    let start = len.saturating_sub(MAX_TAIL);
+    file.seek(io::SeekFrom::Start(start)).ok()?;
+    let mut tail = Vec::new();
+    file.take(MAX_TAIL).read_to_end(&mut tail).ok()?;
+    file.rewind().ok()?;
+    // The last signature whose comment length ends the record at the end
+    // of the file (a comment may itself hold the signature's bytes).
+    let at = (0..tail.len().saturating_sub(21)).rev().find(|&at| {
+        tail[at..at + 4] == *b"PK\x05\x06"
+            && at + 22 + usize::from(u16::from_le_bytes([tail[at + 20], tail[at + 21]]))
+                == tail.len()
+    })?;
+    let total = u16::from_le_bytes([tail[at + 10], tail[at + 11]]);
+    (total != u16::MAX).then_some(u64::from(total))
 }
 
 fn refuse(archive: &mut FileReport, message: String) {

@@ -571,3 +571,39 @@ fn employee_ends_are_checked_against_the_run_s_employees_never_against_entities(
         "ada.lovelace@example.com"
     );
 }
+
+/// Two members of one name: the archive reader keeps one entry per name,
+/// so the first would never be checked and a bad file could hide behind a
+/// good one. The archive is refused instead.
+#[test]
+fn members_that_share_a_name_are_refused_not_hidden() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = RELATIONS.replace("team-admins", "");
+    let z = zip_of(
+        dir.path(),
+        "dup.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", bad.as_bytes()),
+            ("s.csv", RELATIONS.as_bytes()),
+        ],
+    );
+    // Rename `s.csv` to `r.csv` in the local header and the central
+    // directory (same length: the offsets stay right).
+    let mut out = std::fs::read(&z).expect("zip");
+    assert!(
+        out.windows(5).any(|w| w == b"s.csv"),
+        "names are stored as is"
+    );
+    for i in 0..out.len().saturating_sub(5) {
+        if &out[i..i + 5] == b"s.csv" {
+            out[i] = b'r';
+        }
+    }
+    std::fs::write(&z, &out).expect("write");
+    let reps = check(&z, None, &Limits::default());
+    let c = codes(&reps);
+    assert!(c.contains("B005"), "{c:?}");
+    let msg = &reps[0].diagnostics[0].message;
+    assert!(msg.contains("3 entries under 2 names"), "{msg}");
+}
