@@ -39,8 +39,15 @@ pub fn closest<'c>(
 ) -> Option<usize> {
     let mut best: Option<(usize, usize)> = None;
     let mut tie = false;
+    // Two strings whose lengths differ by more than the budget are further
+    // apart than it: no distance is computed for them, so a huge value (an
+    // 8 MB header name or cell) costs one count, not a quadratic table.
+    let len = value.chars().count();
     for (i, c) in candidates.into_iter().enumerate() {
         let Some(c) = c else { continue };
+        if len.abs_diff(c.chars().count()) > budget {
+            continue;
+        }
         let d = edit_distance(value, c);
         if d > budget {
             continue;
@@ -80,5 +87,25 @@ mod tests {
         let ties = ["ab".to_owned(), "ac".to_owned()];
         assert_eq!(suggest("aa", &ties), None, "a tie suggests nothing");
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    /// `closest` as stated, with every distance computed.
+    fn closest_slow(value: &str, budget: usize, candidates: &[String]) -> Option<usize> {
+        let ds: Vec<usize> = candidates.iter().map(|c| edit_distance(value, c)).collect();
+        let best = *ds.iter().filter(|d| **d <= budget).min()?;
+        let at: Vec<usize> = (0..ds.len()).filter(|i| ds[*i] == best).collect();
+        (at.len() == 1).then(|| at[0])
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_length_cut_off_changes_no_answer(
+            value in "[abé]{0,12}",
+            candidates in proptest::collection::vec("[abé]{0,12}", 0..6),
+            budget in 0usize..4,
+        ) {
+            let got = closest(&value, budget, candidates.iter().map(|c| Some(c.as_str())));
+            proptest::prop_assert_eq!(got, closest_slow(&value, budget, &candidates));
+        }
     }
 }
