@@ -114,7 +114,8 @@ impl Baseline {
 
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
         let at = |e: String| BaselineError(format!("baseline {}: {e}", path.display()));
-        let text = std::fs::read_to_string(path).map_err(|e| at(e.to_string()))?;
+        let text =
+            crate::files::read_bounded(path, crate::files::MAX_BASELINE_BYTES).map_err(at)?;
         let b: Baseline = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
         if b.version != 1 {
             return Err(at(format!("version {} is not 1", b.version)));

@@ -195,7 +195,7 @@ impl Config {
 
     /// Reads and checks the file at `path`.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::files::read_bounded(path, crate::files::MAX_CONFIG_BYTES)
             .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
         Config::parse(&text, path)
     }

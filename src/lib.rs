@@ -13,6 +13,7 @@ pub mod check;
 pub mod config;
 pub mod diagnostic;
 pub mod error;
+pub mod files;
 pub mod filter;
 pub mod json;
 pub mod names;

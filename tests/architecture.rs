@@ -15,7 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["check", "error"],
     &["bundle"],
     &["report"],
-    &["config", "filter", "baseline"],
+    &["config", "filter", "baseline", "files"],
     &["run"],
 ];
 

@@ -1226,3 +1226,18 @@ fn terminal_and_report_injection_is_escaped() {
         "{xml:?}"
     );
 }
+
+/// A config or baseline that never ends (`/dev/zero`) stops at a stated
+/// bound with exit 2, instead of growing memory until the process is killed.
+#[cfg(unix)]
+#[test]
+fn endless_config_and_baseline_files_stop_at_their_bound() {
+    for (flag, bound) in [("--config", "1 MiB"), ("--baseline", "256 MiB")] {
+        example()
+            .args(["check", flag, "/dev/zero", "testdata/example"])
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(format!("larger than {bound}")));
+    }
+}

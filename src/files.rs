@@ -1,0 +1,49 @@
+//! Reading the small files bdxlint is told to read (a configuration, a
+//! baseline) with a bound: a path such as `/dev/zero` or an endless pipe
+//! stops at the bound with a clear error instead of growing memory until
+//! the kernel kills the process.
+
+use std::io::Read;
+use std::path::Path;
+
+/// Largest configuration file read.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+/// Largest baseline read (about a million recorded findings).
+pub const MAX_BASELINE_BYTES: u64 = 256 << 20;
+
+/// The UTF-8 text of `path`, if it is at most `limit` bytes; the error is
+/// a message naming the limit or the I/O failure.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<String, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut buf = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| e.to_string())?;
+    if buf.len() as u64 > limit {
+        return Err(format!(
+            "larger than {} MiB; is this the right file?",
+            limit >> 20
+        ));
+    }
+    String::from_utf8(buf).map_err(|_| "not UTF-8 text".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_endless_file_stops_at_the_bound() {
+        let e = read_bounded(Path::new("/dev/zero"), 1 << 20).expect_err("endless");
+        assert!(e.contains("larger than 1 MiB"), "{e}");
+    }
+
+    #[test]
+    fn a_small_file_reads_whole() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("a.toml");
+        std::fs::write(&p, "select = []\n").expect("write");
+        assert_eq!(read_bounded(&p, 64).as_deref(), Ok("select = []\n"));
+        assert!(read_bounded(&p, 4).is_err());
+    }
+}
