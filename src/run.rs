@@ -285,6 +285,16 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
             writeln!(err, "bdxlint: --threads must be at least 1")?;
             return Ok(EXIT_TROUBLE);
         }
+        // More threads than cores only costs: a mistyped `-j 100000000`
+        // would spend minutes starting threads.
+        let max = max_threads();
+        if n > max {
+            writeln!(
+                err,
+                "bdxlint: --threads {n} is more than {max} (4 a core, at least 64)"
+            )?;
+            return Ok(EXIT_TROUBLE);
+        }
         // Fails only if the pool was already built; then it is in use as is.
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -320,9 +330,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     } else {
         let mut keys = EntityKeys::default();
         for p in &req.entities {
-            let loaded =
-                std::fs::File::open(p).and_then(|f| refs::collect_entities(f, &opts, &mut keys));
-            if let Err(e) = loaded {
+            if let Err(e) = load_entities(p, &opts, &mut keys) {
                 writeln!(err, "bdxlint: --entities {}: {e}", p.display())?;
                 return Ok(EXIT_TROUBLE);
             }
@@ -503,6 +511,41 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         }
     }
     Ok(code)
+}
+
+/// The most worker threads a run takes: 4 a core, at least 64.
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores * 4).max(64)
+}
+
+/// Adds the entities of an `--entities` file to `keys`, once its header
+/// shows it is an entities CSV (upload or download): any other file would
+/// make every reference dangle. The file is read once (a pipe works too):
+/// the header is told from the first bytes, which then go on to be read.
+fn load_entities(path: &Path, opts: &Options, keys: &mut EntityKeys) -> Result<(), String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut head = Vec::new();
+    (&mut file)
+        .take(check::MAX_HEADER)
+        .read_to_end(&mut head)
+        .map_err(|e| e.to_string())?;
+    let names = check::header_names(&head[..]).map_err(|e| e.to_string())?;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let tables = schema::tables().map_err(|e| e.to_string())?;
+    let only = ["entities", "entities-download"];
+    let file_name = path.file_name().and_then(|n| n.to_str());
+    if !matches!(
+        schema::detect_format_among(tables, &only, &names, file_name),
+        schema::Detection::Found(_)
+    ) {
+        return Err(
+            "not an entities CSV: its header fits neither the entities upload nor the entities download"
+                .into(),
+        );
+    }
+    refs::collect_entities(io::Cursor::new(head).chain(file), opts, keys).map_err(|e| e.to_string())
 }
 
 /// Checks a CSV file; a relations file is read a second time for its

@@ -1241,3 +1241,35 @@ fn endless_config_and_baseline_files_stop_at_their_bound() {
             .stderr(predicate::str::contains(format!("larger than {bound}")));
     }
 }
+
+/// `--entities` must name an entities CSV (upload or download): another
+/// file, or an endless one, would make every reference dangle. Exit 2.
+#[test]
+fn entities_must_be_an_entities_csv() {
+    let mut files = vec!["testdata/employees/valid.csv"];
+    if cfg!(unix) {
+        files.push("/dev/zero");
+    }
+    for f in files {
+        example()
+            .args([
+                "check",
+                "--entities",
+                f,
+                "testdata/entity-rbac-relations/valid.csv",
+            ])
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("not an entities CSV"));
+    }
+    example()
+        .args([
+            "check",
+            "--entities",
+            "testdata/entities-download/valid.csv",
+            "testdata/entity-rbac-relations/valid.csv",
+        ])
+        .assert()
+        .code(1);
+}

@@ -59,3 +59,14 @@ fn trouble_is_said_on_err_with_exit_2() {
     assert_eq!(code, EXIT_TROUBLE);
     assert_eq!(err, "bdxlint: --threads must be at least 1\n");
 }
+
+#[test]
+fn threads_are_bounded() {
+    let (code, _, err) = check(&Request {
+        threads: Some(100_000_000),
+        ..request(&[at("testdata/example")])
+    });
+    assert_eq!(code, EXIT_TROUBLE);
+    assert!(err.contains("--threads 100000000 is more than"), "{err}");
+    assert!(run::max_threads() >= 64);
+}
