@@ -14,6 +14,9 @@ pub struct Snippet {
     pub offset: u64,
     /// 1-based line number of `text`'s first line.
     pub line: u64,
+    /// 1-based column (in characters) of `text`'s first character on its
+    /// line: 1, unless a long line was cut to its part around the finding.
+    pub first_col: u64,
     /// The lines, lossily decoded (invalid bytes become U+FFFD one for one
     /// byte would shift spans, so they are replaced by `?` instead).
     pub text: String,

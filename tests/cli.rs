@@ -1273,3 +1273,67 @@ fn entities_must_be_an_entities_csv() {
         .assert()
         .code(1);
 }
+
+/// Past 2,048 bytes into a long line the human report shows the part of
+/// the line around the finding; its position still names the finding's own
+/// column, as concise output does.
+#[test]
+fn the_human_position_on_a_long_line_is_the_findings_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = format!(
+        "Full Name,Work Email,Start Date\n{},ada@example.com,2024-03-07\n",
+        "é".repeat(3000)
+    );
+    let path = write(dir.path(), "long.csv", &text);
+    let run = |args: &[&str]| {
+        let out = bdxlint()
+            .args(["check", "--format", "employees"])
+            .args(args)
+            .arg(&path)
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        String::from_utf8(out).expect("utf-8")
+    };
+    let concise = run(&["--output-format", "concise"]);
+    assert!(concise.contains(":2:3018: C004"), "{concise}");
+    let human = run(&["--color", "never"]);
+    assert!(human.contains("long.csv:2:3018]"), "{human}");
+}
+
+/// The human report's help keeps its line breaks between the help and the
+/// related lines (only characters inside each part are escaped), and a
+/// CRLF file numbers its source lines as the position does.
+#[test]
+fn human_help_lines_and_crlf_line_numbers_stay_right() {
+    let out = stdout_of(
+        example().args([
+            "check",
+            "--color",
+            "never",
+            "--format",
+            "entitlements",
+            "testdata/entitlements/identity-conflict.csv",
+        ]),
+        1,
+    );
+    assert!(!out.contains("\\nsee line"), "{out}");
+    assert!(out.contains("see line 2"), "{out}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "crlf.csv",
+        "Full Name,Work Email,Start Date\r\nAda,ada@example.com,03/07/2024\r\nBob,bob@example.com,2024-03-07\r\n",
+    );
+    let out = stdout_of(
+        bdxlint()
+            .args(["check", "--color", "never", "--format", "employees"])
+            .arg(&path),
+        1,
+    );
+    assert!(out.contains("crlf.csv:3:"), "{out}");
+    assert!(out.contains(" 3 | Bob,"), "the margin names line 3:\n{out}");
+    assert!(!out.contains('\r'), "{out:?}");
+}

@@ -1025,7 +1025,7 @@ impl<'a> Emitter<'a> {
         let snippet = self
             .snippets
             .wanted()
-            .then(|| self.snippet(line, line_start, &span));
+            .then(|| self.snippet(line, line_start, &span, col));
         self.diags.push(Diagnostic {
             rule,
             severity: severity.unwrap_or(rule.severity),
@@ -1104,7 +1104,8 @@ impl<'a> Emitter<'a> {
         );
     }
 
-    fn snippet(&self, line: u64, line_start: usize, span: &Range<usize>) -> Snippet {
+    /// The lines around `span`, whose first character is at column `col`.
+    fn snippet(&self, line: u64, line_start: usize, span: &Range<usize>, col: u64) -> Snippet {
         let data = self.data;
         let from = line_start.max(span.start.saturating_sub(MAX_SNIPPET / 2));
         let from = if from == line_start {
@@ -1124,9 +1125,16 @@ impl<'a> Emitter<'a> {
             .find(|&i| (data[i] & 0xC0) != 0x80)
             .unwrap_or(data.len());
         let text = lossy_same_length(&data[from..upto]);
+        // A long line is cut to start near the finding: where the cut falls
+        // on the line, so the human report shows the finding's own column.
+        let skipped = data[from..span.start]
+            .iter()
+            .filter(|b| (**b & 0xC0) != 0x80)
+            .count() as u64;
         Snippet {
             offset: from as u64,
             line,
+            first_col: col.saturating_sub(skipped).max(1),
             text,
         }
     }

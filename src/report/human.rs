@@ -49,12 +49,28 @@ impl SourceCode for SnippetSource<'_> {
         after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
         let inner = self.snippet.text.as_str().read_span(span, before, after)?;
+        // The position miette prints (a read without context) is the
+        // finding's column in characters, as every other output counts it;
+        // miette counts bytes, and from where a long line was cut.
+        let column = if before == 0 && after == 0 {
+            let text = self.snippet.text.as_str();
+            let at = span.offset().min(text.len());
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let chars = text[line_start..at].chars().count();
+            if line_start == 0 {
+                chars + self.snippet.first_col as usize - 1
+            } else {
+                chars
+            }
+        } else {
+            inner.column()
+        };
         Ok(Box::new(MietteSpanContents::new_named(
             self.name.to_owned(),
             inner.data(),
             *inner.span(),
             inner.line() + self.snippet.line as usize - 1,
-            inner.column(),
+            column,
             inner.line_count(),
         )))
     }
@@ -98,18 +114,31 @@ impl miette::Diagnostic for Finding<'_> {
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         // Related places (the earlier row a cross-row finding conflicts
-        // with) have no snippet of their own; they are named after the help.
-        let mut text = self.d.help.clone().unwrap_or_default();
+        // with) have no snippet of their own; they are named after the help,
+        // a line each. Each part is made printable on its own, so that the
+        // line breaks between them stay line breaks.
+        let mut text = self
+            .d
+            .help
+            .as_deref()
+            .map(printable)
+            .unwrap_or_default()
+            .into_owned();
         for r in &self.d.related {
             if !text.is_empty() {
                 text.push('\n');
             }
+            let message = printable(&r.message);
             match &r.column {
-                Some(c) => text.push_str(&format!("see line {} ({c}): {}", r.line, r.message)),
-                None => text.push_str(&format!("see line {}: {}", r.line, r.message)),
+                Some(c) => text.push_str(&format!(
+                    "see line {} ({}): {message}",
+                    r.line,
+                    printable(c)
+                )),
+                None => text.push_str(&format!("see line {}: {message}", r.line)),
             }
         }
-        (!text.is_empty()).then(|| Box::new(printable(&text).into_owned()) as Box<dyn fmt::Display>)
+        (!text.is_empty()).then(|| Box::new(text) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {

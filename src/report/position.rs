@@ -112,6 +112,7 @@ mod tests {
             snippet: Some(Snippet {
                 offset,
                 line: 3,
+                first_col: 1,
                 text: text.into(),
             }),
             once_per_file: false,

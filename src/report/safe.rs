@@ -34,21 +34,23 @@ pub fn printable(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Source lines with every control character but tab, line feed and the
-/// CR of a CRLF ending replaced by `?`, one per byte, so that every byte
-/// offset into the lines (the spans of findings) still points where it
-/// did.
+/// Source lines as a terminal may show them, keeping every byte offset
+/// (the spans of findings point into them): a CR ending a line (CRLF, or
+/// the last byte, whose LF was not captured) becomes a space, so the line
+/// structure is the LFs alone and no `^M` shows; every other control
+/// character but tab and LF becomes `?`, one per byte.
 pub fn printable_lines(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
-    let bad = |i: usize, c: char| {
-        unsafe_char(c) && c != '\n' && !(c == '\r' && b.get(i + 1) == Some(&b'\n'))
-    };
-    if !s.char_indices().any(|(i, c)| bad(i, c)) {
+    let ends_line = |i: usize| matches!(b.get(i + 1), None | Some(b'\n'));
+    let bad = |c: char| unsafe_char(c) && c != '\n';
+    if !s.chars().any(bad) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     for (i, c) in s.char_indices() {
-        if bad(i, c) {
+        if c == '\r' && ends_line(i) {
+            out.push(' ');
+        } else if bad(c) {
             out.extend(std::iter::repeat_n('?', c.len_utf8()));
         } else {
             out.push(c);
@@ -77,6 +79,7 @@ mod tests {
     fn source_lines_keep_every_offset() {
         for s in [
             "a,\u{1b}[2J,b\r\nnext\n",
+            "crlf,only\r\nnext\r\n",
             "\u{9b}31m,\u{7f}\r,x",
             "plain,line\r\n",
         ] {
@@ -88,6 +91,7 @@ mod tests {
             assert_eq!(feeds(&p), feeds(s));
         }
         assert_eq!(printable_lines("a\rb"), "a?b");
-        assert_eq!(printable_lines("a\r\nb"), "a\r\nb");
+        assert_eq!(printable_lines("a\r\nb"), "a \nb");
+        assert_eq!(printable_lines("a,b\r"), "a,b ");
     }
 }
