@@ -109,6 +109,8 @@ struct RawTable {
     identity: Option<RawIdentity>,
     #[serde(default)]
     unique: Vec<RawUnique>,
+    #[serde(default)]
+    references: Vec<RawReference>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -265,6 +267,44 @@ struct RawUnique {
     clause: Option<Clause>,
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReference {
+    column: String,
+    #[serde(default)]
+    list: bool,
+    #[serde(default)]
+    part: Option<Part>,
+    target: String,
+    key: String,
+    #[serde(default)]
+    undeclared_key: bool,
+    #[serde(default)]
+    gone: Option<RawValues>,
+    #[serde(default)]
+    skip: Option<RawValues>,
+    rule: String,
+    message: String,
+    help: String,
+    #[serde(default)]
+    gone_message: Option<String>,
+    #[serde(default)]
+    gone_help: Option<String>,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    clause: Option<Clause>,
+}
+
+/// `{ column = "Status", in = ["deleted"] }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawValues {
+    column: String,
+    #[serde(rename = "in")]
+    values: Vec<String>,
+}
+
 /// Why a check is a warning although it sits in a table: the reasons of
 /// clause 4 of the severity principle (top of `rules/README.md`). A check
 /// whose findings are errors names none; a check that warns must name one,
@@ -362,6 +402,9 @@ pub struct Table {
     pub identity: Option<Identity>,
     /// Values (or composites) that must not repeat in a file.
     pub unique: Vec<Unique>,
+    /// Cells that name a record another format of the run defines (batch
+    /// checks, `src/check/batch.rs`).
+    pub references: Vec<Reference>,
 }
 
 #[derive(Debug)]
@@ -475,6 +518,91 @@ pub struct Unique {
     pub ignore_case: bool,
     pub reason: String,
     pub trace: Trace,
+}
+
+/// Which part of a referring value is the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Part {
+    /// The `<integration_id>` of an `<app>/<integration_id>` value. A value
+    /// not of that shape is the column's shape finding and is skipped.
+    IntegrationId,
+}
+
+/// Cells of `column` whose trimmed value is one of `values`, in any case
+/// (as Status values like `deleted` are matched wherever a row's own
+/// action decides whether it counts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Values {
+    /// A header name of the format the match is made in.
+    pub column: String,
+    pub values: Vec<String>,
+}
+
+impl Values {
+    pub fn matches(&self, cell: &str) -> bool {
+        let cell = cell.trim();
+        self.values.iter().any(|v| cell.eq_ignore_ascii_case(v))
+    }
+}
+
+/// A reference from a cell of this format to the key column of another
+/// format's rows, checked across the files of one run. The target's side
+/// (`key`, `gone`) is validated against the target table once all tables
+/// are parsed (see [`tables`]), so that tables may refer to each other
+/// without parsing one another.
+#[derive(Debug)]
+pub struct Reference {
+    /// The referring column.
+    pub column: ColumnId,
+    /// The cell is a comma-separated list; each element is a reference.
+    pub list: bool,
+    /// Which part of a value (or element) is the key; `None`: all of it.
+    pub part: Option<Part>,
+    /// The format whose rows define keys.
+    pub target: String,
+    /// The target's key column, a header name.
+    pub key: String,
+    /// The key column is not one the target's table declares (the
+    /// campaigns upload has no `ID`; an edited download has one).
+    pub undeclared_key: bool,
+    /// Target rows that do not define their key (they delete it).
+    pub gone: Option<Values>,
+    /// Referring rows that are not checked (a column of this table).
+    pub skip: Option<Values>,
+    /// The registry rule findings report.
+    pub rule: &'static crate::rules::Rule,
+    /// Message and help for a key no target row defines.
+    pub message: String,
+    pub help: String,
+    /// Message and help for a key only `gone` rows hold; set exactly when
+    /// `gone` is.
+    pub gone_message: Option<String>,
+    pub gone_help: Option<String>,
+    pub trace: Trace,
+}
+
+/// The placeholders a reference's message and help may use: the key as
+/// quoted in messages, the whole value (element) it was taken from, and,
+/// for a `gone` key only, the file and line of the row that deletes it.
+pub const PLACEHOLDERS: [&str; 3] = ["{value}", "{cell}", "{place}"];
+
+/// Checks that a message template uses only known placeholders, `{place}`
+/// only where a deleting row exists to name.
+fn check_template(text: &str, gone: bool) -> Result<(), String> {
+    let mut rest = text;
+    while let Some(at) = rest.find('{') {
+        let tail = &rest[at..];
+        let known = PLACEHOLDERS
+            .iter()
+            .find(|p| tail.starts_with(*p))
+            .ok_or_else(|| format!("unknown placeholder in {text:?} (known: {PLACEHOLDERS:?})"))?;
+        if *known == "{place}" && !gone {
+            return Err(format!("{{place}} in {text:?}: only a gone_message or gone_help has a deleting row to name"));
+        }
+        rest = &tail[known.len()..];
+    }
+    Ok(())
 }
 
 /// A table that does not compile: a bug in `rules/`, caught by tests.
@@ -708,6 +836,74 @@ impl Table {
                 })
             })
             .collect::<Result<_, TableError>>()?;
+        let mut references = Vec::new();
+        for r in raw.references {
+            let at = |m: String| err(format!("[[references]] on {:?}: {m}", r.column));
+            let column = columns
+                .iter()
+                .position(|c| c.name == r.column)
+                .ok_or_else(|| at("unknown column".into()))?;
+            // The engine splits and cuts values the way the column's shape
+            // reads them; a reference that disagreed with the shape would
+            // look for keys in text the cell check calls malformed.
+            let shape = &columns[column].shape;
+            if r.list != matches!(shape, Shape::List { .. }) {
+                return Err(at(
+                    "`list = true` exactly when the column's shape is `list`".into(),
+                ));
+            }
+            if r.part == Some(Part::IntegrationId) && *shape != Shape::IntegrationRef {
+                return Err(at(
+                    "`part = \"integration-id\"` needs a column of shape `integration-ref`".into(),
+                ));
+            }
+            if !format_names().any(|n| n == r.target) {
+                return Err(at(format!("no format {:?} to refer to", r.target)));
+            }
+            let rule = crate::rules::ALL
+                .iter()
+                .copied()
+                .find(|k| k.code == r.rule)
+                .ok_or_else(|| at(format!("no rule with code {:?} in the registry", r.rule)))?;
+            let skip = match r.skip {
+                None => None,
+                Some(v) => Some(values(v, |c| columns.iter().any(|k| k.name == c)).map_err(at)?),
+            };
+            let gone = r
+                .gone
+                .map(|v| values(v, |_| true))
+                .transpose()
+                .map_err(at)?;
+            if gone.is_some() != (r.gone_message.is_some() && r.gone_help.is_some())
+                || r.gone_message.is_some() != r.gone_help.is_some()
+            {
+                return Err(at(
+                    "`gone_message` and `gone_help` are set exactly when `gone` is".into(),
+                ));
+            }
+            for text in [&r.message, &r.help] {
+                check_template(text, false).map_err(at)?;
+            }
+            for text in [&r.gone_message, &r.gone_help].into_iter().flatten() {
+                check_template(text, true).map_err(at)?;
+            }
+            references.push(Reference {
+                column,
+                list: r.list,
+                part: r.part,
+                target: r.target,
+                key: r.key,
+                undeclared_key: r.undeclared_key,
+                gone,
+                skip,
+                rule,
+                message: r.message,
+                help: r.help,
+                gone_message: r.gone_message,
+                gone_help: r.gone_help,
+                trace: Trace::new(r.spec, r.clause),
+            });
+        }
         Ok(Table {
             name: raw.name,
             title: raw.title,
@@ -724,6 +920,7 @@ impl Table {
             order,
             identity,
             unique,
+            references,
         })
     }
 
@@ -750,8 +947,9 @@ impl Table {
     /// Every check the table makes, in table order: columns that require,
     /// shape or ask for something (not optional free text), then each
     /// `[[requires]]`, `[[equal]]`, `[[one_or_all]]`, `[[json]]`,
-    /// `[[order]]`, `[[unique]]` and `[identity]`. Severities are the
-    /// table's where it sets one, else the rule's default.
+    /// `[[order]]`, `[[unique]]`, `[identity]` and each `[[references]]`.
+    /// Severities are the table's where it sets one, else the rule's
+    /// default.
     pub fn checks(&self) -> Vec<Check<'_>> {
         use crate::rules;
         let mut out = Vec::new();
@@ -842,6 +1040,13 @@ impl Table {
             ];
             push("identity".into(), &sevs, &i.trace);
         }
+        for r in &self.references {
+            let what = format!(
+                "references {:?} -> {} {:?} ({} {})",
+                self.columns[r.column].name, r.target, r.key, r.rule.code, r.rule.name
+            );
+            push(what, &[r.rule.severity], &r.trace);
+        }
         out
     }
 }
@@ -854,6 +1059,66 @@ pub fn normalize_quote(text: &str) -> String {
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// A `{ column, in }` match; `known` says whether the column exists where
+/// the match is made.
+fn values(v: RawValues, known: impl Fn(&str) -> bool) -> Result<Values, String> {
+    if !known(&v.column) {
+        return Err(format!("unknown column {:?}", v.column));
+    }
+    if v.values.is_empty() || v.values.iter().any(|x| x.trim().is_empty()) {
+        return Err(format!("`in` on {:?} needs non-empty values", v.column));
+    }
+    Ok(Values {
+        column: v.column,
+        values: v.values,
+    })
+}
+
+/// Validates the target side of every reference once all tables are
+/// parsed: the key column is one the target declares (or, with
+/// `undeclared_key`, one it does not), and `gone` names a target column.
+fn link(tables: &[&Table]) -> Result<(), TableError> {
+    for t in tables {
+        for r in &t.references {
+            let err = |message: String| TableError {
+                format: t.name.clone(),
+                message: format!(
+                    "[[references]] on {:?}: {message}",
+                    t.columns[r.column].name
+                ),
+            };
+            let target = tables
+                .iter()
+                .find(|x| x.name == r.target)
+                .ok_or_else(|| err(format!("no format {:?} to refer to", r.target)))?;
+            match (target.column(&r.key).is_some(), r.undeclared_key) {
+                (true, false) | (false, true) => {}
+                (false, false) => {
+                    return Err(err(format!(
+                        "{} has no column {:?} (a key it does not declare needs `undeclared_key = true`)",
+                        r.target, r.key
+                    )))
+                }
+                (true, true) => {
+                    return Err(err(format!(
+                        "{} declares {:?}: drop `undeclared_key`",
+                        r.target, r.key
+                    )))
+                }
+            }
+            if let Some(g) = &r.gone {
+                if target.column(&g.column).is_none() {
+                    return Err(err(format!(
+                        "`gone` names {:?}, which {} has no column of",
+                        g.column, r.target
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Resolves a non-empty list of distinct column names of a `what` section.
@@ -908,12 +1173,18 @@ fn parsed(i: usize) -> Result<&'static Table, &'static TableError> {
 
 /// All format tables, in registry order.
 pub fn tables() -> Result<&'static [&'static Table], &'static TableError> {
-    static REGISTRY: OnceLock<Result<Vec<&'static Table>, &'static TableError>> = OnceLock::new();
+    static REGISTRY: OnceLock<Result<Vec<&'static Table>, TableError>> = OnceLock::new();
     REGISTRY
-        .get_or_init(|| (0..TABLES.len()).map(parsed).collect())
+        .get_or_init(|| {
+            let all = (0..TABLES.len())
+                .map(parsed)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(Clone::clone)?;
+            link(&all)?;
+            Ok(all)
+        })
         .as_ref()
         .map(Vec::as_slice)
-        .map_err(|e| *e)
 }
 
 /// Names of every format, in registry order (for `--format` and messages).
@@ -1019,6 +1290,142 @@ mod tests {
             let e = Table::parse("x", &format!("{HEAD}{bad}")).expect_err(bad);
             assert!(e.message.contains(want), "{bad}: {e}");
         }
+    }
+
+    /// A referring table `x` (L a list, I an integration ref, S a status)
+    /// and what follows its columns.
+    fn referring(rest: &str) -> Result<Table, TableError> {
+        let text = format!(
+            "name = \"x\"\ntitle = \"x\"\nspec_section = \"x\"\ndirection = \"upload\"\n\
+             [[columns]]\nname = \"L\"\nshape = \"list\"\n\
+             [[columns]]\nname = \"I\"\nshape = \"integration-ref\"\n\
+             [[columns]]\nname = \"S\"\n\
+             [[references]]\ntarget = \"filters\"\nrule = \"B011\"\n\
+             message = \"m {{value}}\"\nhelp = \"h\"\n{rest}"
+        );
+        Table::parse("x", &text)
+    }
+
+    #[test]
+    fn references_parse() {
+        let t = referring(
+            "column = \"L\"\nlist = true\nkey = \"ID\"\n\
+             gone = { column = \"Status\", in = [\"deleted\"] }\n\
+             skip = { column = \"S\", in = [\"deleted\"] }\n\
+             gone_message = \"{value} at {place}\"\ngone_help = \"g\"\n",
+        )
+        .expect("parses");
+        let r = &t.references[0];
+        assert_eq!((r.column, r.list, r.part), (0, true, None));
+        assert_eq!(r.rule.code, "B011");
+        assert!(r.skip.as_ref().is_some_and(|s| s.matches(" Deleted ")));
+        assert!(r.gone.as_ref().is_some_and(|g| !g.matches("delete")));
+        let filters = table("filters").expect("parses").expect("exists");
+        assert!(link(&[&t, filters]).is_ok());
+    }
+
+    #[test]
+    fn references_are_validated() {
+        for (bad, want) in [
+            ("column = \"Z\"\nkey = \"ID\"\n", "unknown column"),
+            ("column = \"S\"\nkey = \"ID\"\nlist = true\n", "`list = true`"),
+            ("column = \"L\"\nkey = \"ID\"\n", "`list = true`"),
+            (
+                "column = \"S\"\nkey = \"ID\"\npart = \"integration-id\"\n",
+                "integration-ref",
+            ),
+            ("column = \"I\"\nkey = \"ID\"\npart = \"after-slash\"\n", "after-slash"),
+            ("column = \"I\"\nkey = \"ID\"\ncolum = \"I\"\n", "colum"),
+            (
+                "column = \"I\"\nkey = \"ID\"\nskip = { column = \"Q\", in = [\"x\"] }\n",
+                "unknown column \"Q\"",
+            ),
+            (
+                "column = \"I\"\nkey = \"ID\"\nskip = { column = \"S\", in = [] }\n",
+                "non-empty",
+            ),
+            (
+                "column = \"I\"\nkey = \"ID\"\ngone = { column = \"Status\", in = [\"deleted\"] }\n",
+                "gone_message",
+            ),
+            ("column = \"I\"\nkey = \"ID\"\ngone_help = \"g\"\n", "gone_message"),
+            (
+                "column = \"I\"\nkey = \"ID\"\nerror = \"at {place}\"\n",
+                "error",
+            ),
+        ] {
+            let e = referring(bad).expect_err(bad);
+            assert!(e.message.contains(want), "{bad}: {e}");
+        }
+        let e = Table::parse(
+            "x",
+            "name = \"x\"\ntitle = \"x\"\nspec_section = \"x\"\ndirection = \"upload\"\n\
+             [[columns]]\nname = \"A\"\n[[references]]\ncolumn = \"A\"\ntarget = \"nope\"\n\
+             key = \"ID\"\nrule = \"B011\"\nmessage = \"m\"\nhelp = \"h\"\n",
+        )
+        .expect_err("unknown target");
+        assert!(e.message.contains("no format \"nope\""), "{e}");
+        for (bad, want) in [
+            ("rule = \"B999\"\n", "B999"),
+            ("rule = \"undefined-filter\"\n", "undefined-filter"),
+        ] {
+            let text = format!(
+                "name = \"x\"\ntitle = \"x\"\nspec_section = \"x\"\ndirection = \"upload\"\n\
+                 [[columns]]\nname = \"A\"\n[[references]]\ncolumn = \"A\"\ntarget = \"filters\"\n\
+                 key = \"ID\"\nmessage = \"m\"\nhelp = \"h\"\n{bad}"
+            );
+            let e = Table::parse("x", &text).expect_err(bad);
+            assert!(e.message.contains(want), "{bad}: {e}");
+        }
+        for (text, want) in [
+            ("m {value", "unknown placeholder"),
+            ("m {place}", "{place}"),
+            ("m {vlaue}", "unknown placeholder"),
+        ] {
+            let e = check_template(text, false).expect_err(text);
+            assert!(e.contains(want), "{text}: {e}");
+        }
+        let e = referring(
+            "column = \"I\"\nkey = \"ID\"\npart = \"integration-id\"\n\
+             gone = { column = \"Status\", in = [\"deleted\"] }\n\
+             gone_message = \"{vlaue}\"\ngone_help = \"g\"\n",
+        )
+        .expect_err("typo in a placeholder");
+        assert!(e.message.contains("unknown placeholder"), "{e}");
+        assert!(check_template("m {value} {cell} {place}", true).is_ok());
+    }
+
+    #[test]
+    fn a_reference_target_must_declare_its_key_and_gone_columns() {
+        let filters = table("filters").expect("parses").expect("exists");
+        for (rest, want) in [
+            ("key = \"Nope\"\n", "no column \"Nope\""),
+            (
+                "key = \"ID\"\nundeclared_key = true\n",
+                "drop `undeclared_key`",
+            ),
+            (
+                "key = \"ID\"\ngone = { column = \"Gone\", in = [\"x\"] }\n\
+                 gone_message = \"g\"\ngone_help = \"g\"\n",
+                "`gone` names \"Gone\"",
+            ),
+        ] {
+            let t = referring(&format!(
+                "column = \"I\"\npart = \"integration-id\"\n{rest}"
+            ))
+            .expect(rest);
+            let e = link(&[&t, filters]).expect_err(rest);
+            assert!(e.message.contains(want), "{rest}: {e}");
+        }
+        let t = referring(
+            "column = \"I\"\npart = \"integration-id\"\nkey = \"Secret\"\nundeclared_key = true\n",
+        )
+        .expect("parses");
+        assert!(link(&[&t, filters]).is_ok());
+        // The target must be among the linked tables.
+        let t =
+            referring("column = \"I\"\npart = \"integration-id\"\nkey = \"ID\"\n").expect("parses");
+        assert!(link(&[&t]).is_err());
     }
 
     #[test]
