@@ -149,6 +149,11 @@ rules! {
         "What it does: flags header names within a small edit distance of a column the header lacks, with \"did you mean\". The column is checked as the one it resembles, and is not also reported missing.\n\
          Why it matters: a misspelt column is an unknown column to the platform, and its data is lost or a required column is missing.\n\
          Example: `Work Emial`. Fix: correct the spelling.";
+    TOO_MANY_COLUMNS = "H007", "too-many-columns", Error, "Resources and their fields",
+        "The header has more columns than any format could use",
+        "What it does: stops at a header of more than 1,024 names, with this one finding, and checks the file no further. The widest format has 29 columns.\n\
+         Why it matters: such a header is not one of the spec's formats, and checking it (a finding per unknown name, per row) would cost memory and time without bound; the file was not checked, so it cannot pass.\n\
+         Example: a header of 1,000,000 names, or an export whose rows were joined into one line. Fix: write the format's header (`bdxlint template FORMAT`).";
     EMPTY_REQUIRED_CELL = "C001", "empty-required-cell", Error, "Resources and their fields",
         "A required column has an empty cell",
         "What it does: flags empty (or whitespace-only) cells in columns marked required.\n\

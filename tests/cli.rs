@@ -1337,3 +1337,28 @@ fn human_help_lines_and_crlf_line_numbers_stay_right() {
     assert!(out.contains(" 3 | Bob,"), "the margin names line 3:\n{out}");
     assert!(!out.contains('\r'), "{out:?}");
 }
+
+/// A header far wider than any format (here 1,000,000 names, 7.9 MB) is
+/// one finding and the file is not checked further: it took 4.8 GB and a
+/// minute, a finding per unknown name.
+#[test]
+fn a_header_of_a_million_columns_is_one_finding() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut text = String::from("Full Name,Work Email,Start Date");
+    for i in 0..1_000_000 {
+        text.push_str(&format!(",c{i}"));
+    }
+    text.push_str("\nAda,ada@example.com,03/07/2024\n");
+    let path = write(dir.path(), "wide.csv", &text);
+    let out = stdout_of(
+        bdxlint()
+            .args(["check", "--output-format", "concise"])
+            .arg(&path),
+        1,
+    );
+    assert_eq!(out.lines().count(), 1, "{}", &out[..out.len().min(500)]);
+    assert!(
+        out.contains("H007 [error] the header has 1000003 columns"),
+        "{out}"
+    );
+}

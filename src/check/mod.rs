@@ -271,6 +271,24 @@ fn check_stream<R: Read>(
             .extend(emit.diags.into_iter().map(|d| rebase(d, first.base)));
         return Ok(report);
     }
+    // A header far wider than any format: one finding, and no check that
+    // would grow with its width (a finding per name, per row).
+    if rec.fields.len() > MAX_COLUMNS {
+        let span = rec.start as u64..rec.end as u64;
+        report.diagnostics.push(rebase(
+            file_diag(
+                &rules::TOO_MANY_COLUMNS,
+                span,
+                format!(
+                    "the header has {} columns, more than the {MAX_COLUMNS} bdxlint reads; the file was not checked",
+                    rec.fields.len()
+                ),
+                "write the format's header (`bdxlint template FORMAT`)",
+            ),
+            first.base,
+        ));
+        return Ok(report);
+    }
     let table = match forced {
         Some(t) => t,
         None => {
@@ -489,6 +507,9 @@ fn receive<T>(rx: &std::sync::mpsc::Receiver<T>) -> T {
         }
     }
 }
+
+/// Most header names a file may have: the widest format has 29 columns.
+pub const MAX_COLUMNS: usize = 1024;
 
 /// Longest header read ahead of a check to tell a file's format.
 pub const MAX_HEADER: u64 = 1 << 20;
