@@ -254,7 +254,7 @@ fn format_names() -> clap::builder::PossibleValuesParser {
 /// Runs the command and returns the exit code.
 pub fn run(cli: Cli) -> io::Result<u8> {
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = io::BufWriter::new(ClosedPipe::new(stdout.lock()));
     let code = match cli.command {
         Command::Check(args) => run::check(&request(&args), &mut out, &mut io::stderr())?,
         Command::Explain { rule } => match rules::lookup(&rule) {
@@ -346,6 +346,52 @@ fn use_color(choice: ColorChoice) -> bool {
             } else {
                 io::stdout().is_terminal()
             }
+        }
+    }
+}
+
+/// Standard output that a reader may close (`bdxlint check ... | head`):
+/// once it is closed, the rest of the output is dropped and the run goes
+/// on, so the exit status is still the run's (findings, or a file that
+/// could not be checked), never a success it did not earn.
+struct ClosedPipe<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: Write> ClosedPipe<W> {
+    fn new(inner: W) -> Self {
+        ClosedPipe {
+            inner,
+            closed: false,
+        }
+    }
+}
+
+impl<W: Write> Write for ClosedPipe<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            other => other,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other,
         }
     }
 }

@@ -9,9 +9,9 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli::run(cli) {
+        // A closed standard output (`| head`) never gets here: the run goes
+        // on without it and exits with its own status (see cli::ClosedPipe).
         Ok(code) => ExitCode::from(code),
-        // A closed pipe (`bdxlint check ... | head`) is the reader's choice.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(cli::EXIT_CLEAN),
         Err(e) => {
             eprintln!("bdxlint: {e}");
             ExitCode::from(cli::EXIT_TROUBLE)

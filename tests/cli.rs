@@ -1362,3 +1362,28 @@ fn a_header_of_a_million_columns_is_one_finding() {
         "{out}"
     );
 }
+
+/// When the reader closes standard output early (`| head -1`), the rest of
+/// the output is dropped and the run goes on: the exit status is still the
+/// run's (2 here, for a file that does not exist), never 0.
+#[cfg(unix)]
+#[test]
+fn a_closed_output_pipe_keeps_the_runs_exit_status() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Enough findings to fill a pipe's buffer several times over.
+    let mut text = String::from("Full Name,Work Email,Start Date\n");
+    for i in 0..20_000 {
+        text.push_str(&format!("Ada {i},ada{i}@example.com,2024-03-07\n"));
+    }
+    let bad = write(dir.path(), "employees.csv", &text);
+    let bin = assert_cmd::cargo::cargo_bin("bdxlint");
+    let status = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(r#""$0" check --output-format concise "$1" "$2" 2>/dev/null | head -1 >/dev/null; exit "${PIPESTATUS[0]}""#)
+        .arg(&bin)
+        .arg(&bad)
+        .arg(dir.path().join("missing.csv"))
+        .status()
+        .expect("bash runs");
+    assert_eq!(status.code(), Some(2));
+}
