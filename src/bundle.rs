@@ -350,6 +350,15 @@ pub fn check_zip(
         );
         return Ok(vec![archive]);
     }
+    // Entries whose bytes overlap (many entries naming the same compressed
+    // data) let a small archive inflate without bound; no writer makes them.
+    if let Some((a, b)) = overlapping_entries(&mut zip) {
+        refuse(
+            &mut archive,
+            format!("entries {a} and {b} overlap: they share compressed bytes, which no archiver writes"),
+        );
+        return Ok(vec![archive]);
+    }
     let total = Cell::new(0u64);
     let refused = RefCell::new(None);
 
@@ -639,6 +648,43 @@ fn central_directory_entries(file: &mut std::fs::File) -> Option<u64> {
     })?;
     let total = u16::from_le_bytes([tail[at + 10], tail[at + 11]]);
     (total != u16::MAX).then_some(u64::from(total))
+}
+
+/// Two entries (by name) whose stored bytes overlap, if any. Each entry is
+/// taken to span at least its 30-byte local header and its compressed
+/// data from where its header starts: no more than it really spans, so
+/// entries laid out one after another, as archivers write them, never
+/// overlap here.
+fn overlapping_entries(zip: &mut zip::ZipArchive<std::fs::File>) -> Option<(String, String)> {
+    const LOCAL_HEADER: u64 = 30;
+    let mut spans: Vec<(u64, u64, usize)> = (0..zip.len())
+        .filter_map(|i| {
+            let f = zip.by_index_raw(i).ok()?;
+            let start = f.header_start();
+            Some((
+                start,
+                start.saturating_add(LOCAL_HEADER + f.compressed_size()),
+                i,
+            ))
+        })
+        .collect();
+    spans.sort_unstable();
+    let mut reach: Option<(u64, usize)> = None;
+    for &(start, end, i) in &spans {
+        if let Some((far, j)) = reach {
+            if start < far {
+                let mut name = |k: usize| {
+                    zip.by_index_raw(k)
+                        .map_or_else(|_| format!("#{k}"), |f| f.name().to_owned())
+                };
+                return Some((name(j), name(i)));
+            }
+        }
+        if reach.is_none_or(|(far, _)| end > far) {
+            reach = Some((end, i));
+        }
+    }
+    None
 }
 
 fn refuse(archive: &mut FileReport, message: String) {

@@ -607,3 +607,41 @@ fn members_that_share_a_name_are_refused_not_hidden() {
     let msg = &reps[0].diagnostics[0].message;
     assert!(msg.contains("3 entries under 2 names"), "{msg}");
 }
+
+/// Entries that share compressed bytes (a central directory pointing many
+/// entries at one member) let a small archive inflate without bound: the
+/// archive is refused.
+#[test]
+fn overlapping_entries_are_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let z = zip_of(
+        dir.path(),
+        "overlap.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+        ],
+    );
+    let mut bytes = std::fs::read(&z).expect("zip");
+    // Point the second central-directory record at the first member's
+    // local header (its offset field is 42 bytes into the record).
+    let records: Vec<usize> = bytes
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x01\x02")
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(records.len(), 2);
+    let first: [u8; 4] = bytes[records[0] + 42..records[0] + 46]
+        .try_into()
+        .expect("4 bytes");
+    bytes[records[1] + 42..records[1] + 46].copy_from_slice(&first);
+    std::fs::write(&z, &bytes).expect("write");
+    let reps = check(&z, None, &Limits::default());
+    assert!(codes(&reps).contains("B005"), "{reps:?}");
+    assert!(
+        reps[0].diagnostics[0].message.contains("overlap"),
+        "{}",
+        reps[0].diagnostics[0].message
+    );
+}
