@@ -1142,21 +1142,14 @@ fn a_failed_baseline_write_keeps_the_old_baseline() {
     let dir = tempfile::tempdir().expect("tempdir");
     let old = dir.path().join("baseline.json");
     std::fs::write(&old, "OLD").expect("old baseline");
-    let bin = assert_cmd::cargo::cargo_bin("bdxlint");
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
     // SIGXFSZ ignored, so the write fails with EFBIG instead of killing
     // the process; the new baseline (about 1.5 KB) is over 1 KB.
-    let status = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(r#"trap "" XFSZ; ulimit -f 1; exec "$0" check --write-baseline "$1" "$2""#)
-        .arg(&bin)
-        .arg(&old)
-        .arg(&example)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("bash runs");
-    assert_eq!(status.code(), Some(2));
+    let code = in_bash(
+        r#"trap "" XFSZ; ulimit -f 1; exec "$0" check --write-baseline "$1" "$2" >/dev/null 2>&1"#,
+        &[old.as_path(), example.as_path()],
+    );
+    assert_eq!(code, Some(2));
     assert_eq!(std::fs::read_to_string(&old).expect("still there"), "OLD");
     let left: Vec<_> = std::fs::read_dir(dir.path())
         .expect("dir")
@@ -1376,14 +1369,24 @@ fn a_closed_output_pipe_keeps_the_runs_exit_status() {
         text.push_str(&format!("Ada {i},ada{i}@example.com,2024-03-07\n"));
     }
     let bad = write(dir.path(), "employees.csv", &text);
-    let bin = assert_cmd::cargo::cargo_bin("bdxlint");
-    let status = std::process::Command::new("bash")
+    let missing = dir.path().join("missing.csv");
+    let code = in_bash(
+        r#""$0" check --output-format concise "$1" "$2" 2>/dev/null | head -1 >/dev/null; exit "${PIPESTATUS[0]}""#,
+        &[bad.as_path(), missing.as_path()],
+    );
+    assert_eq!(code, Some(2));
+}
+
+/// Runs a bash `script` with the binary as `$0` and `args` as `$1`...,
+/// for what only a shell sets up (resource limits, pipes): its exit code.
+#[cfg(unix)]
+fn in_bash(script: &str, args: &[&Path]) -> Option<i32> {
+    std::process::Command::new("bash")
         .arg("-c")
-        .arg(r#""$0" check --output-format concise "$1" "$2" 2>/dev/null | head -1 >/dev/null; exit "${PIPESTATUS[0]}""#)
-        .arg(&bin)
-        .arg(&bad)
-        .arg(dir.path().join("missing.csv"))
+        .arg(script)
+        .arg(assert_cmd::cargo::cargo_bin("bdxlint"))
+        .args(args)
         .status()
-        .expect("bash runs");
-    assert_eq!(status.code(), Some(2));
+        .expect("bash runs")
+        .code()
 }
