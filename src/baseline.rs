@@ -18,7 +18,7 @@
 use crate::diagnostic::FileReport;
 use crate::report::{fingerprint, uri};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::path::Path;
 
@@ -85,31 +85,13 @@ pub struct Outcome {
 impl Baseline {
     /// Records every finding of `reports`, sorted so the file diffs well.
     pub fn record(reports: &[FileReport]) -> Baseline {
-        let mut map: BTreeMap<Key, (u32, String)> = BTreeMap::new();
-        for r in reports {
-            for d in &r.diagnostics {
-                map.entry(key_of(&r.path, r.member.as_deref(), d))
-                    .or_insert((0, d.message.clone()))
-                    .0 += 1;
+        let mut r = Recorder::default();
+        for rep in reports {
+            for d in &rep.diagnostics {
+                r.add(&rep.path, rep.member.as_deref(), d);
             }
         }
-        Baseline {
-            version: 1,
-            findings: map
-                .into_iter()
-                .map(
-                    |((path, member, code, column, fingerprint), (count, message))| Entry {
-                        path,
-                        member,
-                        code,
-                        column,
-                        fingerprint,
-                        count,
-                        message,
-                    },
-                )
-                .collect(),
-        }
+        r.finish()
     }
 
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
@@ -149,8 +131,69 @@ impl Baseline {
 
     /// Drops the recorded findings from `reports`, in file order.
     pub fn apply(&self, reports: &mut [FileReport]) -> Outcome {
-        let mut left: BTreeMap<Key, u32> = BTreeMap::new();
-        for e in &self.findings {
+        let mut m = Matcher::new(self);
+        for r in reports.iter_mut() {
+            m.start_file(&r.path);
+            let (path, member) = (r.path.clone(), r.member.clone());
+            r.diagnostics
+                .retain(|d| !m.matches(&path, member.as_deref(), d));
+        }
+        m.outcome()
+    }
+}
+
+/// Records findings one at a time (`--write-baseline`): one entry per
+/// distinct key, never the findings themselves.
+#[derive(Debug, Default)]
+pub struct Recorder {
+    map: BTreeMap<Key, (u32, String)>,
+}
+
+impl Recorder {
+    pub fn add(&mut self, path: &str, member: Option<&str>, d: &crate::diagnostic::Diagnostic) {
+        self.map
+            .entry(key_of(path, member, d))
+            .or_insert_with(|| (0, d.message.clone()))
+            .0 += 1;
+    }
+
+    /// The baseline of everything added, sorted so the file diffs well.
+    pub fn finish(self) -> Baseline {
+        Baseline {
+            version: 1,
+            findings: self
+                .map
+                .into_iter()
+                .map(
+                    |((path, member, code, column, fingerprint), (count, message))| Entry {
+                        path,
+                        member,
+                        code,
+                        column,
+                        fingerprint,
+                        count,
+                        message,
+                    },
+                )
+                .collect(),
+        }
+    }
+}
+
+/// Tells findings a baseline records from new ones as they arrive
+/// (`--baseline`): the baseline's counts, used up in file order.
+#[derive(Debug)]
+pub struct Matcher {
+    left: HashMap<Key, u32>,
+    /// The paths checked so far: entries of other files are not stale.
+    checked: HashSet<String>,
+    matched: usize,
+}
+
+impl Matcher {
+    pub fn new(b: &Baseline) -> Matcher {
+        let mut left: HashMap<Key, u32> = HashMap::new();
+        for e in &b.findings {
             *left
                 .entry((
                     e.path.clone(),
@@ -161,29 +204,47 @@ impl Baseline {
                 ))
                 .or_insert(0) += e.count;
         }
-        let mut out = Outcome::default();
-        let checked: HashSet<String> = reports.iter().map(|r| uri(&r.path)).collect();
-        for r in reports.iter_mut() {
-            let path = r.path.clone();
-            let member = r.member.clone();
-            r.diagnostics.retain(
-                |d| match left.get_mut(&key_of(&path, member.as_deref(), d)) {
-                    Some(n) if *n > 0 => {
-                        *n -= 1;
-                        out.matched += 1;
-                        false
-                    }
-                    _ => true,
-                },
-            );
+        Matcher {
+            left,
+            checked: HashSet::new(),
+            matched: 0,
         }
+    }
+
+    /// A file (or an archive, for its members) is being checked.
+    pub fn start_file(&mut self, path: &str) {
+        self.checked.insert(uri(path));
+    }
+
+    /// Whether the baseline records `d` (and one fewer of its kind is left).
+    pub fn matches(
+        &mut self,
+        path: &str,
+        member: Option<&str>,
+        d: &crate::diagnostic::Diagnostic,
+    ) -> bool {
+        match self.left.get_mut(&key_of(path, member, d)) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                self.matched += 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub fn outcome(&self) -> Outcome {
         // Entries of files not checked in this run are not stale: the run
         // may cover only some files (pre-commit passes the changed ones).
-        out.stale = left
+        let stale = self
+            .left
             .iter()
-            .filter(|((p, ..), _)| checked.contains(p))
+            .filter(|((p, ..), _)| self.checked.contains(p))
             .map(|(_, &n)| n as usize)
             .sum();
-        out
+        Outcome {
+            matched: self.matched,
+            stale,
+        }
     }
 }

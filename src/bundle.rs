@@ -9,7 +9,7 @@
 
 use crate::check::refs::{self, EmployeeKeys, EntityKeys, RefSources};
 use crate::check::{self, FileReport, Options};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Collector, Diagnostic, Reports};
 use crate::error::Error;
 use crate::rules::{self, Rule};
 use crate::scan::RecordBoundaries;
@@ -103,6 +103,8 @@ struct Guard<'a, R> {
     limits: &'a Limits,
     total: &'a Cell<u64>,
     refused: &'a RefCell<Option<String>>,
+    /// Set to `boundary` when the member is cut.
+    cut_at: &'a Cell<Option<u64>>,
     /// The first bytes are sniffed for a nested archive.
     first: bool,
     /// Set once the member was cut: every later read is an end of file.
@@ -122,6 +124,7 @@ impl<'a, R> Guard<'a, R> {
         limits: &'a Limits,
         total: &'a Cell<u64>,
         refused: &'a RefCell<Option<String>>,
+        cut_at: &'a Cell<Option<u64>>,
     ) -> Self {
         Guard {
             inner,
@@ -130,6 +133,7 @@ impl<'a, R> Guard<'a, R> {
             limits,
             total,
             refused,
+            cut_at,
             first: true,
             stopped: false,
             by_limit: false,
@@ -180,6 +184,7 @@ impl<R: Read> Read for Guard<'_, R> {
             let why = self.reason(limit);
             self.stopped = true;
             self.by_limit = true;
+            self.cut_at.set(Some(self.boundary));
             self.refused.borrow_mut().get_or_insert(why);
         }
         Ok(keep)
@@ -190,6 +195,7 @@ impl<R> Guard<'_, R> {
     /// Ends the member here; the bytes of this read are not delivered.
     fn cut(&mut self, why: String) -> io::Result<usize> {
         self.stopped = true;
+        self.cut_at.set(Some(self.boundary));
         self.refused.borrow_mut().get_or_insert(why);
         Ok(0)
     }
@@ -288,17 +294,38 @@ pub fn check_zip(
     external: Option<&EntityKeys>,
     employees: Option<&EmployeeKeys>,
 ) -> Result<Vec<FileReport>, Error> {
+    let mut c = Collector::default();
+    check_zip_into(path, forced, opts, limits, external, employees, &mut c)?;
+    Ok(c.reports)
+}
+
+/// [`check_zip`], handing each report to `out` as it is made: the
+/// archive's own findings (what was found while telling the members
+/// apart), then the entities member's and the relations member's, each as
+/// it is read, so memory does not grow with the findings. A member cut
+/// short (a limit, corrupt bytes) ends with the finding that says so; the
+/// relations member's references follow its own findings.
+pub fn check_zip_into(
+    path: &Path,
+    forced: Option<Kind>,
+    opts: &Options,
+    limits: &Limits,
+    external: Option<&EntityKeys>,
+    employees: Option<&EmployeeKeys>,
+    out: &mut dyn Reports,
+) -> Result<(), Error> {
     let display = path.display().to_string();
     let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut head = [0u8; 4];
     let got = read_up_to(&mut file, &mut head).map_err(|e| Error::io(path, e))?;
     file.rewind().map_err(|e| Error::io(path, e))?;
-    let mut archive = FileReport {
-        path: display.clone(),
-        format: forced.map(Kind::name),
-        records: 0,
-        diagnostics: Vec::new(),
-        member: None,
+    let mut archive: Vec<Diagnostic> = Vec::new();
+    let emit_archive = |out: &mut dyn Reports, archive: Vec<Diagnostic>, kind: Option<Kind>| {
+        out.start_file(&display, None, false);
+        for d in archive {
+            out.diagnostic(d);
+        }
+        out.end_file(kind.map(Kind::name), 0);
     };
     let is_zip = head[..got].starts_with(b"PK");
     if !is_zip {
@@ -319,48 +346,58 @@ pub fn check_zip(
                 "the file is named .zip but is not a ZIP archive".to_owned(),
             )
         };
-        archive.diagnostics.push(archive_diag(
+        archive.push(archive_diag(
             rule,
             msg,
             "zip the entities CSV and the relations CSV together",
         ));
-        return Ok(vec![archive]);
+        emit_archive(out, archive, forced);
+        return Ok(());
     }
     let listed = central_directory_entries(&mut file);
     let mut zip = match zip::ZipArchive::new(file) {
         Ok(z) => z,
         Err(e) => {
-            archive.diagnostics.push(archive_diag(
+            archive.push(archive_diag(
                 &rules::ARCHIVE_REFUSED,
                 format!("the archive cannot be read (corrupt or truncated): {e}"),
                 "rebuild the ZIP from the two CSV files",
             ));
-            return Ok(vec![archive]);
+            emit_archive(out, archive, forced);
+            return Ok(());
         }
     };
     // The archive reader keeps one entry per name: a second member of the
     // same name would hide the first, which would never be checked.
     if let Some(n) = listed.filter(|n| *n != zip.len() as u64) {
-        refuse(
-            &mut archive,
-            format!(
-                "the archive lists {n} entries under {} names: members that share a name hide each other, and one would never be checked",
-                zip.len()
-            ),
-        );
-        return Ok(vec![archive]);
+        archive.push(refusal(format!(
+            "the archive lists {n} entries under {} names: members that share a name hide each other, and one would never be checked",
+            zip.len()
+        )));
+        emit_archive(out, archive, forced);
+        return Ok(());
     }
     // Entries whose bytes overlap (many entries naming the same compressed
     // data) let a small archive inflate without bound; no writer makes them.
     if let Some((a, b)) = overlapping_entries(&mut zip) {
-        refuse(
-            &mut archive,
-            format!("entries {a} and {b} overlap: they share compressed bytes, which no archiver writes"),
-        );
-        return Ok(vec![archive]);
+        archive.push(refusal(format!(
+            "entries {a} and {b} overlap: they share compressed bytes, which no archiver writes"
+        )));
+        emit_archive(out, archive, forced);
+        return Ok(());
     }
     let total = Cell::new(0u64);
     let refused = RefCell::new(None);
+    let cut_at = Cell::new(None);
+    let reading = Reading {
+        limits,
+        total: &total,
+        refused: &refused,
+        cut_at: &cut_at,
+        last_read: Cell::new(0),
+        opts,
+        display: &display,
+    };
 
     // Pass 1: identify each member by its header.
     let candidates: Vec<&str> = match forced {
@@ -376,7 +413,7 @@ pub fn check_zip(
         let (name, encrypted, is_dir) = match zip.by_index_raw(i) {
             Ok(f) => (f.name().to_owned(), f.encrypted(), f.is_dir()),
             Err(e) => {
-                refuse(&mut archive, format!("member #{i} cannot be read: {e}"));
+                archive.push(refusal(format!("member #{i} cannot be read: {e}")));
                 continue;
             }
         };
@@ -385,15 +422,15 @@ pub fn check_zip(
         }
         let lower = name.to_ascii_lowercase();
         if encrypted {
-            refuse(&mut archive, format!("member {name} is encrypted"));
+            archive.push(refusal(format!("member {name} is encrypted")));
             continue;
         }
         if ARCHIVE_EXTENSIONS.iter().any(|x| lower.ends_with(x)) {
-            refuse(&mut archive, format!("member {name} is a nested archive"));
+            archive.push(refusal(format!("member {name} is a nested archive")));
             continue;
         }
         if !lower.ends_with(".csv") {
-            archive.diagnostics.push(archive_diag(
+            archive.push(archive_diag(
                 &rules::BUNDLE_UNKNOWN_MEMBER,
                 format!("member {name} is not a CSV file"),
                 "a bundle holds only the entities CSV and the relations CSV: remove it",
@@ -402,13 +439,13 @@ pub fn check_zip(
         }
         let (header, cut) = match zip.by_index(i) {
             Ok(f) => {
-                let mut guard = Guard::new(f.compressed_size(), f, limits, &total, &refused);
+                let mut guard = reading.guard(f.compressed_size(), f);
                 let header = check::header_names(&mut guard);
                 // Past a whole first record, a limit leaves the header
                 // sound: the member is identified, and its check in pass 2
                 // stops at the same limit with the findings before it.
                 let header_read = guard.by_limit && guard.boundary > 0;
-                let cut = refused.borrow_mut().take();
+                let cut = reading.take_cut();
                 (header, cut.filter(|_| !header_read))
             }
             Err(e) => (Err(io::Error::other(e)), None),
@@ -417,15 +454,14 @@ pub fn check_zip(
         // refusal decides, not what was read.
         let header = match (header, cut) {
             (_, Some(why)) => {
-                refuse(&mut archive, format!("member {name}: {why}"));
+                archive.push(refusal(format!("member {name}: {why}")));
                 continue;
             }
             (Ok(h), None) => h,
             (Err(e), None) => {
-                refuse(
-                    &mut archive,
-                    format!("member {name}: it cannot be read (corrupt or truncated): {e}"),
-                );
+                archive.push(refusal(format!(
+                    "member {name}: it cannot be read (corrupt or truncated): {e}"
+                )));
                 continue;
             }
         };
@@ -437,7 +473,7 @@ pub fn check_zip(
         };
         match found {
             Some(t) => roles.push((i, name, t)),
-            None => archive.diagnostics.push(archive_diag(
+            None => archive.push(archive_diag(
                 &rules::BUNDLE_UNKNOWN_MEMBER,
                 format!(
                     "member {name} has a header that is neither {}",
@@ -456,7 +492,6 @@ pub fn check_zip(
                 .find(|k| k.relations() == *t)
         })
     });
-    archive.format = kind.map(Kind::name);
     let mut entities_member = None;
     let mut relations_member = None;
     for (i, name, table) in &roles {
@@ -465,7 +500,7 @@ pub fn check_zip(
         } else if kind.is_some_and(|k| k.relations() == *table) {
             &mut relations_member
         } else {
-            archive.diagnostics.push(archive_diag(
+            archive.push(archive_diag(
                 &rules::BUNDLE_UNKNOWN_MEMBER,
                 format!("member {name} is a {table} CSV, which this bundle does not hold"),
                 "a bundle holds one kind of relations CSV: remove the other",
@@ -473,7 +508,7 @@ pub fn check_zip(
             continue;
         };
         match slot {
-            Some((_, first, _)) => archive.diagnostics.push(archive_diag(
+            Some((_, first, _)) => archive.push(archive_diag(
                 &rules::BUNDLE_DUPLICATE_ROLE,
                 format!("members {first} and {name} are both {table} CSV files"),
                 "a bundle holds one of each: keep one",
@@ -483,34 +518,156 @@ pub fn check_zip(
     }
     let bundle_name = kind.map_or("bundle", Kind::name);
     if entities_member.is_none() {
-        archive.diagnostics.push(archive_diag(
+        archive.push(archive_diag(
             &rules::BUNDLE_MISSING_MEMBER,
             format!("the {bundle_name} ZIP has no entities CSV"),
             "add the entities CSV (its header names Entity Type, Source ID, ...)",
         ));
     }
     if relations_member.is_none() {
-        archive.diagnostics.push(archive_diag(
+        archive.push(archive_diag(
             &rules::BUNDLE_MISSING_MEMBER,
             format!("the {bundle_name} ZIP has no relations CSV"),
             "add the relations CSV (its header names Parent Entity Source ID, ...)",
         ));
     }
+    emit_archive(out, archive, kind);
 
-    // Pass 2: check each member as its table, streamed.
-    let mut reports = vec![];
-    // Reads member `i` through a guard. `Ok(Some(cut))`: the guard ended
-    // the member early; what `f` made of the part before is still valid.
-    let open = |zip: &mut zip::ZipArchive<std::fs::File>,
-                i: usize,
-                f: &mut dyn FnMut(&mut dyn Read) -> Result<(), Error>|
-     -> Result<Option<Cut>, String> {
+    // Pass 2: check each member as its table, streamed; the relations
+    // member's references (pass 3) follow its own findings.
+    let mut entities_read = None;
+    for (i, name, table) in entities_member.iter().chain(relations_member.iter()) {
+        let member_opts = Options {
+            format: Some((*table).to_owned()),
+            ..opts.clone()
+        };
+        out.start_file(&display, Some(name), true);
+        let mut found = None;
+        let res = reading.open(&mut zip, *i, &mut |r| {
+            let mut sink = |d: Diagnostic| {
+                // The standalone entity relations upload is deprecated in
+                // favour of this very bundle: inside it, the notice is noise.
+                // Past a cut, the record cut in half would read as an
+                // unterminated quote or a short row: not the data's fault.
+                if d.rule.code != rules::DEPRECATED_FORMAT.code
+                    && cut_at.get().is_none_or(|b| d.span.start < b)
+                {
+                    out.diagnostic(d);
+                }
+            };
+            found = Some(check::check_reader_with(
+                r,
+                &display,
+                Some(name),
+                &member_opts,
+                &mut sink,
+            )?);
+            Ok(())
+        });
+        let (format, mut records) = found
+            .as_ref()
+            .map_or((Some(*table), 0), |rep| (rep.format, rep.records));
+        match res {
+            Ok(None) => {
+                let bytes = reading.last_read.get();
+                if Some(*i) == entities_member.as_ref().map(|m| m.0) {
+                    entities_read = Some(bytes);
+                } else if let (Some(k), Some((ei, _, _)), Some(ent_bytes)) =
+                    (kind, &entities_member, entities_read)
+                {
+                    // Pass 3 reads both members again: it fits the total
+                    // limit or is not started (a half-read pass would give
+                    // false references).
+                    let room = limits.max_total.saturating_sub(total.get());
+                    if ent_bytes.saturating_add(bytes) > room {
+                        out.diagnostic(refusal(format!(
+                            "member {name}: its references were not checked: reading the two members again would inflate the archive past --max-total-size ({} bytes)",
+                            limits.max_total
+                        )));
+                    } else if let Err(why) = references(
+                        &reading,
+                        &mut zip,
+                        (*ei, *i),
+                        RefSources {
+                            bundle: None,
+                            external,
+                            rbac: k == Kind::EntityRbac,
+                            employees,
+                        },
+                        out,
+                    ) {
+                        out.diagnostic(refusal(format!("member {name}: {why}")));
+                    }
+                }
+            }
+            Ok(Some(Cut {
+                why,
+                boundary,
+                partial,
+            })) => {
+                if partial {
+                    records = records.saturating_sub(1);
+                }
+                let checked = if boundary > 0 {
+                    format!("; only its first {boundary} bytes were checked")
+                } else {
+                    String::new()
+                };
+                out.diagnostic(refusal(format!("member {name}: {why}{checked}")));
+            }
+            Err(why) => out.diagnostic(refusal(format!("member {name}: {why}"))),
+        }
+        out.end_file(format, records);
+    }
+    Ok(())
+}
+
+/// What every read of one archive shares: the limits, the bytes inflated
+/// so far, and what the last guard had to say.
+struct Reading<'a> {
+    limits: &'a Limits,
+    total: &'a Cell<u64>,
+    refused: &'a RefCell<Option<String>>,
+    /// Where the last record boundary before a cut was, once a read is cut.
+    cut_at: &'a Cell<Option<u64>>,
+    /// Bytes the last `open` delivered.
+    last_read: Cell<u64>,
+    opts: &'a Options,
+    display: &'a str,
+}
+
+impl<'a> Reading<'a> {
+    fn guard<R>(&self, compressed: u64, inner: R) -> Guard<'a, R> {
+        self.cut_at.set(None);
+        Guard::new(
+            compressed,
+            inner,
+            self.limits,
+            self.total,
+            self.refused,
+            self.cut_at,
+        )
+    }
+
+    fn take_cut(&self) -> Option<String> {
+        self.refused.borrow_mut().take()
+    }
+
+    /// Reads member `i` through a guard. `Ok(Some(cut))`: the guard ended
+    /// the member early; what `f` made of the part before is still valid.
+    fn open(
+        &self,
+        zip: &mut zip::ZipArchive<std::fs::File>,
+        i: usize,
+        f: &mut dyn FnMut(&mut dyn Read) -> Result<(), Error>,
+    ) -> Result<Option<Cut>, String> {
         let member = zip
             .by_index(i)
             .map_err(|e| format!("it cannot be read: {e}"))?;
-        let mut guard = Guard::new(member.compressed_size(), member, limits, &total, &refused);
+        let mut guard = self.guard(member.compressed_size(), member);
         let res = f(&mut guard);
-        let cut = refused.borrow_mut().take().map(|why| Cut {
+        self.last_read.set(guard.read);
+        let cut = self.take_cut().map(|why| Cut {
             why,
             boundary: guard.boundary,
             partial: guard.read > guard.boundary,
@@ -520,110 +677,36 @@ pub fn check_zip(
             (Ok(()), None) => Ok(None),
             (Err(e), None) => Err(format!("it cannot be checked: {e}")),
         }
-    };
-    let mut member_ok = Vec::new();
-    for (i, name, table) in entities_member.iter().chain(relations_member.iter()) {
-        let member_opts = Options {
-            format: Some((*table).to_owned()),
-            ..opts.clone()
-        };
-        let mut out = None;
-        let res = open(&mut zip, *i, &mut |r| {
-            out = Some(check::check_reader(r, &display, Some(name), &member_opts)?);
-            Ok(())
-        });
-        match (res, out) {
-            (Ok(cut), Some(mut rep)) => {
-                rep.member = Some(name.clone());
-                // The standalone entity relations upload is deprecated in
-                // favour of this very bundle: inside it, the notice is noise.
-                rep.diagnostics
-                    .retain(|d| d.rule.code != rules::DEPRECATED_FORMAT.code);
-                match cut {
-                    None => {
-                        reports.push(rep);
-                        member_ok.push(*i);
-                    }
-                    Some(Cut {
-                        why,
-                        boundary,
-                        partial,
-                    }) => {
-                        // The record cut in half would read as an
-                        // unterminated quote or a short row: not the data's
-                        // fault. What comes before it was checked and stays.
-                        rep.diagnostics.retain(|d| d.span.start < boundary);
-                        if partial {
-                            rep.records = rep.records.saturating_sub(1);
-                        }
-                        let checked = if boundary > 0 {
-                            reports.push(rep);
-                            format!("; only its first {boundary} bytes were checked")
-                        } else {
-                            String::new()
-                        };
-                        refuse(&mut archive, format!("member {name}: {why}{checked}"));
-                    }
-                }
-            }
-            (Ok(Some(Cut { why, .. })), None) | (Err(why), _) => {
-                refuse(&mut archive, format!("member {name}: {why}"))
-            }
-            // The callback always stores a report when it succeeds.
-            (Ok(None), None) => {}
-        }
     }
+}
 
-    // Pass 3: references, re-reading the members with the keys in hand.
-    // Keys or references read from a member cut short would be wrong, so a
-    // cut here drops the whole pass.
+/// Pass 3: the relations member's references, against the entities
+/// member's keys (read again) and `src`'s other sources, to `out`.
+fn references(
+    reading: &Reading<'_>,
+    zip: &mut zip::ZipArchive<std::fs::File>,
+    (entities, relations): (usize, usize),
+    src: RefSources<'_>,
+    out: &mut dyn Reports,
+) -> Result<(), String> {
     let whole = |res: Result<Option<Cut>, String>| match res {
         Ok(None) => Ok(()),
         Ok(Some(cut)) => Err(cut.why),
         Err(why) => Err(why),
     };
-    if let (Some(k), Some((ei, _, _)), Some((ri, rname, _))) =
-        (kind, &entities_member, &relations_member)
-    {
-        if member_ok.contains(ei) && member_ok.contains(ri) {
-            let mut keys = EntityKeys::default();
-            let res = whole(open(&mut zip, *ei, &mut |r| {
-                refs::collect_entities(r, opts, &mut keys).map_err(|e| Error::io(&display, e))
-            }));
-            let mut found = Vec::new();
-            let res = res.and_then(|()| {
-                whole(open(&mut zip, *ri, &mut |r| {
-                    found = refs::check_references(
-                        r,
-                        opts,
-                        RefSources {
-                            bundle: Some(&keys),
-                            external,
-                            rbac: k == Kind::EntityRbac,
-                            employees,
-                        },
-                    )
-                    .map_err(|e| Error::io(&display, e))?;
-                    Ok(())
-                }))
-            });
-            match res {
-                Ok(()) => {
-                    if let Some(rep) = reports
-                        .iter_mut()
-                        .find(|r| r.member.as_deref() == Some(rname))
-                    {
-                        rep.diagnostics.extend(found);
-                        rep.diagnostics
-                            .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-                    }
-                }
-                Err(why) => refuse(&mut archive, format!("member {rname}: {why}")),
-            }
-        }
-    }
-    reports.insert(0, archive);
-    Ok(reports)
+    let opts = reading.opts;
+    let mut keys = EntityKeys::default();
+    whole(reading.open(zip, entities, &mut |r| {
+        refs::collect_entities(r, opts, &mut keys).map_err(|e| Error::io(reading.display, e))
+    }))?;
+    let src = RefSources {
+        bundle: Some(&keys),
+        ..src
+    };
+    whole(reading.open(zip, relations, &mut |r| {
+        refs::check_references_into(r, opts, src, &mut |d| out.diagnostic(d))
+            .map_err(|e| Error::io(reading.display, e))
+    }))
 }
 
 /// How many entries the archive's end-of-central-directory record says it
@@ -687,12 +770,12 @@ fn overlapping_entries(zip: &mut zip::ZipArchive<std::fs::File>) -> Option<(Stri
     None
 }
 
-fn refuse(archive: &mut FileReport, message: String) {
-    archive.diagnostics.push(archive_diag(
+fn refusal(message: String) -> Diagnostic {
+    archive_diag(
         &rules::ARCHIVE_REFUSED,
         message,
         "rebuild the ZIP from the two plain CSV files (no encryption, no archives inside)",
-    ));
+    )
 }
 
 /// Reads as much of `buf` as the reader has.

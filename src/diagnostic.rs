@@ -91,3 +91,96 @@ impl FileReport {
             .count()
     }
 }
+
+/// Where the reports of one input go as they are made: a CSV file is one
+/// report, a ZIP bundle its archive's and then one per member. A run
+/// streams them to its output; [`Collector`] keeps them.
+pub trait Reports {
+    /// Starts a file. `sort`: its findings belong in position order, which
+    /// a collector restores at the end (a streamed check sends them in file
+    /// order with per-file summaries and references last); an archive's own
+    /// findings keep the order they are given in.
+    fn start_file(&mut self, path: &str, member: Option<&str>, sort: bool);
+    fn diagnostic(&mut self, d: Diagnostic);
+    /// Ends the current file.
+    fn end_file(&mut self, format: Option<&'static str>, records: u64);
+}
+
+/// Keeps the reports of one input, up to a budget of bytes of findings.
+/// Past the budget it keeps nothing more and raises `cancel`, which a
+/// check given the same flag reads as the end of its input: the caller
+/// then checks the input again, streamed.
+#[derive(Debug, Default)]
+pub struct Collector {
+    pub reports: Vec<FileReport>,
+    sort: bool,
+    budget: Option<usize>,
+    used: usize,
+    /// Set once the budget was passed: `reports` is incomplete.
+    pub overflowed: bool,
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+}
+
+impl Collector {
+    /// A collector that keeps about `bytes` of findings at most.
+    pub fn with_budget(bytes: usize) -> Collector {
+        Collector {
+            budget: Some(bytes),
+            cancel: Some(Default::default()),
+            ..Collector::default()
+        }
+    }
+}
+
+/// About what a finding holds in memory, for budgets.
+fn weight(d: &Diagnostic) -> usize {
+    std::mem::size_of::<Diagnostic>()
+        + d.message.len()
+        + d.help.as_ref().map_or(0, String::len)
+        + d.snippet.as_ref().map_or(0, |s| s.text.len())
+        + d.related
+            .iter()
+            .map(|r| r.message.len() + 64)
+            .sum::<usize>()
+}
+
+impl Reports for Collector {
+    fn start_file(&mut self, path: &str, member: Option<&str>, sort: bool) {
+        self.sort = sort;
+        self.reports.push(FileReport {
+            path: path.to_owned(),
+            format: None,
+            records: 0,
+            diagnostics: Vec::new(),
+            member: member.map(str::to_owned),
+        });
+    }
+
+    fn diagnostic(&mut self, d: Diagnostic) {
+        if self.overflowed {
+            return;
+        }
+        self.used += weight(&d);
+        if self.budget.is_some_and(|b| self.used > b) {
+            self.overflowed = true;
+            if let Some(c) = &self.cancel {
+                c.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            return;
+        }
+        if let Some(r) = self.reports.last_mut() {
+            r.diagnostics.push(d);
+        }
+    }
+
+    fn end_file(&mut self, format: Option<&'static str>, records: u64) {
+        if let Some(r) = self.reports.last_mut() {
+            r.format = format;
+            r.records = records;
+            if self.sort {
+                r.diagnostics
+                    .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+            }
+        }
+    }
+}

@@ -64,6 +64,10 @@ pub struct Options {
     /// duplicate-row map is then sized once, from the first chunk's rows
     /// per byte, instead of growing (and rehashing) as it fills.
     pub size_hint: Option<u64>,
+    /// Once set (by a caller that stopped wanting the findings), the input
+    /// reads as ended: the check finishes at once with an incomplete
+    /// report, which the caller discards.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// The cross-row rules to run, by the state they keep.
@@ -98,7 +102,36 @@ impl Default for Options {
             max_distinct_rows: MAX_DISTINCT_ROWS,
             cross: CrossRules::default(),
             size_hint: None,
+            cancel: None,
         }
+    }
+}
+
+/// A reader that ends when `cancel` is set (see [`Options::cancel`]).
+pub(crate) struct Cancellable<R> {
+    inner: R,
+    cancel: Option<Arc<AtomicBool>>,
+}
+
+impl<R> Cancellable<R> {
+    pub(crate) fn new(inner: R, opts: &Options) -> Self {
+        Cancellable {
+            inner,
+            cancel: opts.cancel.clone(),
+        }
+    }
+}
+
+impl<R: Read> Read for Cancellable<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Ok(0);
+        }
+        self.inner.read(buf)
     }
 }
 
@@ -146,6 +179,7 @@ pub fn check_reader_with<R: Read>(
     opts: &Options,
     sink: &mut dyn FnMut(Diagnostic),
 ) -> Result<FileReport, Error> {
+    let reader = Cancellable::new(reader, opts);
     let mut report = check_stream(reader, display, file_name, opts, sink)?;
     // What is left: findings of a file that stopped before its rows.
     drain_sorted(&mut report.diagnostics, sink);
@@ -353,6 +387,7 @@ fn check_stream<R: Read>(
         while let Some(c) = next {
             let r = check_chunk(&plan, &cross, &c, snippets.clone());
             fold.add(r, &c, &cross, &mut ready);
+            chunks.adapt(c.data.len(), ready.len());
             ready.drain(..).for_each(&mut *sink);
             chunks.recycle(c.data);
             next = chunks.next_chunk().map_err(io)?;
@@ -404,6 +439,7 @@ fn check_stream<R: Read>(
                     return Ok(());
                 }
                 let folded = receive(&rx).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                chunks.adapt(folded.data.len(), folded.ready.len());
                 folded.ready.into_iter().for_each(&mut *sink);
                 chunks.recycle(folded.data);
                 done += 1;
@@ -630,6 +666,14 @@ struct Chunk {
     data: Vec<u8>,
 }
 
+/// The first chunk's size at most: the chunks before the first fold are
+/// sized blind (see [`ChunkReader::adapt`]).
+const FIRST_CHUNK: usize = 64 << 10;
+/// Findings a chunk should hold at most, when chunks shrink.
+const CHUNK_FINDINGS: usize = 16 << 10;
+/// Chunks shrink no smaller.
+const MIN_CHUNK: usize = 16 << 10;
+
 /// Reads a stream into chunks of about `chunk_size` bytes that end at
 /// record boundaries.
 struct ChunkReader<R> {
@@ -646,7 +690,10 @@ struct ChunkReader<R> {
     bounds: RecordBoundaries,
     base: u64,
     eof: bool,
+    /// The size of the next chunk: it starts small and grows to
+    /// `max_chunk` while chunks have few findings (see [`ChunkReader::adapt`]).
     chunk_size: usize,
+    max_chunk: usize,
     max_record: usize,
     /// Set when a record exceeded `max_record`; reading stopped.
     too_long: Option<Range<u64>>,
@@ -666,11 +713,29 @@ impl<R: Read> ChunkReader<R> {
             bounds: RecordBoundaries::default(),
             base: 0,
             eof: false,
-            chunk_size: chunk_size.max(1),
+            chunk_size: chunk_size.clamp(1, FIRST_CHUNK),
+            max_chunk: chunk_size.max(1),
             max_record,
             too_long: None,
             spare: Vec::new(),
         }
+    }
+
+    /// Sizes the next chunks from one just folded (`bytes` long, with
+    /// `findings`): findings are held until their chunk is folded, and a
+    /// few chunks are in flight, so a file with findings on every few
+    /// bytes would hold hundreds of megabytes in 1 MiB chunks. Chunks
+    /// shrink to about [`CHUNK_FINDINGS`] findings (no smaller than
+    /// [`MIN_CHUNK`]) and grow back, doubling, on clean data. The output
+    /// is the same at any chunk size.
+    fn adapt(&mut self, bytes: usize, findings: usize) {
+        let fits = match findings {
+            0 => usize::MAX,
+            n => bytes.saturating_mul(CHUNK_FINDINGS) / n,
+        };
+        self.chunk_size = fits
+            .min(self.chunk_size.saturating_mul(2))
+            .clamp(MIN_CHUNK.min(self.max_chunk), self.max_chunk);
     }
 
     /// Takes back a chunk's buffer once its chunk is folded. A few are kept
@@ -678,7 +743,7 @@ impl<R: Read> ChunkReader<R> {
     fn recycle(&mut self, buf: Vec<u8>) {
         // Not cleared: its bytes are stale but initialised, so reads can
         // reuse them without zeroing.
-        if self.spare.len() < 16 && buf.capacity() <= 4 * self.chunk_size {
+        if self.spare.len() < 16 && buf.capacity() <= 4 * self.max_chunk {
             self.spare.push(buf);
         }
     }

@@ -115,7 +115,9 @@ pub(crate) fn stream<R: Read>(
     wanted: &[&str],
     f: impl FnMut(&mut Emitter<'_>, &Record, &[Option<usize>]),
 ) -> io::Result<Vec<Diagnostic>> {
-    stream_with_columns(reader, opts, wanted, f).map(|(diags, _)| diags)
+    let mut out = Vec::new();
+    stream_into(reader, opts, wanted, f, &mut |d| out.push(d))?;
+    Ok(out)
 }
 
 /// The index of each wanted column in the header, `None` where it lacks it.
@@ -128,12 +130,26 @@ pub(crate) fn stream_with_columns<R: Read>(
     reader: R,
     opts: &Options,
     wanted: &[&str],
-    mut f: impl FnMut(&mut Emitter<'_>, &Record, &[Option<usize>]),
+    f: impl FnMut(&mut Emitter<'_>, &Record, &[Option<usize>]),
 ) -> io::Result<(Vec<Diagnostic>, Option<Columns>)> {
+    let mut out = Vec::new();
+    let cols = stream_into(reader, opts, wanted, f, &mut |d| out.push(d))?;
+    Ok((out, cols))
+}
+
+/// [`stream_with_columns`], handing each chunk's findings to `sink` in file
+/// order as the chunk is done, so that memory does not grow with them.
+pub(crate) fn stream_into<R: Read>(
+    reader: R,
+    opts: &Options,
+    wanted: &[&str],
+    mut f: impl FnMut(&mut Emitter<'_>, &Record, &[Option<usize>]),
+    sink: &mut dyn FnMut(Diagnostic),
+) -> io::Result<Option<Columns>> {
+    let reader = super::Cancellable::new(reader, opts);
     let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
     let mut cols: Option<Columns> = None;
     let mut line = 1;
-    let mut out = Vec::new();
     let mut rec = Record::default();
     while let Some(chunk) = chunks.next_chunk()? {
         let data = chunk.data.as_slice();
@@ -166,9 +182,11 @@ pub(crate) fn stream_with_columns<R: Read>(
             }
         }
         line = scanner.line();
-        out.extend(emit.diags.into_iter().map(|d| rebase(d, chunk.base)));
+        for d in emit.diags {
+            sink(rebase(d, chunk.base));
+        }
     }
-    Ok((out, cols))
+    Ok(cols)
 }
 
 /// A cell's decoded text (lossy: an invalid byte is reported by the main
@@ -226,12 +244,27 @@ fn is_employee(entity_type: &str) -> bool {
 }
 
 /// Checks the references of a relations CSV (entity relations or entity
-/// RBAC relations). Returns the findings, in file order.
+/// RBAC relations). Returns the findings, in position order.
 pub fn check_references<R: Read>(
     reader: R,
     opts: &Options,
     src: RefSources<'_>,
 ) -> io::Result<Vec<Diagnostic>> {
+    let mut found = Vec::new();
+    check_references_into(reader, opts, src, &mut |d| found.push(d))?;
+    found.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    Ok(found)
+}
+
+/// [`check_references`], handing the findings to `sink` as each chunk is
+/// done, in file order; the one info on what went unchecked comes last
+/// (it is known only at the end).
+pub fn check_references_into<R: Read>(
+    reader: R,
+    opts: &Options,
+    src: RefSources<'_>,
+    sink: &mut dyn FnMut(Diagnostic),
+) -> io::Result<()> {
     let mut unchecked = false;
     // Employee ends left unchecked for want of an employees CSV in the run.
     let mut employees_unchecked: u64 = 0;
@@ -239,7 +272,7 @@ pub fn check_references<R: Read>(
         ("Parent Entity Source ID", "Parent Entity Type"),
         ("Entity Source ID", "Entity Type"),
     ];
-    let mut diags = stream(
+    stream_into(
         reader,
         opts,
         &[pairs[0].0, pairs[0].1, pairs[1].0, pairs[1].1],
@@ -323,6 +356,7 @@ pub fn check_references<R: Read>(
                 );
             }
         },
+        &mut *sink,
     )?;
     // One info a file, saying what went unchecked: entity ends for want of
     // entities, employee ends for want of an employees CSV, or both.
@@ -357,15 +391,14 @@ pub fn check_references<R: Read>(
         )),
     };
     if let Some((message, help)) = info {
-        diags.push(super::file_diag(
+        sink(super::file_diag(
             &rules::REFERENCES_UNCHECKED,
             0..0,
             message,
             help,
         ));
     }
-    diags.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    Ok(diags)
+    Ok(())
 }
 
 #[cfg(test)]

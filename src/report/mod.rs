@@ -2,6 +2,7 @@
 //! [`crate::diagnostic::Diagnostic`]s. The library never prints; renderers
 //! write into any `io::Write` the binary hands them.
 
+mod collect;
 mod concise;
 pub mod fingerprint;
 mod github;
@@ -46,6 +47,24 @@ pub trait Report {
     fn abandon_file(&mut self) -> io::Result<bool>;
     /// Ends the run.
     fn finish(&mut self, failures: &[Failure], s: &Summary) -> io::Result<()>;
+}
+
+/// The report that writes `format` to `out`.
+pub fn writer<'w>(
+    out: &'w mut dyn Write,
+    format: OutputFormat,
+    human: &HumanOptions,
+) -> io::Result<Box<dyn Report + 'w>> {
+    Ok(match format {
+        OutputFormat::Human | OutputFormat::Concise | OutputFormat::Json | OutputFormat::Jsonl => {
+            Box::new(StreamWriter::new(out, format, human)?)
+        }
+        OutputFormat::Sarif
+        | OutputFormat::Github
+        | OutputFormat::Gitlab
+        | OutputFormat::Junit
+        | OutputFormat::Rdjsonl => Box::new(collect::Collect::new(out, format, human)),
+    })
 }
 
 /// The output formats of `--output-format`.

@@ -1,0 +1,411 @@
+//! Checking the inputs of a run, in order, into one report: small inputs
+//! are checked in parallel and kept (up to a budget of findings), large
+//! ones stream their findings as they are read.
+
+use super::inputs::Input;
+use super::tally::{progress_bar, Progress, Streamer, Tally};
+use super::{failure, Request};
+use crate::bundle::{self, Kind, Limits};
+use crate::check::batch::{self, BatchInput};
+use crate::check::refs::{self, EmployeeKeys, EntityKeys, RefSources};
+use crate::check::{self, Options};
+use crate::diagnostic::{Collector, Diagnostic, Reports};
+use crate::error::Error;
+use crate::filter::RuleFilter;
+use crate::report::{Failure, Report};
+use crate::{rules, schema};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::io;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+/// Regular files up to this size (and ZIP bundles) are checked ahead, in
+/// parallel with their neighbours; larger ones and streams are checked in
+/// turn, their findings written while they are read.
+const STREAM_ABOVE: u64 = 8 << 20;
+
+/// Bytes of findings the inputs checked ahead may hold together. An input
+/// with more is checked again in its turn, streamed: memory stays bounded
+/// whatever the number of findings.
+const AHEAD_BYTES: usize = 32 << 20;
+
+/// The inputs of one run and the config overrides of each (a format, and
+/// the rule filter).
+pub(super) type PerInput<'s> = [(Option<&'s str>, RuleFilter)];
+
+/// What every input of one `check` run is checked with.
+pub(super) struct Run<'a> {
+    pub(super) req: &'a Request,
+    /// Show a progress bar for large files: stderr is a terminal and the
+    /// output is for a person.
+    pub(super) progress: bool,
+    pub(super) opts: &'a Options,
+    pub(super) limits: &'a Limits,
+    pub(super) external: Option<&'a EntityKeys>,
+    /// The Work Emails of the run's employees CSV files; `None` when the run
+    /// has none.
+    pub(super) employees: Option<&'a EmployeeKeys>,
+}
+
+impl Run<'_> {
+    /// The format an input is checked as: `--format`, else a config
+    /// override's; a bundle kind is not a CSV format.
+    fn format_of<'f>(&'f self, format: Option<&'f str>) -> Option<&'f str> {
+        self.req.format.as_deref().or(format)
+    }
+
+    /// The options for one input: a config override may name its format
+    /// (`--format` still wins), and cross-row rules its filter drops keep
+    /// no state.
+    fn opts_for(&self, format: Option<&str>, filter: &RuleFilter) -> Options {
+        let mut opts = self.opts.clone();
+        if let Some(f) = self.format_of(format) {
+            if self.req.format.is_none() && Kind::from_name(f).is_none() {
+                opts.format = Some(f.to_owned());
+            }
+        }
+        let on = |r: &rules::Rule| filter.judge(r, r.severity).is_some();
+        opts.cross = check::CrossRules {
+            identity: [
+                &rules::IDENTITY_CONFLICT,
+                &rules::IDENTITY_COMBINATION,
+                &rules::IDENTITY_PARTNER_MISMATCH,
+            ]
+            .into_iter()
+            .any(on),
+            unique: on(&rules::DUPLICATE_VALUE),
+            rows: on(&rules::DUPLICATE_ROW),
+        };
+        opts
+    }
+
+    fn is_bundle(&self, input: &Input, format: Option<&str>) -> bool {
+        matches!(input, Input::File(p) if bundle::is_bundle_path(p, self.format_of(format)))
+    }
+
+    /// Whether an input is checked ahead: a ZIP bundle, or a regular file
+    /// small enough that its findings most likely fit the budget. Never a
+    /// stream, which could not be read again if they did not.
+    fn ahead(&self, input: &Input, format: Option<&str>) -> bool {
+        match input {
+            Input::Stdin => false,
+            Input::File(p) => std::fs::metadata(p).is_ok_and(|m| {
+                m.is_file() && (self.is_bundle(input, format) || m.len() <= STREAM_ABOVE)
+            }),
+        }
+    }
+
+    /// Checks one input into `out`. `more` are its batch findings; `bar`
+    /// a progress bar for its reading.
+    fn check_into(
+        &self,
+        input: &Input,
+        format: Option<&str>,
+        opts: &Options,
+        more: Vec<Diagnostic>,
+        bar: Option<indicatif::ProgressBar>,
+        out: &mut dyn Reports,
+    ) -> Result<(), Error> {
+        let kind = self.format_of(format).and_then(Kind::from_name);
+        let path = match input {
+            Input::File(p) if self.is_bundle(input, format) => {
+                return bundle::check_zip_into(
+                    p,
+                    kind,
+                    opts,
+                    self.limits,
+                    self.external,
+                    self.employees,
+                    out,
+                );
+            }
+            Input::File(p) => p,
+            Input::Stdin => {
+                out.start_file("-", None, true);
+                let rep =
+                    check::check_reader_with(io::stdin().lock(), "-", None, opts, &mut |d| {
+                        out.diagnostic(d)
+                    })?;
+                out.end_file(rep.format, rep.records);
+                return Ok(());
+            }
+        };
+        let display = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let opts = &Options {
+            size_hint: file.metadata().ok().map(|m| m.len()),
+            ..opts.clone()
+        };
+        out.start_file(&display, None, true);
+        let name = path.file_name().and_then(|n| n.to_str());
+        let file = Progress {
+            inner: file,
+            bar,
+            lines: 0,
+        };
+        let rep = check::check_reader_with(file, &display, name, opts, &mut |d| out.diagnostic(d))
+            .map_err(|e| match e {
+                Error::Io { source, .. } => Error::io(path, source),
+                other => other,
+            })?;
+        // What other passes say about the file follows its own findings.
+        let mut more = more;
+        more.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        for d in more {
+            out.diagnostic(d);
+        }
+        if let Some(format) = rep.format {
+            self.references(path, format, opts, out)?;
+        }
+        out.end_file(rep.format, rep.records);
+        Ok(())
+    }
+
+    /// The second pass of a relations file: its references, against
+    /// `--entities` and the run's employees CSV files (or one info that
+    /// they went unchecked). Nothing for other formats.
+    fn references(
+        &self,
+        path: &Path,
+        format: &str,
+        opts: &Options,
+        out: &mut dyn Reports,
+    ) -> Result<(), Error> {
+        let rbac = match format {
+            "entity-relations" => false,
+            "entity-rbac-relations" => true,
+            _ => return Ok(()),
+        };
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let sources = RefSources {
+            bundle: None,
+            external: self.external,
+            rbac,
+            employees: self.employees,
+        };
+        refs::check_references_into(file, opts, sources, &mut |d| out.diagnostic(d))
+            .map_err(|e| Error::io(path, e))
+    }
+
+    /// The CSV files of the run (bundles and standard input left out) with
+    /// the format each is checked as, known before it is checked: named by
+    /// `--format` or a config override, else detected from the header.
+    /// Only regular files take part: a pipe or a FIFO (`<(cat f.csv)`) can
+    /// be read once, by its check, and a header read here would be lost to
+    /// it. A lone input has no other file to be compared with, so nothing
+    /// is read ahead of its check either.
+    fn csv_formats<'i>(
+        &self,
+        inputs: &'i [Input],
+        per_input: &PerInput<'_>,
+    ) -> Vec<(usize, &'i Path, &'static str)> {
+        if inputs.len() < 2 {
+            return Vec::new();
+        }
+        inputs
+            .iter()
+            .enumerate()
+            .filter_map(|(index, input)| match input {
+                Input::File(p)
+                    if !self.is_bundle(input, per_input[index].0)
+                        && std::fs::metadata(p).is_ok_and(|m| m.is_file()) =>
+                {
+                    let named = self.req.format.as_deref().or(per_input[index].0);
+                    let format = match named {
+                        Some(f) => schema::table(f).ok().flatten().map(|t| t.name.as_str()),
+                        None => check::sniff_format(p),
+                    };
+                    Some((index, p.as_path(), format?))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The Work Emails of the run's employees CSV files, which the employee
+    /// ends of relations are checked against. `None` when the run has no
+    /// employees file, or nothing that could refer to one (no relations
+    /// file, no bundle: then the employees files are not read twice), or an
+    /// employees file cannot be read (its own check reports that; a partial
+    /// set would make false findings).
+    pub(super) fn employees_of(
+        &self,
+        inputs: &[Input],
+        per_input: &PerInput<'_>,
+    ) -> Option<EmployeeKeys> {
+        // A lone input cannot be both an employees file and what refers to
+        // one: the common single-file run sniffs nothing here.
+        if inputs.len() < 2 {
+            return None;
+        }
+        let formats = self.csv_formats(inputs, per_input);
+        let bundles = inputs
+            .iter()
+            .zip(per_input)
+            .any(|(input, (format, _))| self.is_bundle(input, *format));
+        let relations = formats
+            .iter()
+            .any(|(_, _, f)| matches!(*f, "entity-relations" | "entity-rbac-relations"));
+        if !bundles && !relations {
+            return None;
+        }
+        let mut keys = EmployeeKeys::default();
+        let mut any = false;
+        for (_, path, _) in formats.iter().filter(|(_, _, f)| *f == "employees") {
+            any = true;
+            let file = std::fs::File::open(path).ok()?;
+            refs::collect_employees(file, self.opts, &mut keys).ok()?;
+        }
+        any.then_some(keys)
+    }
+
+    /// The batch checks, before any file is checked: a streamed file's
+    /// findings go out while it is read, so what the batch says about it
+    /// must be known by its end.
+    fn batch_up_front(
+        &self,
+        inputs: &[Input],
+        per_input: &PerInput<'_>,
+        failures: &mut Vec<Failure>,
+    ) -> HashMap<usize, Vec<Diagnostic>> {
+        let formats = self.csv_formats(inputs, per_input);
+        let files: Vec<BatchInput<'_>> = formats
+            .iter()
+            .map(|&(index, path, format)| BatchInput {
+                index,
+                path,
+                format,
+            })
+            .collect();
+        match batch::check_batch(&files, self.opts) {
+            Ok(found) => found.into_iter().collect(),
+            Err(e) => {
+                failures.push(failure(e));
+                Default::default()
+            }
+        }
+    }
+
+    /// Checks every input, in order, into `w`. Runs of inputs checked
+    /// ahead go in parallel, a window at a time, each kept up to its share
+    /// of [`AHEAD_BYTES`]; one that has more findings, and every large file
+    /// or stream, is checked in its turn with its findings written as they
+    /// are found. Output is the same bytes at any thread count: what is
+    /// kept is written in input order.
+    pub(super) fn execute(
+        &self,
+        inputs: &[Input],
+        per_input: &PerInput<'_>,
+        failures: &mut Vec<Failure>,
+        w: &mut dyn Report,
+        t: &mut Tally,
+    ) -> io::Result<()> {
+        let mut extra = self.batch_up_front(inputs, per_input, failures);
+        let window = 2 * rayon::current_num_threads().max(1);
+        let budget = AHEAD_BYTES / window;
+        let mut i = 0;
+        while i < inputs.len() {
+            let mut j = i;
+            while j < inputs.len() && j - i < window && self.ahead(&inputs[j], per_input[j].0) {
+                j += 1;
+            }
+            if j == i {
+                let more = extra.remove(&i).unwrap_or_default();
+                self.stream_input(&inputs[i], &per_input[i], more, failures, w, t);
+                i += 1;
+            } else {
+                let kept: Vec<Result<Collector, Error>> = (i..j)
+                    .into_par_iter()
+                    .map(|k| {
+                        let (format, filter) = &per_input[k];
+                        let mut c = Collector::with_budget(budget);
+                        let opts = Options {
+                            cancel: c.cancel.clone(),
+                            ..self.opts_for(*format, filter)
+                        };
+                        let more = extra.get(&k).cloned().unwrap_or_default();
+                        self.check_into(&inputs[k], *format, &opts, more, None, &mut c)
+                            .map(|()| c)
+                    })
+                    .collect();
+                for (k, r) in (i..j).zip(kept) {
+                    let more = extra.remove(&k).unwrap_or_default();
+                    match r {
+                        Ok(c) if !c.overflowed => {
+                            let mut s = Streamer {
+                                tally: t,
+                                report: w,
+                                filter: &per_input[k].1,
+                            };
+                            for rep in c.reports {
+                                s.start_file(&rep.path, rep.member.as_deref(), false);
+                                for d in rep.diagnostics {
+                                    s.diagnostic(d);
+                                }
+                                s.end_file(rep.format, rep.records);
+                            }
+                        }
+                        Ok(_) => self.stream_input(&inputs[k], &per_input[k], more, failures, w, t),
+                        Err(e) => failures.push(failure(e)),
+                    }
+                    if let Some(e) = t.error.take() {
+                        return Err(e);
+                    }
+                }
+                i = j;
+            }
+            if let Some(e) = t.error.take() {
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks one input in its turn, writing its findings as each chunk is
+    /// folded; its batch findings and references follow.
+    fn stream_input(
+        &self,
+        input: &Input,
+        (format, filter): &(Option<&str>, RuleFilter),
+        more: Vec<Diagnostic>,
+        failures: &mut Vec<Failure>,
+        w: &mut dyn Report,
+        t: &mut Tally,
+    ) {
+        let mut opts = self.opts_for(*format, filter);
+        // Past --max-diagnostics every later finding of the file is
+        // hidden, and its source lines need not be captured.
+        if opts.snippets && t.caps() && !self.is_bundle(input, *format) {
+            let stop = Arc::new(AtomicBool::new(false));
+            opts.snippet_stop = Some(Arc::clone(&stop));
+            t.snippet_stop_next = Some(stop);
+        }
+        let bar = match input {
+            Input::File(p) if self.progress && !self.is_bundle(input, *format) => {
+                std::fs::metadata(p)
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| progress_bar(&p.display().to_string(), m.len()))
+            }
+            _ => None,
+        };
+        t.bar = bar.clone();
+        let mut s = Streamer {
+            tally: t,
+            report: w,
+            filter,
+        };
+        let res = self.check_into(input, *format, &opts, more, bar, &mut s);
+        if let Some(bar) = t.bar.take() {
+            bar.finish_and_clear();
+        }
+        if let Err(e) = res {
+            // A file that failed after some of its findings went out
+            // still ends well-formed; the failure is listed as well.
+            t.abandon_file(w);
+            failures.push(failure(e));
+        }
+    }
+}

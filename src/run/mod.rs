@@ -1,0 +1,289 @@
+//! A `bdxlint check` run, from the request the binary resolved out of its
+//! flags to the exit status: settings (flags over the nearest
+//! `bdxlint.toml`, `settings.rs`), path expansion and directory walks
+//! (`inputs.rs`), checking every input into one report (`files.rs`: batches
+//! of files, ZIP bundles, the references pass), and each finding's way
+//! through the rule filter, the baseline and the caps (`tally.rs`).
+//! It writes findings to `out` and the run's messages (files it could not
+//! check, baselines written, findings hidden) to `err`, never to the
+//! process's streams itself: the binary hands it stdout and stderr.
+
+mod files;
+mod inputs;
+mod settings;
+mod tally;
+
+use crate::baseline::{Baseline, Matcher, Recorder};
+use crate::bundle::{Kind, Limits};
+use crate::check::refs::{self, EntityKeys};
+use crate::check::{self, Options};
+use crate::config::FailOn;
+use crate::error::Error;
+use crate::filter::{Level, RuleFilter};
+use crate::report::{self, Failure, HumanOptions, OutputFormat, Report, Statistics};
+use crate::schema;
+use files::Run;
+use inputs::{expand, Input};
+use settings::settings;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use tally::Tally;
+
+/// No finding at or above `--fail-on`.
+pub const EXIT_CLEAN: u8 = 0;
+/// Findings at or above `--fail-on`.
+pub const EXIT_FINDINGS: u8 = 1;
+/// Usage, configuration or I/O trouble: some input was not checked.
+pub const EXIT_TROUBLE: u8 = 2;
+
+/// What `bdxlint check` was asked to do, as plain data: the flags, with
+/// what only the binary can tell (terminal, colour) already decided.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    pub paths: Vec<PathBuf>,
+    /// `--format`: a CSV format or a bundle kind.
+    pub format: Option<String>,
+    pub output_format: Option<OutputFormat>,
+    pub select: Vec<String>,
+    pub ignore: Vec<String>,
+    pub severity: Vec<(String, Level)>,
+    pub fail_on: Option<FailOn>,
+    pub exit_zero: bool,
+    pub max_diagnostics: Option<usize>,
+    pub statistics: bool,
+    pub quiet: bool,
+    pub config: Option<PathBuf>,
+    pub isolated: bool,
+    pub force_exclude: bool,
+    pub baseline: Option<PathBuf>,
+    pub write_baseline: Option<PathBuf>,
+    pub threads: Option<usize>,
+    pub entities: Vec<PathBuf>,
+    pub limits: Limits,
+    /// How the human report draws (colour, Unicode, width).
+    pub human: HumanOptions,
+    /// Whether stderr is a terminal, where a large file shows a progress bar.
+    pub progress: bool,
+}
+
+pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {
+    let settings = match settings(req) {
+        Ok(s) => s,
+        Err(e) => {
+            writeln!(err, "bdxlint: {e}")?;
+            return Ok(EXIT_TROUBLE);
+        }
+    };
+    if let Some(n) = req.threads {
+        if n == 0 {
+            writeln!(err, "bdxlint: --threads must be at least 1")?;
+            return Ok(EXIT_TROUBLE);
+        }
+        // More threads than cores only costs: a mistyped `-j 100000000`
+        // would spend minutes starting threads.
+        let max = max_threads();
+        if n > max {
+            writeln!(
+                err,
+                "bdxlint: --threads {n} is more than {max} (4 a core, at least 64)"
+            )?;
+            return Ok(EXIT_TROUBLE);
+        }
+        // Fails only if the pool was already built; then it is in use as is.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    let mut failures = Vec::new();
+    let inputs = expand(&req.paths, &settings, &mut failures);
+    let stdin_count = inputs.iter().filter(|i| matches!(i, Input::Stdin)).count();
+    if stdin_count > 1 {
+        writeln!(err, "bdxlint: `-` can be given only once")?;
+        return Ok(EXIT_TROUBLE);
+    }
+    let forced_kind = req.format.as_deref().and_then(Kind::from_name);
+    if stdin_count > 0 && forced_kind.is_some() {
+        writeln!(
+            err,
+            "bdxlint: ZIP bundles cannot be read from standard input; name the file"
+        )?;
+        return Ok(EXIT_TROUBLE);
+    }
+    let opts = Options {
+        format: req.format.clone().filter(|_| forced_kind.is_none()),
+        // Baselines fingerprint the offending cell's text, held in the snippet.
+        snippets: settings.output_format.needs_snippets()
+            || req.baseline.is_some()
+            || req.write_baseline.is_some(),
+        ..Options::default()
+    };
+    let limits = req.limits;
+    // The entities the relations point at, loaded once for every file.
+    let external = if req.entities.is_empty() {
+        None
+    } else {
+        let mut keys = EntityKeys::default();
+        for p in &req.entities {
+            if let Err(e) = load_entities(p, &opts, &mut keys) {
+                writeln!(err, "bdxlint: --entities {}: {e}", p.display())?;
+                return Ok(EXIT_TROUBLE);
+            }
+        }
+        Some(keys)
+    };
+    // Per input: the config overrides that match it may name its format
+    // (`--format` still wins) and add to its rule filter.
+    let per_input: Vec<(Option<&str>, RuleFilter)> =
+        inputs.iter().map(|i| settings.for_input(i)).collect();
+    let run = Run {
+        req,
+        progress: settings.output_format == OutputFormat::Human && req.progress,
+        opts: &opts,
+        limits: &limits,
+        external: external.as_ref(),
+        employees: None,
+    };
+    // The employees of the run, loaded before any file is checked: the
+    // relations files and bundles checked alongside need them.
+    let employees = run.employees_of(&inputs, &per_input);
+    let run = Run {
+        employees: employees.as_ref(),
+        ..run
+    };
+    let plain = matches!(
+        settings.output_format,
+        OutputFormat::Human | OutputFormat::Concise
+    );
+    // Read the baseline before writing one: `--baseline b --write-baseline b`
+    // reports against the old file and leaves the new one.
+    let old = match &req.baseline {
+        Some(p) => match Baseline::load(p) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                writeln!(err, "bdxlint: {e}")?;
+                return Ok(EXIT_TROUBLE);
+            }
+        },
+        None => None,
+    };
+    // The counting reports take every finding; the others show
+    // `--max-diagnostics` of each file.
+    let counting = req.statistics || (req.quiet && plain);
+    let mut w: Box<dyn Report + '_> = if req.statistics {
+        Box::new(Statistics::new(
+            &mut *out,
+            settings.output_format == OutputFormat::Json,
+        ))
+    } else if req.quiet && plain {
+        Box::new(Statistics::quiet(&mut *out))
+    } else {
+        report::writer(&mut *out, settings.output_format, &req.human)?
+    };
+    let mut t = Tally::new(
+        settings.fail_on,
+        settings.max_diagnostics.filter(|_| !counting),
+        old.as_ref().map(Matcher::new),
+        req.write_baseline.as_ref().map(|_| Recorder::default()),
+    );
+    run.execute(&inputs, &per_input, &mut failures, &mut *w, &mut t)?;
+    for f in &failures {
+        writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
+    }
+    let mut s = t.summary;
+    s.failures = failures.len();
+    s.files += failures.len();
+    if let Some(m) = &t.baseline {
+        s.stale_baseline = m.outcome().stale;
+    }
+    let mut code = if s.failures > 0 {
+        EXIT_TROUBLE
+    } else if t.failing && !settings.exit_zero {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    };
+    if let (Some(p), Some(r)) = (&req.write_baseline, t.recorder.take()) {
+        let b = r.finish();
+        match b.save(p) {
+            Ok(()) => {
+                let n: u32 = b.findings.iter().map(|e| e.count).sum();
+                writeln!(err, "bdxlint: recorded {n} findings in {}", p.display())?;
+            }
+            Err(e) => {
+                writeln!(err, "bdxlint: {e}")?;
+                code = EXIT_TROUBLE;
+            }
+        }
+    }
+    w.finish(&failures, &s)?;
+    if !counting && settings.output_format != OutputFormat::Human {
+        // Machine formats have no summary line of their own (JSON carries
+        // the counts): say it where a person sees it.
+        if s.stale_baseline > 0 {
+            writeln!(
+                err,
+                "bdxlint: {}",
+                report::stale_baseline_note(s.stale_baseline)
+            )?;
+        }
+        if s.hidden > 0 {
+            writeln!(
+                err,
+                "bdxlint: {} not shown (--max-diagnostics)",
+                if s.hidden == 1 {
+                    "1 finding".to_owned()
+                } else {
+                    format!("{} findings", s.hidden)
+                }
+            )?;
+        }
+    }
+    Ok(code)
+}
+
+/// The most worker threads a run takes: 4 a core, at least 64.
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores * 4).max(64)
+}
+
+/// Adds the entities of an `--entities` file to `keys`, once its header
+/// shows it is an entities CSV (upload or download): any other file would
+/// make every reference dangle. The file is read once (a pipe works too):
+/// the header is told from the first bytes, which then go on to be read.
+fn load_entities(path: &Path, opts: &Options, keys: &mut EntityKeys) -> Result<(), String> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut head = Vec::new();
+    (&mut file)
+        .take(check::MAX_HEADER)
+        .read_to_end(&mut head)
+        .map_err(|e| e.to_string())?;
+    let names = check::header_names(&head[..]).map_err(|e| e.to_string())?;
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let tables = schema::tables().map_err(|e| e.to_string())?;
+    let only = ["entities", "entities-download"];
+    let file_name = path.file_name().and_then(|n| n.to_str());
+    if !matches!(
+        schema::detect_format_among(tables, &only, &names, file_name),
+        schema::Detection::Found(_)
+    ) {
+        return Err(
+            "not an entities CSV: its header fits neither the entities upload nor the entities download"
+                .into(),
+        );
+    }
+    refs::collect_entities(io::Cursor::new(head).chain(file), opts, keys).map_err(|e| e.to_string())
+}
+
+/// A file that could not be checked, named by the path in its error.
+fn failure(e: Error) -> Failure {
+    let path = match &e {
+        Error::Io { path, .. } | Error::Detect { path, .. } => path.display().to_string(),
+        _ => String::new(),
+    };
+    Failure {
+        path,
+        reason: e.to_string(),
+    }
+}

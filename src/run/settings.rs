@@ -1,0 +1,126 @@
+//! A run's settings: the flags over the nearest `bdxlint.toml` (ripgrep's
+//! split between the arguments as given and the settings they resolve to).
+
+use super::inputs::Input;
+use super::Request;
+use crate::bundle::{self, Kind};
+use crate::config::{self, Config, FailOn};
+use crate::diagnostic::Severity;
+use crate::filter::{Level, RuleFilter};
+use crate::report::OutputFormat;
+use std::path::{Path, PathBuf};
+
+fn fail_severity(f: FailOn) -> Severity {
+    match f {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+    }
+}
+
+/// The settings of a `check` run: the config file's, overridden by flags.
+pub(super) struct Settings {
+    pub(super) config: Option<Config>,
+    /// The config's top-level select, ignore and severity with the flags'
+    /// select (replacing) and ignore (added); per-file filters add the
+    /// matching overrides and then `cli_severity`.
+    pub(super) filter: RuleFilter,
+    pub(super) cli_severity: Vec<(String, Level)>,
+    pub(super) fail_on: Severity,
+    pub(super) exit_zero: bool,
+    pub(super) output_format: OutputFormat,
+    /// Findings printed per file; `None`: all.
+    pub(super) max_diagnostics: Option<usize>,
+    /// `--force-exclude` or the config's `force-exclude`.
+    pub(super) force_exclude: bool,
+    pub(super) cwd: PathBuf,
+}
+
+impl Settings {
+    /// Whether the config's `exclude` covers `path`.
+    pub(super) fn excluded(&self, path: &Path) -> bool {
+        self.config
+            .as_ref()
+            .is_some_and(|c| c.is_excluded(path, &self.cwd))
+    }
+
+    /// The config overrides matching an input, and the rule filter for it.
+    pub(super) fn for_input(&self, input: &Input) -> (Option<&str>, RuleFilter) {
+        let overrides = match (input, &self.config) {
+            (Input::File(p), Some(c)) => c.overrides_for(p, &self.cwd),
+            _ => Vec::new(),
+        };
+        // An override's format applies to the files it fits: a bundle kind
+        // to ZIP files, a CSV format to the others (a ZIP's members are
+        // always told apart by their headers). So one glob can cover a
+        // directory that mixes loose CSV files and bundles.
+        let format = match input {
+            Input::File(p) => {
+                let zip = bundle::is_bundle_path(p, None);
+                overrides
+                    .iter()
+                    .rev()
+                    .filter_map(|o| o.format.as_deref())
+                    .find(|f| Kind::from_name(f).is_some() == zip)
+            }
+            Input::Stdin => None,
+        };
+        (
+            format,
+            config::filter_for(&self.filter, &overrides, &self.cli_severity),
+        )
+    }
+}
+
+/// Resolves the settings; `Err` is a message for stderr (exit 2).
+pub(super) fn settings(req: &Request) -> Result<Settings, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("working directory: {e}"))?;
+    let path = if req.isolated {
+        None
+    } else {
+        req.config.clone().or_else(|| Config::discover(&cwd))
+    };
+    let config = match path {
+        Some(p) => Some(Config::load(&p).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let c = config.as_ref();
+    let select = if req.select.is_empty() {
+        c.and_then(|c| c.select.clone()).unwrap_or_default()
+    } else {
+        req.select.clone()
+    };
+    let mut ignore = c.map(|c| c.ignore.clone()).unwrap_or_default();
+    ignore.extend(req.ignore.iter().cloned());
+    let filter = RuleFilter {
+        select,
+        ignore,
+        severity: c.map(|c| c.severity.clone()).unwrap_or_default(),
+    };
+    filter.validate().map_err(|e| e.to_string())?;
+    let output_format = req
+        .output_format
+        .or(c.and_then(|c| c.output_format))
+        .unwrap_or(OutputFormat::Human);
+    // The human report is for reading: a file with an error on every row
+    // would bury the summary, so it shows 100 per file unless told.
+    let max = req
+        .max_diagnostics
+        .or(c.and_then(|c| c.max_diagnostics))
+        .or((output_format == OutputFormat::Human).then_some(100));
+    let fail_on = req
+        .fail_on
+        .or(c.and_then(|c| c.fail_on))
+        .unwrap_or(FailOn::Error);
+    let force_exclude = req.force_exclude || c.and_then(|c| c.force_exclude).unwrap_or(false);
+    Ok(Settings {
+        config,
+        filter,
+        cli_severity: req.severity.clone(),
+        fail_on: fail_severity(fail_on),
+        exit_zero: req.exit_zero,
+        output_format,
+        max_diagnostics: max.filter(|&n| n > 0),
+        force_exclude,
+        cwd,
+    })
+}
