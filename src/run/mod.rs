@@ -109,10 +109,18 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         )?;
         return Ok(EXIT_TROUBLE);
     }
+    let plain = matches!(
+        settings.output_format,
+        OutputFormat::Human | OutputFormat::Concise
+    );
+    // The counting reports take every finding; the others show
+    // `--max-diagnostics` of each file.
+    let counting = req.statistics || (req.quiet && plain);
     let opts = Options {
         format: req.format.clone().filter(|_| forced_kind.is_none()),
-        // Baselines fingerprint the offending cell's text, held in the snippet.
-        snippets: settings.output_format.needs_snippets()
+        // Baselines fingerprint the offending cell's text, held in the
+        // snippet; a count needs no source lines.
+        snippets: (settings.output_format.needs_snippets() && !counting)
             || req.baseline.is_some()
             || req.write_baseline.is_some(),
         ..Options::default()
@@ -150,10 +158,6 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         employees: employees.as_ref(),
         ..run
     };
-    let plain = matches!(
-        settings.output_format,
-        OutputFormat::Human | OutputFormat::Concise
-    );
     // Read the baseline before writing one: `--baseline b --write-baseline b`
     // reports against the old file and leaves the new one.
     let old = match &req.baseline {
@@ -166,9 +170,6 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         },
         None => None,
     };
-    // The counting reports take every finding; the others show
-    // `--max-diagnostics` of each file.
-    let counting = req.statistics || (req.quiet && plain);
     let mut w: Box<dyn Report + '_> = if req.statistics {
         Box::new(Statistics::new(
             &mut *out,
