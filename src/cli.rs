@@ -150,6 +150,13 @@ pub struct CheckArgs {
     #[arg(long)]
     pub force_exclude: bool,
 
+    /// Walk everything below a directory: by default, walks skip hidden
+    /// files and directories, what `.gitignore`, `.ignore` and git's
+    /// excludes list, and `node_modules` and `venv` directories. Files
+    /// named on the command line are always checked.
+    #[arg(long)]
+    pub no_ignore: bool,
+
     /// Report only findings this baseline file does not record, and count
     /// its entries that no longer occur.
     #[arg(long, value_name = "FILE")]
@@ -414,6 +421,7 @@ fn request(args: &CheckArgs) -> Request {
         config: args.config.clone(),
         isolated: args.isolated,
         force_exclude: args.force_exclude,
+        no_ignore: args.no_ignore,
         baseline: args.baseline.clone(),
         write_baseline: args.write_baseline.clone(),
         threads: args.threads,

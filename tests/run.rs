@@ -70,3 +70,60 @@ fn threads_are_bounded() {
     assert!(err.contains("--threads 100000000 is more than"), "{err}");
     assert!(run::max_threads() >= 64);
 }
+
+#[test]
+fn walks_skip_hidden_ignored_vendored_and_special_files_unless_no_ignore() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = "Employee ID,Full Name,Work Email\nE-1,,not-an-email\n";
+    let put = |rel: &str| {
+        let p = dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, bad).expect("write");
+    };
+    put("uploads/employees.csv");
+    put(".venv/lib/employees.csv");
+    put("node_modules/pkg/employees.csv");
+    put("venv/employees.csv");
+    put("exports/old/employees.csv");
+    std::fs::write(dir.path().join(".ignore"), "exports/old/\n").expect("write");
+    // A FIFO in a walk would block the run for ever: it is not read.
+    let fifo = dir.path().join("uploads/pipe.csv");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs")
+        .success());
+    let files = |req: &Request| {
+        let (_, out, err) = check(req);
+        let mut found: Vec<String> = out
+            .lines()
+            .filter_map(|l| l.split(':').next())
+            .map(|p| {
+                p.strip_prefix(dir.path().to_str().expect("utf-8"))
+                    .unwrap_or(p)
+                    .to_owned()
+            })
+            .collect();
+        found.dedup();
+        (found, err)
+    };
+    let (found, err) = files(&request(&[dir.path().to_path_buf()]));
+    assert_eq!(found, ["/uploads/employees.csv"], "{err}");
+    let (found, _) = files(&Request {
+        no_ignore: true,
+        ..request(&[dir.path().to_path_buf()])
+    });
+    assert_eq!(
+        found,
+        [
+            "/.venv/lib/employees.csv",
+            "/exports/old/employees.csv",
+            "/node_modules/pkg/employees.csv",
+            "/uploads/employees.csv",
+            "/venv/employees.csv"
+        ]
+    );
+    // Named on the command line, a hidden file is checked.
+    let (found, _) = files(&request(&[dir.path().join(".venv/lib/employees.csv")]));
+    assert_eq!(found, ["/.venv/lib/employees.csv"]);
+}

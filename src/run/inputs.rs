@@ -59,21 +59,38 @@ fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-/// Collects every `.csv` and `.zip` (a bundle) below `dir`. An unreadable directory is a failure
-/// naming it, and the walk goes on. Symbolic links to directories are not
-/// followed (a link back up would loop); links to files are checked.
+/// Directories a walk skips unless `--no-ignore`, besides hidden and
+/// ignored ones: installed packages, which hold other people's CSV files.
+const VENDORED: [&str; 2] = ["node_modules", "venv"];
+
+/// Collects every regular `.csv` and `.zip` (a bundle) file below `dir`,
+/// as ripgrep and ruff walk: hidden files and directories, what
+/// `.gitignore`, `.ignore` and git's excludes list, and vendored package
+/// directories are skipped unless `--no-ignore`; the config's `exclude`
+/// always prunes. Anything but a regular file (a FIFO, a device) is left
+/// out: reading it could block for ever. An unreadable directory is a
+/// failure naming it, and the walk goes on. Symbolic links to directories
+/// are not followed (a link back up would loop); links to files are
+/// checked.
 fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) => {
-            failures.push(Failure {
-                path: dir.display().to_string(),
-                reason: format!("{}: {e}", dir.display()),
-            });
-            return;
-        }
-    };
-    for entry in entries {
+    let mut b = ignore::WalkBuilder::new(dir);
+    let all = settings.no_ignore;
+    b.standard_filters(!all).follow_links(false);
+    let config = settings.config.clone();
+    let cwd = settings.cwd.clone();
+    b.filter_entry(move |e| {
+        let vendored = !all
+            && e.depth() > 0
+            && e.file_type().is_some_and(|t| t.is_dir())
+            && e.file_name()
+                .to_str()
+                .is_some_and(|n| VENDORED.contains(&n));
+        !vendored
+            && !config
+                .as_ref()
+                .is_some_and(|c| c.excludes_entry(e.path(), &cwd))
+    });
+    for entry in b.build() {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
@@ -85,21 +102,16 @@ fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mu
             }
         };
         let path = entry.path();
-        if settings
-            .config
-            .as_ref()
-            .is_some_and(|c| c.excludes_entry(&path, &settings.cwd))
-        {
-            continue;
-        }
-        let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
-        if is_dir {
-            walk(&path, settings, found, failures);
-        } else if path
+        let wanted = path
             .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("zip"))
-        {
-            found.push(path);
+            .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("zip"));
+        let regular = match entry.file_type() {
+            Some(t) if t.is_symlink() => std::fs::metadata(path).is_ok_and(|m| m.is_file()),
+            Some(t) => t.is_file(),
+            None => false,
+        };
+        if wanted && regular {
+            found.push(path.to_path_buf());
         }
     }
 }

@@ -55,6 +55,9 @@ pub struct Request {
     pub config: Option<PathBuf>,
     pub isolated: bool,
     pub force_exclude: bool,
+    /// Walk hidden, ignored (`.gitignore`, `.ignore`) and vendored
+    /// (`node_modules`, `venv`) files too.
+    pub no_ignore: bool,
     pub baseline: Option<PathBuf>,
     pub write_baseline: Option<PathBuf>,
     pub threads: Option<usize>,

@@ -9,6 +9,7 @@ use crate::diagnostic::Severity;
 use crate::filter::{Level, RuleFilter};
 use crate::report::OutputFormat;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 fn fail_severity(f: FailOn) -> Severity {
     match f {
@@ -19,7 +20,7 @@ fn fail_severity(f: FailOn) -> Severity {
 
 /// The settings of a `check` run: the config file's, overridden by flags.
 pub(super) struct Settings {
-    pub(super) config: Option<Config>,
+    pub(super) config: Option<Arc<Config>>,
     /// The config's top-level select, ignore and severity with the flags'
     /// select (replacing) and ignore (added); per-file filters add the
     /// matching overrides and then `cli_severity`.
@@ -32,6 +33,8 @@ pub(super) struct Settings {
     pub(super) max_diagnostics: Option<usize>,
     /// `--force-exclude` or the config's `force-exclude`.
     pub(super) force_exclude: bool,
+    /// `--no-ignore`: walks take hidden, ignored and vendored files too.
+    pub(super) no_ignore: bool,
     pub(super) cwd: PathBuf,
 }
 
@@ -113,7 +116,7 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
         .unwrap_or(FailOn::Error);
     let force_exclude = req.force_exclude || c.and_then(|c| c.force_exclude).unwrap_or(false);
     Ok(Settings {
-        config,
+        config: config.map(Arc::new),
         filter,
         cli_severity: req.severity.clone(),
         fail_on: fail_severity(fail_on),
@@ -121,6 +124,7 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
         output_format,
         max_diagnostics: max.filter(|&n| n > 0),
         force_exclude,
+        no_ignore: req.no_ignore,
         cwd,
     })
 }
