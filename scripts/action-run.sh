@@ -9,9 +9,14 @@
 #   BDXLINT_ARGS         extra flags for `bdxlint check`, split on whitespace
 #                        (newlines included)
 #   BDXLINT_SARIF_FILE   where the SARIF log goes (default bdxlint.sarif)
-# It writes `exit-code=N` (and `sarif-file=...`) to $GITHUB_OUTPUT when set
-# and exits with bdxlint's status, so the step fails on findings. In SARIF
-# mode the action uploads the file in a later step that runs regardless.
+# It writes `exit-code=N` (and `sarif-file=...`, and `sarif-ready=true` once
+# a whole log is written) to $GITHUB_OUTPUT when set and exits with
+# bdxlint's status, so the step fails on findings. In SARIF mode the action
+# uploads the log in a later step that runs regardless, even when some file
+# could not be read (exit 2): the log then lists it, and every other file's
+# results are still worth having. The step's own log (and the job summary,
+# $GITHUB_STEP_SUMMARY) says what was found and where the results went, so
+# a red step is never silent.
 set -uo pipefail
 
 # -d '': read every line, not only the first, so that a workflow's
@@ -29,9 +34,25 @@ case "$format" in
         code=$?
         ;;
     sarif)
-        bdxlint check --output-format sarif "${extra[@]}" "${paths[@]}" > "$sarif"
+        # --output-file writes the log whole or not at all, and prints the
+        # summary line on stderr, into the step's log.
+        bdxlint check --output-format sarif --output-file "$sarif" "${extra[@]}" "${paths[@]}"
         code=$?
         echo "sarif-file=$sarif" >> "$output"
+        if [ -s "$sarif" ]; then
+            echo "sarif-ready=true" >> "$output"
+            note="The results are in $sarif, uploaded to code scanning (the Security tab, and the pull request's checks). On a pull request from a fork, GitHub does not allow the upload: run with output-format github there to see annotations."
+        else
+            note="bdxlint wrote no SARIF log: see the error above."
+        fi
+        case "$code" in
+            0) ;;
+            1) echo "bdxlint found problems (exit 1). $note" >&2 ;;
+            *) echo "bdxlint could not check everything (exit $code). $note" >&2 ;;
+        esac
+        if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+            echo "bdxlint exit $code. $note" >> "$GITHUB_STEP_SUMMARY"
+        fi
         ;;
     *)
         echo "bdxlint action: output-format must be github or sarif, not \"$format\"" >&2

@@ -5,12 +5,12 @@ use bdxlint::bundle::{Kind, Limits};
 use bdxlint::config::FailOn;
 use bdxlint::diagnostic::Severity;
 use bdxlint::filter::{self, Level};
-use bdxlint::report::{HumanOptions, OutputFormat};
+use bdxlint::report::{self, HumanOptions, OutputFormat};
 use bdxlint::run::{self, Request};
 use bdxlint::{rules, schema};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Exit codes: findings are not failures of the tool.
 pub use bdxlint::run::{EXIT_CLEAN, EXIT_TROUBLE};
@@ -99,6 +99,12 @@ pub struct CheckArgs {
     /// How to print findings [default: human].
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub output_format: Option<OutputFormatArg>,
+
+    /// Write the report to FILE instead of standard output (whole, or not
+    /// at all: it is written beside FILE and renamed over it), and the
+    /// summary line to standard error.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
 
     /// Report only these rules: codes, code prefixes (`C`, `J00`), names, or ALL.
     /// Comma-separated or repeated; replaces the config file's `select`.
@@ -263,7 +269,10 @@ pub fn run(cli: Cli) -> io::Result<u8> {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(ClosedPipe::new(stdout.lock()));
     let code = match cli.command {
-        Command::Check(args) => run::check(&request(&args), &mut out, &mut io::stderr())?,
+        Command::Check(args) => match &args.output_file {
+            None => run::check(&request(&args), &mut out, &mut io::stderr())?,
+            Some(path) => check_to_file(&args, path)?,
+        },
         Command::Explain { rule } => match rules::lookup(&rule) {
             Some(r) => {
                 writeln!(out, "{} {} ({})\n", r.code, r.name, r.severity)?;
@@ -405,6 +414,48 @@ impl<W: Write> Write for ClosedPipe<W> {
 
 /// The run `bdxlint check` asks for: the flags as plain data, with what
 /// only the binary knows (colour, terminals) decided here.
+/// `check --output-file`: the report goes to a temporary file beside
+/// `path`, renamed over it once whole, so a failed run never leaves half a
+/// report (nor destroys the last one).
+fn check_to_file(args: &CheckArgs, path: &Path) -> io::Result<u8> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let fail = |e: &dyn std::fmt::Display| {
+        eprintln!(
+            "bdxlint: --output-file {}: {e}",
+            report::printable(&path.display().to_string())
+        );
+        Ok(EXIT_TROUBLE)
+    };
+    let tmp = match tempfile::Builder::new()
+        .prefix(".bdxlint-report")
+        .tempfile_in(dir)
+    {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    let mut req = request(args);
+    req.summary_to_err = true;
+    // A file is not a terminal: colour only when asked for.
+    req.human = HumanOptions {
+        color: args.color == ColorChoice::Always,
+        unicode: args.color == ColorChoice::Always,
+        width: 100,
+    };
+    let mut w = io::BufWriter::new(tmp.as_file());
+    let code = run::check(&req, &mut w, &mut io::stderr())?;
+    if let Err(e) = w.flush().and_then(|()| tmp.as_file().sync_all()) {
+        return fail(&e);
+    }
+    drop(w);
+    match tmp.persist(path) {
+        Ok(_) => Ok(code),
+        Err(e) => fail(&e.error),
+    }
+}
+
 fn request(args: &CheckArgs) -> Request {
     Request {
         paths: args.paths.clone(),
@@ -433,6 +484,7 @@ fn request(args: &CheckArgs) -> Request {
         },
         human: human_options(args.color),
         progress: io::stderr().is_terminal(),
+        summary_to_err: false,
     }
 }
 

@@ -1158,6 +1158,67 @@ fn a_failed_baseline_write_keeps_the_old_baseline() {
     assert_eq!(left, [std::ffi::OsString::from("baseline.json")]);
 }
 
+/// `--output-file` writes what standard output would get, whole, and the
+/// summary on stderr; a failed write leaves the old report as it was.
+#[cfg(unix)]
+#[test]
+fn output_file_is_written_whole_or_not_at_all() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.sarif");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example");
+    let to_stdout = bdxlint()
+        .args(["check", "--output-format", "sarif"])
+        .arg(&example)
+        .output()
+        .expect("runs");
+    let to_file = bdxlint()
+        .args(["check", "--output-format", "sarif", "-o"])
+        .arg(&report)
+        .arg(&example)
+        .output()
+        .expect("runs");
+    assert_eq!(to_file.status.code(), Some(1));
+    assert!(to_file.stdout.is_empty());
+    assert_eq!(
+        std::fs::read(&report).expect("written"),
+        to_stdout.stdout,
+        "the same report"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&to_file.stderr),
+        "bdxlint: 4 errors, 2 warnings, 0 infos in 2 files\n"
+    );
+    // A directory that does not exist: exit 2, one line.
+    let out = bdxlint()
+        .args(["check", "-o", "/nonexistent/dir/r.json"])
+        .arg(&example)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("bdxlint: --output-file /nonexistent/dir/r.json: "),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // A write that fails part way (a file-size limit) keeps the old report.
+    std::fs::write(&report, "OLD").expect("old report");
+    let code = in_bash(
+        r#"trap "" XFSZ; ulimit -f 1; exec "$0" check --output-format sarif -o "$1" "$2" >/dev/null 2>&1"#,
+        &[report.as_path(), example.as_path()],
+    );
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        std::fs::read_to_string(&report).expect("still there"),
+        "OLD"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(left, [std::ffi::OsString::from("report.sarif")]);
+}
+
 /// Nothing of a file reaches the terminal as it is: escape sequences in a
 /// cell (shown in the human output's source line) and a line break in a
 /// file name (which could forge a CI log line such as `::error ...`) come

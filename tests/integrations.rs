@@ -6,13 +6,12 @@ use std::process::Command;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// `key: value` of the manifest's single hook, read without a YAML crate:
+/// `key: value` of each hook of the manifest, read without a YAML crate:
 /// the manifest is a flat list of scalars, and this test keeps it so.
-fn hook() -> Vec<(String, String)> {
+fn hooks() -> Vec<Vec<(String, String)>> {
     let text = std::fs::read_to_string(Path::new(ROOT).join(".pre-commit-hooks.yaml"))
         .expect(".pre-commit-hooks.yaml at the repository root");
-    let mut items = Vec::new();
-    let mut hooks = 0;
+    let mut hooks: Vec<Vec<(String, String)>> = Vec::new();
     for line in text.lines() {
         let t = line.trim_start();
         if t.is_empty() || t.starts_with('#') {
@@ -20,7 +19,7 @@ fn hook() -> Vec<(String, String)> {
         }
         let t = match t.strip_prefix("- ") {
             Some(rest) => {
-                hooks += 1;
+                hooks.push(Vec::new());
                 rest
             }
             None => t,
@@ -31,10 +30,17 @@ fn hook() -> Vec<(String, String)> {
             .strip_prefix('\'')
             .and_then(|v| v.strip_suffix('\''))
             .unwrap_or(v);
-        items.push((k.to_owned(), v.to_owned()));
+        hooks
+            .last_mut()
+            .expect("a hook starts with `- `")
+            .push((k.to_owned(), v.to_owned()));
     }
-    assert_eq!(hooks, 1, "one hook");
-    items
+    hooks
+}
+
+/// The manifest's first hook, the one the README's snippet names.
+fn hook() -> Vec<(String, String)> {
+    hooks().swap_remove(0)
 }
 
 fn get<'a>(hook: &'a [(String, String)], key: &str) -> &'a str {
@@ -46,9 +52,18 @@ fn get<'a>(hook: &'a [(String, String)], key: &str) -> &'a str {
 
 #[test]
 fn the_hook_manifest_has_what_pre_commit_needs() {
+    let all = hooks();
+    let ids: Vec<&str> = all.iter().map(|h| get(h, "id")).collect();
+    assert_eq!(ids, ["bdxlint", "bdxlint-system"]);
+    assert_eq!(get(&all[0], "language"), "rust");
+    // The same hook with the bdxlint on PATH (built with the lock file).
+    assert_eq!(get(&all[1], "language"), "system");
+    for h in &all {
+        for key in ["entry", "files", "types_or", "require_serial"] {
+            assert_eq!(get(h, key), get(&all[0], key), "{key}");
+        }
+    }
     let h = hook();
-    assert_eq!(get(&h, "id"), "bdxlint");
-    assert_eq!(get(&h, "language"), "rust");
     assert_eq!(get(&h, "require_serial"), "true");
     // pre-commit passes staged files by name: --force-exclude makes the
     // user's `exclude` apply to them.
@@ -64,7 +79,13 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     // pre-commit matches `files` with Python's re.search; this regex means
     // the same in Rust's syntax.
     let files = regex::Regex::new(get(&h, "files")).expect("files is a regex");
-    for yes in ["employees.csv", "uploads/a.b.csv", "rbac/bundle.zip"] {
+    for yes in [
+        "employees.csv",
+        "uploads/a.b.csv",
+        "rbac/bundle.zip",
+        "HR Export.CSV",
+        "b.Zip",
+    ] {
         assert!(files.is_match(yes), "{yes}");
     }
     for no in ["notes.txt", "csv", "a.csv.bak"] {
@@ -341,8 +362,53 @@ fn the_action_script_writes_sarif_for_upload() {
     assert_eq!(doc["runs"][0]["results"].as_array().map(Vec::len), Some(6));
     assert_eq!(
         outputs,
-        format!("sarif-file={}\nexit-code=1\n", sarif.display())
+        format!(
+            "sarif-file={}\nsarif-ready=true\nexit-code=1\n",
+            sarif.display()
+        )
     );
+    // The step's log says what was found and where it went: a red step in
+    // SARIF mode is never silent.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("bdxlint: 4 errors, 2 warnings, 0 infos in 2 files")
+            && stderr.contains("uploaded to code scanning"),
+        "{stderr}"
+    );
+    // A file that cannot be read (exit 2) still leaves a whole log, which
+    // lists it, for the upload.
+    let partial = tempfile::tempdir().expect("tempdir");
+    let (out, outputs) = action_on(
+        "sarif",
+        partial.path(),
+        "testdata/example/employees.csv no-such-file.csv",
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(outputs.contains("sarif-ready=true"), "{outputs}");
+    let doc: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(partial.path().join("out.sarif")).expect("SARIF written"),
+    )
+    .expect("JSON");
+    let notes = &doc["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(notes.as_array().map(Vec::len), Some(1), "{notes}");
+    // A usage error writes no log, and nothing is uploaded.
+    let usage = tempfile::tempdir().expect("tempdir");
+    let gh_output = usage.path().join("github_output");
+    let out = Command::new("bash")
+        .arg(Path::new(ROOT).join("scripts/action-run.sh"))
+        .current_dir(ROOT)
+        .env("PATH", path_with_binary())
+        .env("BDXLINT_PATHS", "testdata/example")
+        .env("BDXLINT_FORMAT", "sarif")
+        .env("BDXLINT_ARGS", "--no-such-flag")
+        .env("BDXLINT_SARIF_FILE", usage.path().join("out.sarif"))
+        .env("GITHUB_OUTPUT", &gh_output)
+        .output()
+        .expect("bash runs");
+    assert_eq!(out.status.code(), Some(2));
+    let outputs = std::fs::read_to_string(&gh_output).unwrap_or_default();
+    assert!(!outputs.contains("sarif-ready"), "{outputs}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wrote no SARIF log"));
     let other = tempfile::tempdir().expect("tempdir");
     let (out, outputs) = action("xml", other.path());
     assert_eq!(out.status.code(), Some(2));
@@ -379,7 +445,14 @@ fn action_inputs(action: &str) -> Vec<String> {
 fn the_action_passes_its_inputs_to_the_script_and_the_readme_uses_only_those() {
     let action = std::fs::read_to_string(Path::new(ROOT).join("action.yml")).expect("action.yml");
     let inputs = action_inputs(&action);
-    assert_eq!(inputs, ["paths", "output-format", "args", "sarif-file"]);
+    assert_eq!(
+        inputs,
+        ["paths", "output-format", "args", "sarif-file", "category"]
+    );
+    // The upload follows the script's word that a whole log is there (exit
+    // 2 included), under the category the workflow gives.
+    assert!(action.contains("steps.run.outputs.sarif-ready == 'true'"));
+    assert!(action.contains("category: ${{ inputs.category }}"));
     // Each input reaches the script under the name it reads.
     for (var, input) in [
         ("BDXLINT_PATHS", "paths"),
@@ -581,6 +654,6 @@ fn the_action_with_default_inputs_checks_the_users_checkout_under_its_config() {
     );
     assert_eq!(
         std::fs::read_to_string(&gh_output).expect("outputs"),
-        "exit-code=1\nsarif-file=bdxlint.sarif\nexit-code=1\n"
+        "exit-code=1\nsarif-file=bdxlint.sarif\nsarif-ready=true\nexit-code=1\n"
     );
 }

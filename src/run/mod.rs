@@ -67,6 +67,8 @@ pub struct Request {
     pub human: HumanOptions,
     /// Whether stderr is a terminal, where a large file shows a progress bar.
     pub progress: bool,
+    /// Also write the summary line to `err` (the report goes to a file).
+    pub summary_to_err: bool,
 }
 
 pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {
@@ -220,6 +222,10 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         }
     }
     w.finish(&failures, &s)?;
+    drop(w);
+    if req.summary_to_err {
+        writeln!(err, "bdxlint: {}", report::summary_line(&s))?;
+    }
     if !counting && settings.output_format != OutputFormat::Human {
         // Machine formats have no summary line of their own (JSON carries
         // the counts): say it where a person sees it.
