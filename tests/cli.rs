@@ -350,6 +350,65 @@ fn every_template_example_row_checks_clean() {
     }
 }
 
+/// The examples are rows people copy: none deletes or aborts what it
+/// names, and checked together in one run (the batch rules compare them)
+/// they refer only to what the others define.
+#[test]
+fn template_examples_are_harmless_and_consistent_together() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for format in bdxlint::schema::format_names() {
+        let out = bdxlint()
+            .args(["template", "--example", format])
+            .assert()
+            .code(0)
+            .get_output()
+            .stdout
+            .clone();
+        let text = String::from_utf8(out).expect("utf-8");
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+        if let Some(i) = header
+            .iter()
+            .position(|h| h.trim_end_matches('*') == "Status")
+        {
+            let row = lines.next().expect("example row");
+            let status = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(row.as_bytes())
+                .records()
+                .next()
+                .expect("a record")
+                .expect("parses")
+                .get(i)
+                .map(str::to_owned);
+            assert!(
+                !matches!(status.as_deref(), Some("deleted" | "aborted")),
+                "{format}: Status {status:?}"
+            );
+        }
+        std::fs::write(dir.path().join(format!("{format}.csv")), text).expect("write");
+    }
+    let out = bdxlint()
+        // F006: a deprecated format's notice; B010: the relations examples'
+        // references are not checked without --entities.
+        .args([
+            "check",
+            "--output-format",
+            "concise",
+            "--ignore",
+            "F006,B010",
+        ])
+        .arg(dir.path())
+        .output()
+        .expect("runs");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "",
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn help_teaches() {
     bdxlint()
