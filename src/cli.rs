@@ -75,6 +75,8 @@ pub enum Command {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RulesFormat {
+    /// A table (`human` is accepted too, as `check` names its text output).
+    #[value(alias = "human")]
     Text,
     Json,
 }

@@ -66,7 +66,10 @@ impl Tally {
     pub(super) fn start_file(&mut self, path: &str, member: Option<&str>) {
         self.in_file = 0;
         self.snippet_stop = self.snippet_stop_next.take();
-        self.summary.files += 1;
+        // A bundle is one file of the run, however many members it has.
+        if member.is_none() {
+            self.summary.files += 1;
+        }
         self.open = true;
         self.path = path.to_owned();
         self.member = member.map(str::to_owned);
