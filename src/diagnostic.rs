@@ -52,6 +52,11 @@ pub struct Diagnostic {
     /// file and count the rest, e.g. a column the header lacks that every
     /// row would need.
     pub(crate) once_per_file: bool,
+    /// A cross-row finding's identity apart from row order: a hash of what
+    /// the rows share (the identity values both hold). Fingerprints use it
+    /// instead of the flagged cell, which is whichever row comes second and
+    /// so changes when an export is re-sorted.
+    pub(crate) shared: Option<u64>,
 }
 
 impl Diagnostic {

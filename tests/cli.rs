@@ -1217,6 +1217,62 @@ fn a_failed_baseline_write_keeps_the_old_baseline() {
     assert_eq!(left, [std::ffi::OsString::from("baseline.json")]);
 }
 
+/// Exports re-sort rows: a cross-row finding flags whichever of its rows
+/// comes second, so its fingerprint is what the rows share. A baseline
+/// written before the sort still covers every finding after it.
+#[test]
+fn baselines_survive_re_sorted_rows_for_cross_row_findings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/entitlements");
+    for fixture in [
+        "identity-conflict.csv",
+        "identity-partner-mismatch.csv",
+        "identity-combination.csv",
+    ] {
+        let text = std::fs::read_to_string(root.join(fixture)).expect("fixture");
+        let mut lines: Vec<&str> = text.lines().collect();
+        let csv = dir.path().join("entitlements.csv");
+        let baseline = dir.path().join("baseline.json");
+        std::fs::write(&csv, &text).expect("write");
+        bdxlint()
+            .current_dir(dir.path())
+            .args([
+                "check",
+                "--write-baseline",
+                "baseline.json",
+                "entitlements.csv",
+            ])
+            .assert()
+            .code(0);
+        // The same rows, the other way round.
+        lines[1..].reverse();
+        std::fs::write(&csv, lines.join("\n") + "\n").expect("write");
+        let found = bdxlint()
+            .current_dir(dir.path())
+            .args([
+                "check",
+                "--output-format",
+                "concise",
+                "--baseline",
+                "baseline.json",
+            ])
+            .arg("entitlements.csv")
+            .output()
+            .expect("runs");
+        assert_eq!(
+            (
+                found.status.code(),
+                String::from_utf8_lossy(&found.stdout).into_owned()
+            ),
+            (Some(0), String::new()),
+            "{fixture}: {}",
+            String::from_utf8_lossy(&found.stderr)
+        );
+        assert!(found.stderr.is_empty(), "{fixture}: stale entries");
+        std::fs::remove_file(&baseline).expect("remove");
+    }
+}
+
 /// `--output-file` writes what standard output would get, whole, and the
 /// summary on stderr; a failed write leaves the old report as it was.
 #[cfg(unix)]

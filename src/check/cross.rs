@@ -915,11 +915,12 @@ fn report_identity(
     // `format!`, which guesses the length and grows the string several
     // times: this runs on the fold, one chunk at a time, and a file where
     // every row conflicts builds three of them per row.
-    let (rule, message, help, note, column) = match f.kind {
+    let (rule, message, help, note, column, shared) = match f.kind {
         IdentityKind::Conflict => {
             let [a, b] = others(at);
             let (va, vb) = (value(a), value(b));
             let pair = [names[a], " ", &va, " and ", names[b], " ", &vb].concat();
+            let shared = xxhash_rust::xxh3::xxh3_64(pair.as_bytes());
             (
                 &rules::IDENTITY_CONFLICT,
                 [
@@ -945,6 +946,7 @@ fn report_identity(
                 .concat(),
                 [&pair, " first appear here with another ", names[at]].concat(),
                 header(at),
+                shared,
             )
         }
         IdentityKind::PartnerMismatch => {
@@ -964,6 +966,7 @@ fn report_identity(
                 .concat(),
                 [names[k], " ", &vk, " first appears here with another ", names[at]].concat(),
                 header(at),
+                xxhash_rust::xxh3::xxh3_64([names[k], " ", &vk].concat().as_bytes()),
             )
         }
         IdentityKind::Combination => {
@@ -987,10 +990,14 @@ fn report_identity(
                 help,
                 format!("{} {vk} first appears here, {before}", names[k]),
                 header(k),
+                xxhash_rust::xxh3::xxh3_64([names[k], " ", &vk].concat().as_bytes()),
             )
         }
     };
     on_field(plan, rec, id.fields[at], rule, None, message, help, emit);
+    if let Some(d) = emit.diags.last_mut() {
+        d.shared = Some(shared);
+    }
     related(emit, first, column, note);
 }
 

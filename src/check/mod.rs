@@ -657,6 +657,7 @@ pub(crate) fn file_diag(
         related: Vec::new(),
         snippet: None,
         once_per_file: false,
+        shared: None,
     }
 }
 
@@ -1124,6 +1125,7 @@ impl<'a> Emitter<'a> {
             related: Vec::new(),
             snippet,
             once_per_file: false,
+            shared: None,
         });
     }
 

@@ -21,14 +21,19 @@ pub fn content_hash(path: &str, d: &Diagnostic) -> u64 {
     // naming the file) are one file: hash the path as reports print it.
     let path = super::uri(path);
     let mut buf = Vec::with_capacity(128);
+    let shared = d.shared.map(|h| format!("{h:016x}"));
     for part in [
         d.rule.code,
         path.as_str(),
         d.column.as_deref().unwrap_or(""),
-        // The binary captures snippets whenever fingerprints are needed;
-        // without one (library use) the message, which quotes the cell,
-        // stands in for it.
-        position::span_text(d).unwrap_or(&d.message),
+        // A cross-row finding is what its rows share, whichever comes
+        // second. Otherwise the cell: the binary captures snippets
+        // whenever fingerprints are needed; without one (library use) the
+        // message, which quotes the cell, stands in for it.
+        shared
+            .as_deref()
+            .or_else(|| position::span_text(d))
+            .unwrap_or(&d.message),
     ] {
         buf.extend_from_slice(part.as_bytes());
         // A separator byte that cannot occur in UTF-8 text keeps

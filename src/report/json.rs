@@ -299,6 +299,7 @@ mod tests {
                     .collect(),
                 snippet: None,
                 once_per_file: false,
+                shared: None,
             }
         }
     }

@@ -116,6 +116,7 @@ mod tests {
                 text: text.into(),
             }),
             once_per_file: false,
+            shared: None,
         }
     }
 
