@@ -1394,6 +1394,45 @@ fn terminal_and_report_injection_is_escaped() {
             .any(|c| c == '\u{FFFE}' || c == '\u{FFFF}' || (c < ' ' && !"\t\n\r".contains(c))),
         "{xml:?}"
     );
+    // The structured formats escape by their own rules: their documents
+    // parse, carry the name and the cell whole, and no control character
+    // goes out raw; every GitHub line is one workflow command.
+    for format in ["json", "jsonl", "sarif", "gitlab", "rdjsonl", "github"] {
+        let out = bdxlint()
+            .args(["check", "--format", "employees", "--output-format", format])
+            .arg(&path)
+            .assert()
+            .code(1)
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).expect("utf-8");
+        assert!(
+            !out.chars().any(|c| c.is_control() && c != '\n' && c != ' '),
+            "{format}: a raw control character: {out:?}"
+        );
+        let docs: Vec<&str> = match format {
+            "jsonl" | "rdjsonl" => out.lines().collect(),
+            "github" => {
+                assert!(out.lines().all(|l| l.starts_with("::")), "{out}");
+                continue;
+            }
+            _ => vec![out.as_str()],
+        };
+        let mut text = String::new();
+        for d in docs {
+            let v: serde_json::Value =
+                serde_json::from_str(d).unwrap_or_else(|e| panic!("{format}: {e}: {d}"));
+            text.push_str(&v.to_string());
+        }
+        // JSON escapes the line break; URIs (sarif, gitlab, rdjsonl)
+        // percent-encode it.
+        assert!(
+            text.contains("evil\\n::error title=pwned::x.csv")
+                || text.contains("evil%0A%3A%3Aerror%20title=pwned%3A%3Ax.csv"),
+            "{format}: {text}"
+        );
+    }
 }
 
 /// A config or baseline that never ends (`/dev/zero`) stops at a stated
