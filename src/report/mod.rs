@@ -10,6 +10,8 @@ mod human;
 mod json;
 mod jsonl;
 mod junit;
+#[cfg(test)]
+mod oracle;
 pub mod position;
 mod rdjsonl;
 mod safe;
