@@ -159,10 +159,46 @@ pub fn render(
             stream::render(out, format, reports, failures, summary)
         }
         OutputFormat::Sarif => sarif::render(out, reports, failures),
-        OutputFormat::Github => github::render(out, reports, failures),
+        OutputFormat::Github => replay(
+            &mut github::GithubWriter::new(out),
+            reports,
+            failures,
+            summary,
+        ),
         OutputFormat::Gitlab => gitlab::render(out, reports, failures),
         OutputFormat::Junit => junit::render(out, reports, failures),
-        OutputFormat::Rdjsonl => rdjsonl::render(out, reports, failures),
+        OutputFormat::Rdjsonl => replay(
+            &mut rdjsonl::RdjsonlWriter::new(out),
+            reports,
+            failures,
+            summary,
+        ),
+    }
+}
+
+/// Feeds a collected run to a report, as a streamed run would.
+fn replay(
+    w: &mut dyn Report,
+    reports: &[FileReport],
+    failures: &[Failure],
+    summary: &Summary,
+) -> io::Result<()> {
+    for r in reports {
+        w.start_file(&r.path, r.member.as_deref());
+        for d in &r.diagnostics {
+            w.diagnostic(d)?;
+        }
+        w.end_file(r.format, r.records)?;
+    }
+    w.finish(failures, summary)
+}
+
+/// `path`, or `archive.zip:member.csv` for a bundle member (as
+/// [`FileReport::location`]).
+fn location(path: &str, member: Option<&str>) -> String {
+    match member {
+        Some(m) => format!("{path}:{m}"),
+        None => path.to_owned(),
     }
 }
 
