@@ -13,6 +13,7 @@ mod junit;
 #[cfg(test)]
 mod oracle;
 pub mod position;
+mod pretty;
 mod rdjsonl;
 mod safe;
 mod sarif;
@@ -165,7 +166,12 @@ pub fn render(
             failures,
             summary,
         ),
-        OutputFormat::Gitlab => gitlab::render(out, reports, failures),
+        OutputFormat::Gitlab => replay(
+            &mut gitlab::GitlabWriter::new(out),
+            reports,
+            failures,
+            summary,
+        ),
         OutputFormat::Junit => junit::render(out, reports, failures),
         OutputFormat::Rdjsonl => replay(
             &mut rdjsonl::RdjsonlWriter::new(out),
