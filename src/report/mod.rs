@@ -18,6 +18,7 @@ mod rdjsonl;
 mod safe;
 mod sarif;
 mod sink;
+mod spill;
 mod stream;
 
 use crate::diagnostic::FileReport;
@@ -159,7 +160,12 @@ pub fn render(
         OutputFormat::Json | OutputFormat::Jsonl => {
             stream::render(out, format, reports, failures, summary)
         }
-        OutputFormat::Sarif => sarif::render(out, reports, failures),
+        OutputFormat::Sarif => replay(
+            &mut sarif::SarifWriter::new(out),
+            reports,
+            failures,
+            summary,
+        ),
         OutputFormat::Github => replay(
             &mut github::GithubWriter::new(out),
             reports,

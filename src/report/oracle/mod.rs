@@ -8,7 +8,8 @@ mod junit;
 mod rdjsonl;
 mod sarif;
 
-use super::{Failure, HumanOptions, OutputFormat, Summary};
+use super::spill::Spill;
+use super::{Failure, HumanOptions, OutputFormat, Report, Summary};
 use crate::check::batch::{self, BatchInput};
 use crate::check::{check_path, Options};
 use crate::diagnostic::{Diagnostic, FileReport};
@@ -54,10 +55,49 @@ fn rendered(format: OutputFormat, reports: &[FileReport], failures: &[Failure]) 
     out
 }
 
+/// Through the writer with every spill on disk.
+fn on_disk(format: OutputFormat, reports: &[FileReport], failures: &[Failure]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let s = Summary::of(reports, failures);
+    {
+        let mut w: Box<dyn Report + '_> = match format {
+            OutputFormat::Sarif => Box::new(super::sarif::SarifWriter::spilling(
+                &mut out,
+                Spill::with_limit(0),
+            )),
+            // Nothing spilled.
+            OutputFormat::Junit
+            | OutputFormat::Github
+            | OutputFormat::Gitlab
+            | OutputFormat::Rdjsonl
+            | OutputFormat::Human
+            | OutputFormat::Concise
+            | OutputFormat::Json
+            | OutputFormat::Jsonl => {
+                super::render(
+                    &mut out,
+                    format,
+                    reports,
+                    failures,
+                    &s,
+                    &HumanOptions::default(),
+                )
+                .expect("renders");
+                return out;
+            }
+        };
+        super::replay(&mut *w, reports, failures, &s).expect("renders");
+    }
+    out
+}
+
 fn same(what: &str, reports: &[FileReport], failures: &[Failure]) {
     for format in FORMATS {
         let want = old(format, reports, failures);
-        for (how, got) in [("render", rendered(format, reports, failures))] {
+        for (how, got) in [
+            ("render", rendered(format, reports, failures)),
+            ("on disk", on_disk(format, reports, failures)),
+        ] {
             if got != want {
                 let (w, g) = (
                     String::from_utf8_lossy(&want),
