@@ -178,7 +178,12 @@ pub fn render(
             failures,
             summary,
         ),
-        OutputFormat::Junit => junit::render(out, reports, failures),
+        OutputFormat::Junit => replay(
+            &mut junit::JunitWriter::new(out),
+            reports,
+            failures,
+            summary,
+        ),
         OutputFormat::Rdjsonl => replay(
             &mut rdjsonl::RdjsonlWriter::new(out),
             reports,

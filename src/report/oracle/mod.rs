@@ -65,9 +65,13 @@ fn on_disk(format: OutputFormat, reports: &[FileReport], failures: &[Failure]) -
                 &mut out,
                 Spill::with_limit(0),
             )),
+            OutputFormat::Junit => Box::new(super::junit::JunitWriter::spilling(
+                &mut out,
+                Spill::with_limit(0),
+                Spill::with_limit(0),
+            )),
             // Nothing spilled.
-            OutputFormat::Junit
-            | OutputFormat::Github
+            OutputFormat::Github
             | OutputFormat::Gitlab
             | OutputFormat::Rdjsonl
             | OutputFormat::Human
