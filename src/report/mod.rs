@@ -2,7 +2,6 @@
 //! [`crate::diagnostic::Diagnostic`]s. The library never prints; renderers
 //! write into any `io::Write` the binary hands them.
 
-mod concise;
 pub mod fingerprint;
 mod github;
 mod gitlab;
@@ -34,9 +33,16 @@ pub use stream::StreamWriter;
 /// Where a run's findings go, file by file, as they arrive: `start_file`,
 /// then each `diagnostic`, then `end_file` (or `abandon_file` when reading
 /// the file failed part way), and `finish` once at the end with the files
-/// that could not be checked and the totals. Writers that stream
-/// ([`StreamWriter`]) put each finding out at once; the counting reports
-/// ([`Statistics`]) keep a table, never the findings.
+/// that could not be checked and the totals. Every output format has one
+/// ([`writer`]), and none keeps the findings: `human`, `concise`, `json`,
+/// `jsonl` ([`StreamWriter`]), `github`, `rdjsonl` and `gitlab` put each
+/// finding out at once; `sarif` and `junit`, whose documents start with
+/// what is known only at the end, spill each finding's final text (past
+/// the first MiB, to an anonymous temporary file) and copy it out at
+/// `finish`. What they hold is per file: SARIF and GitLab an entry per
+/// distinct fingerprint hash of the current file (for its occurrence
+/// numbers), JUnit the testcase names of the current line. The counting
+/// reports ([`Statistics`]) keep a table per rule.
 pub trait Report {
     /// Starts a file (a ZIP member names its archive's path and itself).
     fn start_file(&mut self, path: &str, member: Option<&str>);
@@ -142,10 +148,29 @@ impl Summary {
     }
 }
 
-/// Renders a whole run. `failures` are also reported on stderr by the
-/// binary; machine formats carry them so a consumer sees every file.
-/// `summary` is passed in rather than recounted: it may count findings the
-/// caller chose not to print (`hidden`).
+/// The writer of `format`, writing to `out` as findings arrive.
+pub fn writer<'w>(
+    out: &'w mut dyn Write,
+    format: OutputFormat,
+    human: &HumanOptions,
+) -> io::Result<Box<dyn Report + 'w>> {
+    Ok(match format {
+        OutputFormat::Human | OutputFormat::Concise | OutputFormat::Json | OutputFormat::Jsonl => {
+            Box::new(StreamWriter::new(out, format, human)?)
+        }
+        OutputFormat::Sarif => Box::new(sarif::SarifWriter::new(out)),
+        OutputFormat::Github => Box::new(github::GithubWriter::new(out)),
+        OutputFormat::Gitlab => Box::new(gitlab::GitlabWriter::new(out)),
+        OutputFormat::Junit => Box::new(junit::JunitWriter::new(out)),
+        OutputFormat::Rdjsonl => Box::new(rdjsonl::RdjsonlWriter::new(out)),
+    })
+}
+
+/// Renders a whole collected run through [`writer`], so a collected run
+/// and a streamed one are the same bytes by construction. `failures` are
+/// also reported on stderr by the binary; machine formats carry them so a
+/// consumer sees every file. `summary` is passed in rather than recounted:
+/// it may count findings the caller chose not to print (`hidden`).
 pub fn render(
     out: &mut dyn Write,
     format: OutputFormat,
@@ -154,43 +179,8 @@ pub fn render(
     summary: &Summary,
     human: &HumanOptions,
 ) -> io::Result<()> {
-    match format {
-        OutputFormat::Human => human::render(out, reports, summary, human),
-        OutputFormat::Concise => concise::render(out, reports),
-        OutputFormat::Json | OutputFormat::Jsonl => {
-            stream::render(out, format, reports, failures, summary)
-        }
-        OutputFormat::Sarif => replay(
-            &mut sarif::SarifWriter::new(out),
-            reports,
-            failures,
-            summary,
-        ),
-        OutputFormat::Github => replay(
-            &mut github::GithubWriter::new(out),
-            reports,
-            failures,
-            summary,
-        ),
-        OutputFormat::Gitlab => replay(
-            &mut gitlab::GitlabWriter::new(out),
-            reports,
-            failures,
-            summary,
-        ),
-        OutputFormat::Junit => replay(
-            &mut junit::JunitWriter::new(out),
-            reports,
-            failures,
-            summary,
-        ),
-        OutputFormat::Rdjsonl => replay(
-            &mut rdjsonl::RdjsonlWriter::new(out),
-            reports,
-            failures,
-            summary,
-        ),
-    }
+    let mut w = writer(out, format, human)?;
+    replay(&mut *w, reports, failures, summary)
 }
 
 /// Feeds a collected run to a report, as a streamed run would.
@@ -280,5 +270,78 @@ fn plural(n: usize, word: &str) -> String {
         format!("{n} {word}")
     } else {
         format!("{n} {word}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check_path, Options};
+
+    fn example() -> FileReport {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/example/employees.csv"
+        );
+        let mut r = check_path(path.as_ref(), &Options::default()).expect("checks");
+        r.path = "testdata/example/employees.csv".into();
+        assert!(r.diagnostics.len() > 2);
+        r
+    }
+
+    /// A file that fails part way after some of its findings went out ends
+    /// well-formed, as if it had held just those findings (with no format
+    /// or records, which the reading never reached); one that failed
+    /// before any leaves no trace. Either is also listed as a failure.
+    #[test]
+    fn an_abandoned_file_ends_as_a_file_of_the_findings_that_went_out() {
+        let whole = example();
+        let partial = FileReport {
+            path: "partial.csv".into(),
+            format: None,
+            records: 0,
+            diagnostics: whole.diagnostics[..2].to_vec(),
+            member: None,
+        };
+        let failures = [
+            Failure {
+                path: "partial.csv".into(),
+                reason: "read failed".into(),
+            },
+            Failure {
+                path: "none.csv".into(),
+                reason: "read failed".into(),
+            },
+        ];
+        let collected = [whole, partial];
+        let s = Summary::of(&collected, &failures);
+        for format in OutputFormat::ALL {
+            let h = HumanOptions::default();
+            let mut want = Vec::new();
+            render(&mut want, format, &collected, &failures, &s, &h).expect("renders");
+            let mut got = Vec::new();
+            {
+                let mut w = writer(&mut got, format, &h).expect("writer");
+                let whole = &collected[0];
+                w.start_file(&whole.path, None);
+                for d in &whole.diagnostics {
+                    w.diagnostic(d).expect("writes");
+                }
+                w.end_file(whole.format, whole.records).expect("writes");
+                w.start_file("partial.csv", None);
+                for d in &collected[1].diagnostics {
+                    w.diagnostic(d).expect("writes");
+                }
+                assert!(w.abandon_file().expect("ends"), "{format:?}");
+                w.start_file("none.csv", None);
+                assert!(!w.abandon_file().expect("ends"), "{format:?}");
+                w.finish(&failures, &s).expect("writes");
+            }
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want),
+                "{format:?}"
+            );
+        }
     }
 }

@@ -70,7 +70,6 @@ fn on_disk(format: OutputFormat, reports: &[FileReport], failures: &[Failure]) -
                 Spill::with_limit(0),
                 Spill::with_limit(0),
             )),
-            // Nothing spilled.
             OutputFormat::Github
             | OutputFormat::Gitlab
             | OutputFormat::Rdjsonl
@@ -78,16 +77,7 @@ fn on_disk(format: OutputFormat, reports: &[FileReport], failures: &[Failure]) -
             | OutputFormat::Concise
             | OutputFormat::Json
             | OutputFormat::Jsonl => {
-                super::render(
-                    &mut out,
-                    format,
-                    reports,
-                    failures,
-                    &s,
-                    &HumanOptions::default(),
-                )
-                .expect("renders");
-                return out;
+                super::writer(&mut out, format, &HumanOptions::default()).expect("writer")
             }
         };
         super::replay(&mut *w, reports, failures, &s).expect("renders");
