@@ -272,9 +272,6 @@ mod tests {
         .expect("renders");
         let got = String::from_utf8(out).expect("UTF-8");
         assert_eq!(got, EXPECTED);
-        let old =
-            crate::report::oracle::old(crate::report::OutputFormat::Junit, &reports, &failures);
-        assert_eq!(String::from_utf8(old).expect("UTF-8"), EXPECTED);
     }
 
     const EXPECTED: &str = r##"<?xml version="1.0" encoding="UTF-8"?>

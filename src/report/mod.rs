@@ -9,8 +9,6 @@ mod human;
 mod json;
 mod jsonl;
 mod junit;
-#[cfg(test)]
-mod oracle;
 pub mod position;
 mod pretty;
 mod rdjsonl;
@@ -336,6 +334,57 @@ mod tests {
                 w.start_file("none.csv", None);
                 assert!(!w.abandon_file().expect("ends"), "{format:?}");
                 w.finish(&failures, &s).expect("writes");
+            }
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want),
+                "{format:?}"
+            );
+        }
+    }
+
+    /// SARIF and JUnit hold what waits for the end in memory up to a bound,
+    /// then in a temporary file: either way the same bytes.
+    #[test]
+    fn a_spill_on_disk_gives_the_bytes_of_one_in_memory() {
+        let reports = [example(), example()];
+        let failures = [Failure {
+            path: "gone.csv".into(),
+            reason: "read failed".into(),
+        }];
+        let s = Summary::of(&reports, &failures);
+        for format in [OutputFormat::Sarif, OutputFormat::Junit] {
+            let mut want = Vec::new();
+            render(
+                &mut want,
+                format,
+                &reports,
+                &failures,
+                &s,
+                &HumanOptions::default(),
+            )
+            .expect("renders");
+            let mut got = Vec::new();
+            {
+                let mut w: Box<dyn Report> = match format {
+                    OutputFormat::Sarif => Box::new(sarif::SarifWriter::spilling(
+                        &mut got,
+                        spill::Spill::with_limit(0),
+                    )),
+                    OutputFormat::Junit => Box::new(junit::JunitWriter::spilling(
+                        &mut got,
+                        spill::Spill::with_limit(0),
+                        spill::Spill::with_limit(0),
+                    )),
+                    OutputFormat::Human
+                    | OutputFormat::Concise
+                    | OutputFormat::Json
+                    | OutputFormat::Jsonl
+                    | OutputFormat::Github
+                    | OutputFormat::Gitlab
+                    | OutputFormat::Rdjsonl => unreachable!("spills nothing"),
+                };
+                replay(&mut *w, &reports, &failures, &s).expect("renders");
             }
             assert_eq!(
                 String::from_utf8_lossy(&got),
