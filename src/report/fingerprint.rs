@@ -45,14 +45,32 @@ pub fn content_hash(path: &str, d: &Diagnostic) -> u64 {
 
 /// Unique fingerprints for a file's findings, in order: `<hash>:<n>`.
 pub fn numbered(path: &str, diagnostics: &[Diagnostic]) -> Vec<String> {
-    let mut seen: HashMap<u64, u32> = HashMap::new();
+    let mut numbering = Numbering::default();
     diagnostics
         .iter()
-        .map(|d| {
-            let h = content_hash(path, d);
-            let n = seen.entry(h).or_insert(0);
-            *n += 1;
-            format!("{h:016x}:{n}")
-        })
+        .map(|d| numbering.fingerprint(path, d))
         .collect()
+}
+
+/// [`numbered`] one finding at a time, for writers that put findings out
+/// as they arrive: the occurrences seen so far of each content hash in the
+/// current file. It holds one entry per distinct hash, not the findings.
+#[derive(Debug, Default)]
+pub struct Numbering {
+    seen: HashMap<u64, u32>,
+}
+
+impl Numbering {
+    /// Forgets the previous file: occurrence numbers count within a file.
+    pub fn clear(&mut self) {
+        self.seen.clear();
+    }
+
+    /// The fingerprint of the file's next finding, `<hash>:<n>`.
+    pub fn fingerprint(&mut self, path: &str, d: &Diagnostic) -> String {
+        let h = content_hash(path, d);
+        let n = self.seen.entry(h).or_insert(0);
+        *n += 1;
+        format!("{h:016x}:{n}")
+    }
 }

@@ -6,9 +6,8 @@
 //! GitHub shows only the first 10 errors and 10 warnings of a step (50 per
 //! job), so large runs should upload SARIF instead.
 
-use super::{position, Failure};
-use crate::diagnostic::FileReport;
-use crate::diagnostic::Severity;
+use super::{position, Failure, Report, Summary};
+use crate::diagnostic::{Diagnostic, Severity};
 use std::io::{self, Write};
 
 fn escape_data(s: &str) -> String {
@@ -29,47 +28,82 @@ fn command(s: Severity) -> &'static str {
     }
 }
 
-pub(super) fn render(
-    out: &mut dyn Write,
-    reports: &[FileReport],
-    failures: &[Failure],
-) -> io::Result<()> {
-    for r in reports {
-        let file = escape_property(&super::sarif::uri(&r.location()));
-        for d in &r.diagnostics {
-            let g = position::region(d);
-            let mut props = format!("file={file},line={}", g.start_line);
-            if g.end_line != g.start_line {
-                props.push_str(&format!(",endLine={}", g.end_line));
-            }
-            props.push_str(&format!(",col={}", g.start_col));
-            // GitHub reads `endColumn` only on single-line annotations.
-            if g.end_line == g.start_line && g.end_col > g.start_col {
-                props.push_str(&format!(",endColumn={}", g.end_col));
-            }
-            let title = escape_property(&format!("{} {}", d.rule.code, d.rule.name));
-            let mut message = d.message.clone();
-            if let Some(h) = &d.help {
-                message.push_str("\nhelp: ");
-                message.push_str(h);
-            }
-            writeln!(
-                out,
-                "::{} {props},title={title}::{}",
-                command(d.severity),
-                escape_data(&message)
-            )?;
+/// Writes one workflow command per finding as it arrives; the files that
+/// could not be checked at the end.
+pub(super) struct GithubWriter<'w> {
+    out: &'w mut dyn Write,
+    /// The current file, as a property.
+    file: String,
+    in_file: usize,
+}
+
+impl<'w> GithubWriter<'w> {
+    pub(super) fn new(out: &'w mut dyn Write) -> Self {
+        GithubWriter {
+            out,
+            file: String::new(),
+            in_file: 0,
         }
     }
-    for f in failures {
-        writeln!(
-            out,
-            "::error file={},title=bdxlint::{}",
-            escape_property(&super::sarif::uri(&f.path)),
-            escape_data(&f.reason)
-        )?;
+}
+
+impl Report for GithubWriter<'_> {
+    fn start_file(&mut self, path: &str, member: Option<&str>) {
+        self.file = escape_property(&super::sarif::uri(&super::location(path, member)));
+        self.in_file = 0;
     }
-    Ok(())
+
+    fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
+        let g = position::region(d);
+        let mut props = format!("file={},line={}", self.file, g.start_line);
+        if g.end_line != g.start_line {
+            props.push_str(&format!(",endLine={}", g.end_line));
+        }
+        props.push_str(&format!(",col={}", g.start_col));
+        // GitHub reads `endColumn` only on single-line annotations.
+        if g.end_line == g.start_line && g.end_col > g.start_col {
+            props.push_str(&format!(",endColumn={}", g.end_col));
+        }
+        let title = escape_property(&format!("{} {}", d.rule.code, d.rule.name));
+        let mut message = d.message.clone();
+        if let Some(h) = &d.help {
+            message.push_str("\nhelp: ");
+            message.push_str(h);
+        }
+        writeln!(
+            self.out,
+            "::{} {props},title={title}::{}",
+            command(d.severity),
+            escape_data(&message)
+        )?;
+        self.in_file += 1;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    fn end_file(&mut self, _format: Option<&str>, _records: u64) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Each annotation stands alone: nothing to close.
+    fn abandon_file(&mut self) -> io::Result<bool> {
+        Ok(self.in_file > 0)
+    }
+
+    fn finish(&mut self, failures: &[Failure], _s: &Summary) -> io::Result<()> {
+        for f in failures {
+            writeln!(
+                self.out,
+                "::error file={},title=bdxlint::{}",
+                escape_property(&super::sarif::uri(&f.path)),
+                escape_data(&f.reason)
+            )?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

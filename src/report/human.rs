@@ -1,10 +1,8 @@
 //! The human report: miette's graphical rendering of each finding against the
 //! snippet captured while checking (the file itself is not kept), then a
-//! one-line summary.
+//! one-line summary; written by [`super::StreamWriter`].
 
 use super::safe::{printable, printable_lines};
-use super::{summary_line, Summary};
-use crate::diagnostic::FileReport;
 use crate::diagnostic::{Diagnostic, Severity, Snippet};
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError, MietteSpanContents,
@@ -162,22 +160,6 @@ impl miette::Diagnostic for Finding<'_> {
             ),
         )))
     }
-}
-
-pub(super) fn render(
-    out: &mut dyn Write,
-    reports: &[FileReport],
-    summary: &Summary,
-    opts: &HumanOptions,
-) -> io::Result<()> {
-    let handler = handler(opts);
-    for r in reports {
-        let location = r.location();
-        for d in &r.diagnostics {
-            write_one(out, &handler, &location, d)?;
-        }
-    }
-    writeln!(out, "{}", summary_line(summary))
 }
 
 pub(super) fn handler(opts: &HumanOptions) -> GraphicalReportHandler {

@@ -2,8 +2,6 @@
 //! [`crate::diagnostic::Diagnostic`]s. The library never prints; renderers
 //! write into any `io::Write` the binary hands them.
 
-mod collect;
-mod concise;
 pub mod fingerprint;
 mod github;
 mod gitlab;
@@ -12,10 +10,12 @@ mod json;
 mod jsonl;
 mod junit;
 pub mod position;
+mod pretty;
 mod rdjsonl;
 mod safe;
 mod sarif;
 mod sink;
+mod spill;
 mod stream;
 
 use crate::diagnostic::FileReport;
@@ -31,9 +31,16 @@ pub use stream::StreamWriter;
 /// Where a run's findings go, file by file, as they arrive: `start_file`,
 /// then each `diagnostic`, then `end_file` (or `abandon_file` when reading
 /// the file failed part way), and `finish` once at the end with the files
-/// that could not be checked and the totals. Writers that stream
-/// ([`StreamWriter`]) put each finding out at once; the counting reports
-/// ([`Statistics`]) keep a table, never the findings.
+/// that could not be checked and the totals. Every output format has one
+/// ([`writer`]), and none keeps the findings: `human`, `concise`, `json`,
+/// `jsonl` ([`StreamWriter`]), `github`, `rdjsonl` and `gitlab` put each
+/// finding out at once; `sarif` and `junit`, whose documents start with
+/// what is known only at the end, spill each finding's final text (past
+/// the first MiB, to an anonymous temporary file) and copy it out at
+/// `finish`. What they hold is per file: SARIF and GitLab an entry per
+/// distinct fingerprint hash of the current file (for its occurrence
+/// numbers), JUnit the testcase names of the current line. The counting
+/// reports ([`Statistics`]) keep a table per rule.
 pub trait Report {
     /// Starts a file (a ZIP member names its archive's path and itself).
     fn start_file(&mut self, path: &str, member: Option<&str>);
@@ -47,24 +54,6 @@ pub trait Report {
     fn abandon_file(&mut self) -> io::Result<bool>;
     /// Ends the run.
     fn finish(&mut self, failures: &[Failure], s: &Summary) -> io::Result<()>;
-}
-
-/// The report that writes `format` to `out`.
-pub fn writer<'w>(
-    out: &'w mut dyn Write,
-    format: OutputFormat,
-    human: &HumanOptions,
-) -> io::Result<Box<dyn Report + 'w>> {
-    Ok(match format {
-        OutputFormat::Human | OutputFormat::Concise | OutputFormat::Json | OutputFormat::Jsonl => {
-            Box::new(StreamWriter::new(out, format, human)?)
-        }
-        OutputFormat::Sarif
-        | OutputFormat::Github
-        | OutputFormat::Gitlab
-        | OutputFormat::Junit
-        | OutputFormat::Rdjsonl => Box::new(collect::Collect::new(out, format, human)),
-    })
 }
 
 /// The output formats of `--output-format`.
@@ -157,10 +146,29 @@ impl Summary {
     }
 }
 
-/// Renders a whole run. `failures` are also reported on stderr by the
-/// binary; machine formats carry them so a consumer sees every file.
-/// `summary` is passed in rather than recounted: it may count findings the
-/// caller chose not to print (`hidden`).
+/// The writer of `format`, writing to `out` as findings arrive.
+pub fn writer<'w>(
+    out: &'w mut dyn Write,
+    format: OutputFormat,
+    human: &HumanOptions,
+) -> io::Result<Box<dyn Report + 'w>> {
+    Ok(match format {
+        OutputFormat::Human | OutputFormat::Concise | OutputFormat::Json | OutputFormat::Jsonl => {
+            Box::new(StreamWriter::new(out, format, human)?)
+        }
+        OutputFormat::Sarif => Box::new(sarif::SarifWriter::new(out)),
+        OutputFormat::Github => Box::new(github::GithubWriter::new(out)),
+        OutputFormat::Gitlab => Box::new(gitlab::GitlabWriter::new(out)),
+        OutputFormat::Junit => Box::new(junit::JunitWriter::new(out)),
+        OutputFormat::Rdjsonl => Box::new(rdjsonl::RdjsonlWriter::new(out)),
+    })
+}
+
+/// Renders a whole collected run through [`writer`], so a collected run
+/// and a streamed one are the same bytes by construction. `failures` are
+/// also reported on stderr by the binary; machine formats carry them so a
+/// consumer sees every file. `summary` is passed in rather than recounted:
+/// it may count findings the caller chose not to print (`hidden`).
 pub fn render(
     out: &mut dyn Write,
     format: OutputFormat,
@@ -169,17 +177,33 @@ pub fn render(
     summary: &Summary,
     human: &HumanOptions,
 ) -> io::Result<()> {
-    match format {
-        OutputFormat::Human => human::render(out, reports, summary, human),
-        OutputFormat::Concise => concise::render(out, reports),
-        OutputFormat::Json | OutputFormat::Jsonl => {
-            stream::render(out, format, reports, failures, summary)
+    let mut w = writer(out, format, human)?;
+    replay(&mut *w, reports, failures, summary)
+}
+
+/// Feeds a collected run to a report, as a streamed run would.
+fn replay(
+    w: &mut dyn Report,
+    reports: &[FileReport],
+    failures: &[Failure],
+    summary: &Summary,
+) -> io::Result<()> {
+    for r in reports {
+        w.start_file(&r.path, r.member.as_deref());
+        for d in &r.diagnostics {
+            w.diagnostic(d)?;
         }
-        OutputFormat::Sarif => sarif::render(out, reports, failures),
-        OutputFormat::Github => github::render(out, reports, failures),
-        OutputFormat::Gitlab => gitlab::render(out, reports, failures),
-        OutputFormat::Junit => junit::render(out, reports, failures),
-        OutputFormat::Rdjsonl => rdjsonl::render(out, reports, failures),
+        w.end_file(r.format, r.records)?;
+    }
+    w.finish(failures, summary)
+}
+
+/// `path`, or `archive.zip:member.csv` for a bundle member (as
+/// [`FileReport::location`]).
+fn location(path: &str, member: Option<&str>) -> String {
+    match member {
+        Some(m) => format!("{path}:{m}"),
+        None => path.to_owned(),
     }
 }
 
@@ -244,5 +268,129 @@ fn plural(n: usize, word: &str) -> String {
         format!("{n} {word}")
     } else {
         format!("{n} {word}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check_path, Options};
+
+    fn example() -> FileReport {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/testdata/example/employees.csv"
+        );
+        let mut r = check_path(path.as_ref(), &Options::default()).expect("checks");
+        r.path = "testdata/example/employees.csv".into();
+        assert!(r.diagnostics.len() > 2);
+        r
+    }
+
+    /// A file that fails part way after some of its findings went out ends
+    /// well-formed, as if it had held just those findings (with no format
+    /// or records, which the reading never reached); one that failed
+    /// before any leaves no trace. Either is also listed as a failure.
+    #[test]
+    fn an_abandoned_file_ends_as_a_file_of_the_findings_that_went_out() {
+        let whole = example();
+        let partial = FileReport {
+            path: "partial.csv".into(),
+            format: None,
+            records: 0,
+            diagnostics: whole.diagnostics[..2].to_vec(),
+            member: None,
+        };
+        let failures = [
+            Failure {
+                path: "partial.csv".into(),
+                reason: "read failed".into(),
+            },
+            Failure {
+                path: "none.csv".into(),
+                reason: "read failed".into(),
+            },
+        ];
+        let collected = [whole, partial];
+        let s = Summary::of(&collected, &failures);
+        for format in OutputFormat::ALL {
+            let h = HumanOptions::default();
+            let mut want = Vec::new();
+            render(&mut want, format, &collected, &failures, &s, &h).expect("renders");
+            let mut got = Vec::new();
+            {
+                let mut w = writer(&mut got, format, &h).expect("writer");
+                let whole = &collected[0];
+                w.start_file(&whole.path, None);
+                for d in &whole.diagnostics {
+                    w.diagnostic(d).expect("writes");
+                }
+                w.end_file(whole.format, whole.records).expect("writes");
+                w.start_file("partial.csv", None);
+                for d in &collected[1].diagnostics {
+                    w.diagnostic(d).expect("writes");
+                }
+                assert!(w.abandon_file().expect("ends"), "{format:?}");
+                w.start_file("none.csv", None);
+                assert!(!w.abandon_file().expect("ends"), "{format:?}");
+                w.finish(&failures, &s).expect("writes");
+            }
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want),
+                "{format:?}"
+            );
+        }
+    }
+
+    /// SARIF and JUnit hold what waits for the end in memory up to a bound,
+    /// then in a temporary file: either way the same bytes.
+    #[test]
+    fn a_spill_on_disk_gives_the_bytes_of_one_in_memory() {
+        let reports = [example(), example()];
+        let failures = [Failure {
+            path: "gone.csv".into(),
+            reason: "read failed".into(),
+        }];
+        let s = Summary::of(&reports, &failures);
+        for format in [OutputFormat::Sarif, OutputFormat::Junit] {
+            let mut want = Vec::new();
+            render(
+                &mut want,
+                format,
+                &reports,
+                &failures,
+                &s,
+                &HumanOptions::default(),
+            )
+            .expect("renders");
+            let mut got = Vec::new();
+            {
+                let mut w: Box<dyn Report> = match format {
+                    OutputFormat::Sarif => Box::new(sarif::SarifWriter::spilling(
+                        &mut got,
+                        spill::Spill::with_limit(0),
+                    )),
+                    OutputFormat::Junit => Box::new(junit::JunitWriter::spilling(
+                        &mut got,
+                        spill::Spill::with_limit(0),
+                        spill::Spill::with_limit(0),
+                    )),
+                    OutputFormat::Human
+                    | OutputFormat::Concise
+                    | OutputFormat::Json
+                    | OutputFormat::Jsonl
+                    | OutputFormat::Github
+                    | OutputFormat::Gitlab
+                    | OutputFormat::Rdjsonl => unreachable!("spills nothing"),
+                };
+                replay(&mut *w, &reports, &failures, &s).expect("renders");
+            }
+            assert_eq!(
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want),
+                "{format:?}"
+            );
+        }
     }
 }

@@ -3,8 +3,7 @@
 //! reviewdog counts columns in UTF-8 bytes, so the byte columns of
 //! [`super::position::Region`] are used here.
 
-use super::{position, Failure};
-use crate::diagnostic::FileReport;
+use super::{position, Failure, Report, Summary};
 use crate::diagnostic::Severity;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -56,50 +55,93 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
-pub(super) fn render(
-    out: &mut dyn Write,
-    reports: &[FileReport],
-    failures: &[Failure],
-) -> io::Result<()> {
-    for r in reports {
-        for d in &r.diagnostics {
-            let g = position::region(d);
-            let line = Diagnostic {
-                message: &d.message,
-                location: Location {
-                    path: super::sarif::uri(&r.location()),
-                    range: Some(Range {
-                        start: Position {
-                            line: g.start_line,
-                            column: g.start_byte_col,
-                        },
-                        end: Position {
-                            line: g.end_line,
-                            column: g.end_byte_col,
-                        },
-                    }),
-                },
-                severity: severity(d.severity),
-                code: Some(Code { value: d.rule.code }),
-                source: Source { name: "bdxlint" },
-            };
-            serde_json::to_writer(&mut *out, &line)?;
-            writeln!(out)?;
+/// Writes one line per finding as it arrives; the files that could not be
+/// checked at the end.
+pub(super) struct RdjsonlWriter<'w> {
+    out: &'w mut dyn Write,
+    /// The current file's path as reviewdog reads it.
+    path: String,
+    in_file: usize,
+    /// A line, built here and written in one call.
+    buf: Vec<u8>,
+}
+
+impl<'w> RdjsonlWriter<'w> {
+    pub(super) fn new(out: &'w mut dyn Write) -> Self {
+        RdjsonlWriter {
+            out,
+            path: String::new(),
+            in_file: 0,
+            buf: Vec::new(),
         }
     }
-    for f in failures {
+
+    fn line(&mut self, line: &Diagnostic<'_>) -> io::Result<()> {
+        self.buf.clear();
+        serde_json::to_writer(&mut self.buf, line)?;
+        self.buf.push(b'\n');
+        self.out.write_all(&self.buf)
+    }
+}
+
+impl Report for RdjsonlWriter<'_> {
+    fn start_file(&mut self, path: &str, member: Option<&str>) {
+        self.path = super::sarif::uri(&super::location(path, member));
+        self.in_file = 0;
+    }
+
+    fn diagnostic(&mut self, d: &crate::diagnostic::Diagnostic) -> io::Result<()> {
+        let g = position::region(d);
         let line = Diagnostic {
-            message: &f.reason,
+            message: &d.message,
             location: Location {
-                path: super::sarif::uri(&f.path),
-                range: None,
+                path: self.path.clone(),
+                range: Some(Range {
+                    start: Position {
+                        line: g.start_line,
+                        column: g.start_byte_col,
+                    },
+                    end: Position {
+                        line: g.end_line,
+                        column: g.end_byte_col,
+                    },
+                }),
             },
-            severity: "ERROR",
-            code: None,
+            severity: severity(d.severity),
+            code: Some(Code { value: d.rule.code }),
             source: Source { name: "bdxlint" },
         };
-        serde_json::to_writer(&mut *out, &line)?;
-        writeln!(out)?;
+        self.line(&line)?;
+        self.in_file += 1;
+        Ok(())
     }
-    Ok(())
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    fn end_file(&mut self, _format: Option<&str>, _records: u64) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Each line stands alone: nothing to close.
+    fn abandon_file(&mut self) -> io::Result<bool> {
+        Ok(self.in_file > 0)
+    }
+
+    fn finish(&mut self, failures: &[Failure], _s: &Summary) -> io::Result<()> {
+        for f in failures {
+            self.line(&Diagnostic {
+                message: &f.reason,
+                location: Location {
+                    path: super::sarif::uri(&f.path),
+                    range: None,
+                },
+                severity: "ERROR",
+                code: None,
+                source: Source { name: "bdxlint" },
+            })?;
+        }
+        Ok(())
+    }
 }

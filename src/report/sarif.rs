@@ -7,34 +7,22 @@
 //! the snippet, see [`super::position`]) and a line-independent
 //! `primaryLocationLineHash`. Files that could not be checked become
 //! error-level tool notifications, and the invocation is then unsuccessful.
+//!
+//! The log names those files (`invocations`) before its `results`, so
+//! results are spilled ([`super::spill`]) in their final pretty-printed form
+//! as they arrive and copied out at the end, after the head: memory does
+//! not grow with the number of findings.
 
-use super::{fingerprint, position, Failure};
-use crate::diagnostic::FileReport;
-use crate::diagnostic::Severity;
+use super::fingerprint::Numbering;
+use super::spill::Spill;
+use super::{position, pretty, Failure, Report, Summary};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{self, Rule};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Log<'a> {
-    #[serde(rename = "$schema")]
-    schema: &'static str,
-    version: &'static str,
-    runs: [Run<'a>; 1],
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Run<'a> {
-    tool: Tool,
-    invocations: [Invocation<'a>; 1],
-    column_kind: &'static str,
-    results: Vec<SarifResult<'a>>,
-}
 
 #[derive(Serialize)]
 struct Tool {
@@ -185,75 +173,156 @@ fn descriptor(r: &'static Rule) -> RuleDescriptor {
     }
 }
 
-pub(super) fn render(
-    out: &mut dyn Write,
-    reports: &[FileReport],
-    failures: &[Failure],
-) -> io::Result<()> {
-    let mut results = Vec::new();
-    for r in reports {
-        let prints = fingerprint::numbered(&r.location(), &r.diagnostics);
-        for (d, print) in r.diagnostics.iter().zip(prints) {
-            let g = position::region(d);
-            results.push(SarifResult {
-                rule_id: d.rule.code,
-                rule_index: rules::ALL
-                    .iter()
-                    .position(|x| std::ptr::eq(*x, d.rule))
-                    .unwrap_or_default(),
-                level: level(d.severity),
-                message: Text { text: &d.message },
-                locations: [Location {
-                    physical_location: PhysicalLocation {
-                        artifact_location: ArtifactLocation {
-                            uri: artifact_uri(&r.location()),
-                        },
-                        region: Some(Region {
-                            start_line: g.start_line,
-                            start_column: g.start_col,
-                            end_line: g.end_line,
-                            end_column: g.end_col,
-                        }),
-                    },
-                }],
-                partial_fingerprints: BTreeMap::from([("primaryLocationLineHash", print)]),
-            });
+/// Where the log's parts sit: `runs[0]`'s members, and the results in it.
+const RUN_MEMBER: &str = "      ";
+const RESULT: &str = "        ";
+
+/// Writes a SARIF log as findings arrive.
+pub(super) struct SarifWriter<'w> {
+    out: &'w mut dyn Write,
+    /// The results written so far, each in its final form.
+    results: Spill,
+    count: usize,
+    /// The current file as reports show it (`archive.zip:member.csv`), and
+    /// as its `uri`.
+    location: String,
+    uri: String,
+    numbering: Numbering,
+    in_file: usize,
+    /// A result's text, built here and spilled in one write.
+    buf: Vec<u8>,
+}
+
+impl<'w> SarifWriter<'w> {
+    pub(super) fn new(out: &'w mut dyn Write) -> Self {
+        Self::spilling(out, Spill::new())
+    }
+
+    pub(super) fn spilling(out: &'w mut dyn Write, results: Spill) -> Self {
+        SarifWriter {
+            out,
+            results,
+            count: 0,
+            location: String::new(),
+            uri: String::new(),
+            numbering: Numbering::default(),
+            in_file: 0,
+            buf: Vec::new(),
         }
     }
-    let notifications = failures
-        .iter()
-        .map(|f| Notification {
-            level: "error",
-            message: Text { text: &f.reason },
+}
+
+impl Report for SarifWriter<'_> {
+    fn start_file(&mut self, path: &str, member: Option<&str>) {
+        self.location = super::location(path, member);
+        self.uri = artifact_uri(&self.location);
+        self.numbering.clear();
+        self.in_file = 0;
+    }
+
+    fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
+        let g = position::region(d);
+        let result = SarifResult {
+            rule_id: d.rule.code,
+            rule_index: rules::ALL
+                .iter()
+                .position(|x| std::ptr::eq(*x, d.rule))
+                .unwrap_or_default(),
+            level: level(d.severity),
+            message: Text { text: &d.message },
             locations: [Location {
                 physical_location: PhysicalLocation {
                     artifact_location: ArtifactLocation {
-                        uri: artifact_uri(&f.path),
+                        uri: self.uri.clone(),
                     },
-                    region: None,
+                    region: Some(Region {
+                        start_line: g.start_line,
+                        start_column: g.start_col,
+                        end_line: g.end_line,
+                        end_column: g.end_col,
+                    }),
                 },
             }],
-        })
-        .collect::<Vec<_>>();
-    let log = Log {
-        schema: SCHEMA,
-        version: "2.1.0",
-        runs: [Run {
-            tool: Tool {
-                driver: Driver {
-                    name: "bdxlint",
-                    semantic_version: env!("CARGO_PKG_VERSION"),
-                    rules: rules::ALL.iter().copied().map(descriptor).collect(),
-                },
+            partial_fingerprints: BTreeMap::from([(
+                "primaryLocationLineHash",
+                self.numbering.fingerprint(&self.location, d),
+            )]),
+        };
+        self.buf.clear();
+        pretty::element(&mut self.buf, self.count == 0, RESULT);
+        pretty::nested(&mut self.buf, &result, RESULT)?;
+        self.results.write_all(&self.buf)?;
+        self.count += 1;
+        self.in_file += 1;
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    fn end_file(&mut self, _format: Option<&str>, _records: u64) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// The file's results are complete as they stand.
+    fn abandon_file(&mut self) -> io::Result<bool> {
+        Ok(self.in_file > 0)
+    }
+
+    fn finish(&mut self, failures: &[Failure], _s: &Summary) -> io::Result<()> {
+        let notifications = failures
+            .iter()
+            .map(|f| Notification {
+                level: "error",
+                message: Text { text: &f.reason },
+                locations: [Location {
+                    physical_location: PhysicalLocation {
+                        artifact_location: ArtifactLocation {
+                            uri: artifact_uri(&f.path),
+                        },
+                        region: None,
+                    },
+                }],
+            })
+            .collect::<Vec<_>>();
+        let tool = Tool {
+            driver: Driver {
+                name: "bdxlint",
+                semantic_version: env!("CARGO_PKG_VERSION"),
+                rules: rules::ALL.iter().copied().map(descriptor).collect(),
             },
-            invocations: [Invocation {
-                execution_successful: notifications.is_empty(),
-                tool_execution_notifications: notifications,
-            }],
-            column_kind: "unicodeCodePoints",
-            results,
-        }],
-    };
-    serde_json::to_writer_pretty(&mut *out, &log)?;
-    writeln!(out)
+        };
+        let invocations = [Invocation {
+            execution_successful: notifications.is_empty(),
+            tool_execution_notifications: notifications,
+        }];
+        // The object serde_json would print for the whole log, member by
+        // member: `{"$schema", "version", "runs": [{"tool", "invocations",
+        // "columnKind", "results"}]}`.
+        let mut head = b"{\n  \"$schema\": ".to_vec();
+        serde_json::to_writer(&mut head, SCHEMA)?;
+        head.extend_from_slice(b",\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n");
+        head.extend_from_slice(RUN_MEMBER.as_bytes());
+        head.extend_from_slice(b"\"tool\": ");
+        pretty::nested(&mut head, &tool, RUN_MEMBER)?;
+        head.extend_from_slice(b",\n");
+        head.extend_from_slice(RUN_MEMBER.as_bytes());
+        head.extend_from_slice(b"\"invocations\": ");
+        pretty::nested(&mut head, &invocations, RUN_MEMBER)?;
+        head.extend_from_slice(b",\n");
+        head.extend_from_slice(RUN_MEMBER.as_bytes());
+        head.extend_from_slice(b"\"columnKind\": \"unicodeCodePoints\",\n");
+        head.extend_from_slice(RUN_MEMBER.as_bytes());
+        head.extend_from_slice(b"\"results\": ");
+        self.out.write_all(&head)?;
+        if self.count == 0 {
+            self.out.write_all(b"[]")?;
+        } else {
+            self.out.write_all(b"[")?;
+            self.results.drain_into(&mut *self.out)?;
+            write!(self.out, "\n{RUN_MEMBER}]")?;
+        }
+        self.out.write_all(b"\n    }\n  ]\n}\n")
+    }
 }

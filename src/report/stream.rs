@@ -1,12 +1,11 @@
-//! Writers that put findings out as they arrive, for the formats whose
-//! shape allows it (`human`, `json`, `jsonl`, `concise`): memory then stays flat
-//! however many findings a file has. The bytes are the same whether a file's
-//! findings were streamed or collected first.
+//! The writer of the formats that are a plain sequence of findings
+//! (`human`, `json`, `jsonl`, `concise`): each finding goes out as it
+//! arrives, so memory stays flat however many findings a file has. The
+//! other formats have writers of their own (see [`super::writer`]).
 
 use super::json::write_diag;
 use super::{Failure, HumanOptions, OutputFormat, Report, Summary};
 use crate::diagnostic::Diagnostic;
-use crate::diagnostic::FileReport;
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -30,7 +29,8 @@ pub struct StreamWriter<'w> {
 }
 
 impl<'w> StreamWriter<'w> {
-    /// Whether `format` can be written this way.
+    /// Whether `format` is one this writer writes (the others have writers
+    /// of their own, see [`super::writer`]).
     pub fn streams(format: OutputFormat) -> bool {
         matches!(
             format,
@@ -39,7 +39,7 @@ impl<'w> StreamWriter<'w> {
     }
 
     /// A writer for `format`, which must be one that [`streams`]; another
-    /// is an error (it has a renderer of its own that needs the whole run).
+    /// is an error (it has a writer of its own, see [`super::writer`]).
     ///
     /// [`streams`]: StreamWriter::streams
     pub fn new(
@@ -242,24 +242,4 @@ impl Report for StreamWriter<'_> {
     fn finish(&mut self, failures: &[Failure], s: &Summary) -> io::Result<()> {
         StreamWriter::finish(self, failures, s)
     }
-}
-
-/// A whole collected run through the streaming writer (`json`, `jsonl`),
-/// so that collected and streamed runs are the same bytes by construction.
-pub(super) fn render(
-    out: &mut dyn Write,
-    format: OutputFormat,
-    reports: &[FileReport],
-    failures: &[Failure],
-    s: &Summary,
-) -> io::Result<()> {
-    let mut w = StreamWriter::new(out, format, &HumanOptions::default())?;
-    for r in reports {
-        w.start_file(&r.path, r.member.as_deref());
-        for d in &r.diagnostics {
-            w.diagnostic(d)?;
-        }
-        w.end_file(r.format, r.records)?;
-    }
-    w.finish(failures, s)
 }
