@@ -109,9 +109,11 @@ impl Report for JunitWriter<'_> {
         if *k > 1 {
             name.push_str(&format!(" #{k}"));
         }
+        // GitLab's test report shows only the failure's text, not its
+        // `message` attribute: the text says it all again, as concise does.
         let mut body = format!(
-            "{}:{}:{}: {} [{}]",
-            self.location, d.line, d.col, d.rule.name, d.severity
+            "{}:{}:{}: {} {} [{}] {}",
+            self.location, d.line, d.col, d.rule.code, d.rule.name, d.severity, d.message
         );
         if let Some(h) = &d.help {
             body.push_str(&format!("\nhelp: {h}"));
@@ -279,34 +281,34 @@ mod tests {
 <testsuites name="bdxlint" tests="12" failures="10" errors="1">
   <testsuite name="a.csv" tests="10" failures="10" errors="0" skipped="0">
     <testcase classname="a.csv" name="C001 line 2 col 1 (Email)">
-      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:1: empty-required-cell [error]&#10;help: fix &amp; retry</failure>
+      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:1: C001 empty-required-cell [error] C001 &lt;2&gt;&#10;help: fix &amp; retry</failure>
     </testcase>
     <testcase classname="a.csv" name="C001 line 2 col 1 (Email) #2">
-      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:1: empty-required-cell [error]&#10;help: fix &amp; retry</failure>
+      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:1: C001 empty-required-cell [error] C001 &lt;2&gt;&#10;help: fix &amp; retry</failure>
     </testcase>
     <testcase classname="a.csv" name="C015 line 2 col 1 (Email)">
-      <failure type="C015" message="C015 &lt;2&gt;">a.csv:2:1: surrounding-whitespace [warning]&#10;help: fix &amp; retry</failure>
+      <failure type="C015" message="C015 &lt;2&gt;">a.csv:2:1: C015 surrounding-whitespace [warning] C015 &lt;2&gt;&#10;help: fix &amp; retry</failure>
     </testcase>
     <testcase classname="a.csv" name="C001 line 2 col 1 (Email) #3">
-      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:1: empty-required-cell [error]&#10;help: fix &amp; retry</failure>
+      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:1: C001 empty-required-cell [error] C001 &lt;2&gt;&#10;help: fix &amp; retry</failure>
     </testcase>
     <testcase classname="a.csv" name="C001 line 2 col 7">
-      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:7: empty-required-cell [error]&#10;help: fix &amp; retry</failure>
+      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:7: C001 empty-required-cell [error] C001 &lt;2&gt;&#10;help: fix &amp; retry</failure>
     </testcase>
     <testcase classname="a.csv" name="C001 line 3 col 1 (Email)">
-      <failure type="C001" message="C001 &lt;3&gt;">a.csv:3:1: empty-required-cell [error]</failure>
+      <failure type="C001" message="C001 &lt;3&gt;">a.csv:3:1: C001 empty-required-cell [error] C001 &lt;3&gt;</failure>
     </testcase>
     <testcase classname="a.csv" name="B006 line 2 col 1 (Email)">
-      <failure type="B006" message="B006 &lt;2&gt;">a.csv:2:1: dangling-reference [error]&#10;help: fix &amp; retry</failure>
+      <failure type="B006" message="B006 &lt;2&gt;">a.csv:2:1: B006 dangling-reference [error] B006 &lt;2&gt;&#10;help: fix &amp; retry</failure>
     </testcase>
     <testcase classname="a.csv" name="B006 line 2 col 1 (Email) #2">
-      <failure type="B006" message="B006 &lt;2&gt;">a.csv:2:1: dangling-reference [error]&#10;help: fix &amp; retry</failure>
+      <failure type="B006" message="B006 &lt;2&gt;">a.csv:2:1: B006 dangling-reference [error] B006 &lt;2&gt;&#10;help: fix &amp; retry</failure>
     </testcase>
     <testcase classname="a.csv" name="B006 line 4 col 1">
-      <failure type="B006" message="B006 &lt;4&gt;">a.csv:4:1: dangling-reference [error]</failure>
+      <failure type="B006" message="B006 &lt;4&gt;">a.csv:4:1: B006 dangling-reference [error] B006 &lt;4&gt;</failure>
     </testcase>
     <testcase classname="a.csv" name="B006 line 4 col 1 #2">
-      <failure type="B006" message="B006 &lt;4&gt;">a.csv:4:1: dangling-reference [error]</failure>
+      <failure type="B006" message="B006 &lt;4&gt;">a.csv:4:1: B006 dangling-reference [error] B006 &lt;4&gt;</failure>
     </testcase>
   </testsuite>
   <testsuite name="b.csv:m.csv" tests="1" failures="0" errors="0" skipped="0">

@@ -76,8 +76,13 @@ struct Invocation<'a> {
 struct Notification<'a> {
     level: &'static str,
     message: Text<'a>,
-    locations: [Location; 1],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    locations: Vec<Location>,
 }
+
+/// The most results a log carries: GitHub code scanning refuses an upload
+/// with more in a run (and shows the 5,000 most severe of those it takes).
+pub const MAX_RESULTS: usize = 25_000;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -142,10 +147,22 @@ pub fn uri(path: &str) -> String {
 /// reference: [`uri`], then every byte outside RFC 3986's unreserved
 /// characters, sub-delimiters, `@` and `/` percent-encoded. A space or a `%`
 /// in a file name would otherwise make the log invalid, and a `:` in the
-/// first segment (`bundle.zip:member.csv`) would read as a URI scheme.
+/// first segment (`bundle.zip:member.csv`) would read as a URI scheme. An
+/// absolute path is a `file://` URI (`/tmp/a.csv` is `file:///tmp/a.csv`,
+/// `C:\a.csv` is `file:///C:/a.csv`): a bare absolute path is not one
+/// (SARIF1004).
 fn artifact_uri(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for &b in uri(path).as_bytes() {
+    let p = uri(path);
+    let b = p.as_bytes();
+    let drive = b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'/';
+    let (mut out, rest) = if p.starts_with('/') {
+        (String::from("file://"), p.as_str())
+    } else if drive {
+        (format!("file:///{}:", char::from(b[0])), &p[2..])
+    } else {
+        (String::new(), p.as_str())
+    };
+    for &b in rest.as_bytes() {
         if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=@/".contains(&b) {
             out.push(char::from(b));
         } else {
@@ -189,6 +206,8 @@ pub(super) struct SarifWriter<'w> {
     uri: String,
     numbering: Numbering,
     in_file: usize,
+    /// Findings past [`MAX_RESULTS`], counted and left out.
+    left_out: usize,
     /// A result's text, built here and spilled in one write.
     buf: Vec<u8>,
 }
@@ -207,6 +226,7 @@ impl<'w> SarifWriter<'w> {
             uri: String::new(),
             numbering: Numbering::default(),
             in_file: 0,
+            left_out: 0,
             buf: Vec::new(),
         }
     }
@@ -221,6 +241,10 @@ impl Report for SarifWriter<'_> {
     }
 
     fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
+        if self.count >= MAX_RESULTS {
+            self.left_out += 1;
+            return Ok(());
+        }
         let g = position::region(d);
         let result = SarifResult {
             rule_id: d.rule.code,
@@ -276,7 +300,7 @@ impl Report for SarifWriter<'_> {
             .map(|f| Notification {
                 level: "error",
                 message: Text { text: &f.reason },
-                locations: [Location {
+                locations: vec![Location {
                     physical_location: PhysicalLocation {
                         artifact_location: ArtifactLocation {
                             uri: artifact_uri(&f.path),
@@ -286,6 +310,19 @@ impl Report for SarifWriter<'_> {
                 }],
             })
             .collect::<Vec<_>>();
+        let cap = format!(
+            "{} findings past the {MAX_RESULTS} results GitHub code scanning accepts in a run were left out of this log: fix the first ones, or see every finding with --output-format json",
+            self.left_out
+        );
+        let mut notifications = notifications;
+        if self.left_out > 0 {
+            notifications.push(Notification {
+                level: "warning",
+                message: Text { text: &cap },
+                locations: Vec::new(),
+            });
+        }
+        let failed = !failures.is_empty();
         let tool = Tool {
             driver: Driver {
                 name: "bdxlint",
@@ -294,7 +331,7 @@ impl Report for SarifWriter<'_> {
             },
         };
         let invocations = [Invocation {
-            execution_successful: notifications.is_empty(),
+            execution_successful: !failed,
             tool_execution_notifications: notifications,
         }];
         // The object serde_json would print for the whole log, member by
@@ -324,5 +361,71 @@ impl Report for SarifWriter<'_> {
             write!(self.out, "\n{RUN_MEMBER}]")?;
         }
         self.out.write_all(b"\n    }\n  ]\n}\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::FileReport;
+
+    #[test]
+    fn absolute_paths_are_file_uris() {
+        assert_eq!(artifact_uri("/tmp/a b.csv"), "file:///tmp/a%20b.csv");
+        assert_eq!(artifact_uri("C:\\data\\a.csv"), "file:///C:/data/a.csv");
+        assert_eq!(artifact_uri("./uploads/a.csv"), "uploads/a.csv");
+        assert_eq!(artifact_uri("bundle.zip:m.csv"), "bundle.zip%3Am.csv");
+    }
+
+    /// A log GitHub would refuse (more than 25,000 results) is cut there,
+    /// and says how many findings it left out.
+    #[test]
+    fn results_stop_at_what_code_scanning_accepts() {
+        let rule = crate::rules::lookup("C001").expect("a rule");
+        let d = |line: u64| Diagnostic {
+            rule,
+            severity: rule.severity,
+            message: format!("line {line}"),
+            help: None,
+            line,
+            col: 1,
+            column: None,
+            span: 0..0,
+            related: Vec::new(),
+            snippet: None,
+            once_per_file: false,
+            shared: None,
+        };
+        let report = FileReport {
+            path: "a.csv".into(),
+            format: Some("employees"),
+            records: 0,
+            diagnostics: (1..=MAX_RESULTS as u64 + 3).map(d).collect(),
+            member: None,
+        };
+        let mut out = Vec::new();
+        let reports = [report];
+        let s = crate::report::Summary::of(&reports, &[]);
+        crate::report::render(
+            &mut out,
+            crate::report::OutputFormat::Sarif,
+            &reports,
+            &[],
+            &s,
+            &crate::report::HumanOptions::default(),
+        )
+        .expect("renders");
+        let log: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
+        let run = &log["runs"][0];
+        assert_eq!(run["results"].as_array().map(Vec::len), Some(MAX_RESULTS));
+        assert_eq!(run["invocations"][0]["executionSuccessful"], true);
+        let note = &run["invocations"][0]["toolExecutionNotifications"][0];
+        assert_eq!(note["level"], "warning");
+        assert!(
+            note["message"]["text"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("3 findings past the 25000 results")),
+            "{note}"
+        );
     }
 }
