@@ -17,6 +17,8 @@ pub struct Snippet {
     /// 1-based column (in characters) of `text`'s first character on its
     /// line: 1, unless a long line was cut to its part around the finding.
     pub first_col: u64,
+    /// The same in bytes (reviewdog counts bytes).
+    pub first_byte_col: u64,
     /// The lines, lossily decoded (invalid bytes become U+FFFD one for one
     /// byte would shift spans, so they are replaced by `?` instead).
     pub text: String,

@@ -1435,6 +1435,40 @@ fn terminal_and_report_injection_is_escaped() {
     }
 }
 
+/// Far into a line with non-ASCII text before the finding (past the 2 KiB
+/// a snippet keeps before it), each format counts in its own unit:
+/// reviewdog bytes, SARIF and the other formats characters.
+#[test]
+fn columns_far_into_a_non_ascii_line_count_in_each_formats_unit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = "é".repeat(1500);
+    let path = write(
+        dir.path(),
+        "employees.csv",
+        &format!("Employee ID,Full Name,Work Email,Start Date\nE-1,{name},bad-email,03/07/2024\n"),
+    );
+    let run = |format: &str| {
+        let out = bdxlint()
+            .args(["check", "--format", "employees", "--output-format", format])
+            .arg(&path)
+            .output()
+            .expect("runs");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    // `E-1,` is 4 bytes, the name 3,000 bytes and 1,500 characters, `,` one.
+    let rd: serde_json::Value =
+        serde_json::from_str(run("rdjsonl").lines().next().expect("a line")).expect("JSON");
+    assert_eq!(rd["location"]["range"]["start"]["column"], 3006);
+    assert_eq!(rd["location"]["range"]["end"]["column"], 3015);
+    let sarif: serde_json::Value = serde_json::from_str(&run("sarif")).expect("JSON");
+    let region = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"];
+    assert_eq!(
+        (region["startColumn"].clone(), region["endColumn"].clone()),
+        (1506.into(), 1515.into())
+    );
+    assert!(run("concise").contains(":2:1506: C003"));
+}
+
 /// A config or baseline that never ends (`/dev/zero`) stops at a stated
 /// bound with exit 2, instead of growing memory until the process is killed.
 #[cfg(unix)]

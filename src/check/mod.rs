@@ -1223,6 +1223,7 @@ impl<'a> Emitter<'a> {
             offset: from as u64,
             line,
             first_col: col.saturating_sub(skipped).max(1),
+            first_byte_col: (from - line_start) as u64 + 1,
             text,
         }
     }

@@ -64,13 +64,12 @@ pub fn region(d: &Diagnostic) -> Region {
     // boundaries.
     let start = (d.span.start - s.offset) as usize;
     let before = &s.text[..start];
-    // The byte column: exact when the snippet holds the line start (after a
-    // newline, or at the snippet's start when the character count agrees
-    // with `col`); otherwise the character column is the best we know.
+    // The byte column: from the last newline before the span, or from
+    // where the snippet starts on its line (a long line is cut near the
+    // finding).
     r.start_byte_col = match before.rfind('\n') {
         Some(nl) => (start - nl) as u64,
-        None if before.chars().count() as u64 + 1 == start_col => start as u64 + 1,
-        None => start_col,
+        None => s.first_byte_col + start as u64,
     };
     match span.rfind('\n') {
         None => {
@@ -113,6 +112,7 @@ mod tests {
                 offset,
                 line: 3,
                 first_col: 1,
+                first_byte_col: 1,
                 text: text.into(),
             }),
             once_per_file: false,
