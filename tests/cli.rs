@@ -1394,6 +1394,17 @@ fn terminal_and_report_injection_is_escaped() {
             .any(|c| c == '\u{FFFE}' || c == '\u{FFFF}' || (c < ' ' && !"\t\n\r".contains(c))),
         "{xml:?}"
     );
+    // An XML parser reads it, and what XML forbids shows as an escape.
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}: {xml}"));
+    let failure = doc
+        .descendants()
+        .find(|n| n.has_tag_name("failure"))
+        .expect("a failure");
+    let message = failure.attribute("message").expect("message");
+    assert!(
+        message.contains("\\u{fffe}@nowhere") && !message.contains('\u{1b}'),
+        "{message}"
+    );
     // The structured formats escape by their own rules: their documents
     // parse, carry the name and the cell whole, and no control character
     // goes out raw; every GitHub line is one workflow command.

@@ -1,19 +1,25 @@
 //! JUnit XML, for CI test-report views (GitLab `artifacts:reports:junit`,
 //! Jenkins, Azure). A `<testsuite>` per file; a failing `<testcase>` per
-//! finding, named uniquely within the file (GitLab keeps only the first of
-//! equal names); one passing testcase for a clean file; an `<error>` for a
-//! file that could not be checked. Hand-written with XML escaping: the
-//! document is small and fixed.
+//! finding; one passing testcase for a clean file; an `<error>` for a file
+//! that could not be checked. Hand-written with XML escaping: the document
+//! is small and fixed.
+//!
+//! A testcase is named by rule, column and the finding's fingerprint
+//! (`C003 Work Email 1fc8ae050b544589:1`), never its line: the views track
+//! a test's history by its name, and exports re-sort rows. Fingerprints
+//! are unique within a file (an occurrence number follows the hash), as
+//! the views need (GitLab keeps only the first of equal names); the line
+//! is in the failure's text.
 //!
 //! The run's totals open the document and each suite's counts open the
 //! suite, so the testcases are spilled ([`super::spill`]) as they arrive:
 //! a file's into one spill, copied after its suite's opening into a second
 //! at the end of the file, which follows the totals at the end of the run.
 
+use super::fingerprint::Numbering;
 use super::spill::Spill;
 use super::{Failure, Report, Summary};
 use crate::diagnostic::Diagnostic;
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 fn esc(s: &str) -> String {
@@ -31,7 +37,12 @@ fn esc(s: &str) -> String {
             // Other control characters, and the noncharacters U+FFFE and
             // U+FFFF, are not allowed in XML 1.0 at all: the report would
             // not parse, and the CI would lose all of it.
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => o.push('?'),
+            // Shown as the terminal outputs show them (`\x1b`), so what
+            // was in the file stays visible.
+            c if (c as u32) < 0x20 => o.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c == '\u{FFFE}' || c == '\u{FFFF}' => {
+                o.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
             c => o.push(c),
         }
     }
@@ -52,17 +63,9 @@ pub(super) struct JunitWriter<'w> {
     location: String,
     path: String,
     in_file: usize,
-    /// How often each testcase name has occurred on the current finding's
-    /// line. Names are made unique by numbering repeats (`#2`); a name
-    /// holds the finding's line, so only findings of one line can share
-    /// one. Findings come in position order, then possibly a second block,
-    /// also in order, of reference and batch findings whose rules never
-    /// occur in the first: equal names are thus always on one run of
-    /// consecutive findings of one line, and the table can forget
-    /// everything when the line changes instead of holding a name per
-    /// finding of the file.
-    names: HashMap<String, u32>,
-    line: Option<u64>,
+    /// The current file's fingerprints, numbered (a table entry per
+    /// distinct hash, as SARIF keeps).
+    numbering: Numbering,
 }
 
 impl<'w> JunitWriter<'w> {
@@ -80,8 +83,7 @@ impl<'w> JunitWriter<'w> {
             location: String::new(),
             path: String::new(),
             in_file: 0,
-            names: HashMap::new(),
-            line: None,
+            numbering: Numbering::default(),
         }
     }
 }
@@ -91,24 +93,16 @@ impl Report for JunitWriter<'_> {
         self.location = super::location(path, member);
         self.path = esc(&self.location);
         self.in_file = 0;
-        self.names.clear();
-        self.line = None;
+        self.numbering.clear();
     }
 
     fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
-        if self.line != Some(d.line) {
-            self.names.clear();
-            self.line = Some(d.line);
-        }
-        let mut name = format!("{} line {} col {}", d.rule.code, d.line, d.col);
-        if let Some(c) = &d.column {
-            name.push_str(&format!(" ({c})"));
-        }
-        let k = self.names.entry(name.clone()).or_insert(0);
-        *k += 1;
-        if *k > 1 {
-            name.push_str(&format!(" #{k}"));
-        }
+        let name = format!(
+            "{} {} {}",
+            d.rule.code,
+            d.column.as_deref().unwrap_or("(row)"),
+            self.numbering.fingerprint(&self.location, d)
+        );
         // GitLab's test report shows only the failure's text, not its
         // `message` attribute: the text says it all again, as concise does.
         let mut body = format!(
@@ -210,7 +204,7 @@ mod tests {
         Diagnostic {
             rule,
             severity: rule.severity,
-            message: format!("{code} <{line}>"),
+            message: format!("{code} <message>"),
             help: (line == 2).then(|| "fix & retry".to_owned()),
             line,
             col,
@@ -223,102 +217,58 @@ mod tests {
         }
     }
 
-    /// Equal testcase names get `#2`, `#3`: within a file's position order
-    /// (C001 twice at 2:1, then C015 between C001s on one line), and in the
-    /// block of reference and batch findings a streamed run appends after
-    /// it (B006, back on line 2 and again on 4), whose rules the first
-    /// block never has. The bytes are those of the renderer that kept every
-    /// name of a file.
+    /// Testcases are named by rule, column and fingerprint: unique within
+    /// a file (equal findings are numbered), and the same when the rows
+    /// move, as the CI views track a test by its name.
     #[test]
-    fn repeated_names_are_numbered_as_when_every_name_was_kept() {
-        let dup = FileReport {
-            path: "a.csv".into(),
-            format: Some("employees"),
-            records: 3,
-            diagnostics: vec![
-                finding("C001", 2, 1, Some("Email")),
-                finding("C001", 2, 1, Some("Email")),
-                finding("C015", 2, 1, Some("Email")),
-                finding("C001", 2, 1, Some("Email")),
-                finding("C001", 2, 7, None),
-                finding("C001", 3, 1, Some("Email")),
-                finding("B006", 2, 1, Some("Email")),
-                finding("B006", 2, 1, Some("Email")),
-                finding("B006", 4, 1, None),
-                finding("B006", 4, 1, None),
-            ],
-            member: None,
+    fn names_are_unique_and_survive_moved_rows() {
+        let names = |lines: [u64; 3]| {
+            let report = FileReport {
+                path: "a.csv".into(),
+                format: Some("employees"),
+                records: 3,
+                diagnostics: vec![
+                    finding("C001", lines[0], 1, Some("Email")),
+                    finding("C001", lines[1], 1, Some("Email")),
+                    finding("C015", lines[2], 4, None),
+                ],
+                member: None,
+            };
+            let mut out = Vec::new();
+            let reports = [report];
+            let s = crate::report::Summary::of(&reports, &[]);
+            crate::report::render(
+                &mut out,
+                crate::report::OutputFormat::Junit,
+                &reports,
+                &[],
+                &s,
+                &crate::report::HumanOptions::default(),
+            )
+            .expect("renders");
+            let xml = String::from_utf8(out).expect("UTF-8");
+            let mut names: Vec<String> = xml
+                .lines()
+                .filter(|l| l.contains("<testcase "))
+                .filter_map(|l| l.split(" name=\"").nth(1))
+                .filter_map(|l| l.split('"').next())
+                .filter(|n| *n != "bdxlint")
+                .map(str::to_owned)
+                .collect();
+            names.sort();
+            names
         };
-        let clean = FileReport {
-            path: "b.csv".into(),
-            format: Some("employees"),
-            records: 1,
-            diagnostics: Vec::new(),
-            member: Some("m.csv".into()),
-        };
-        let failures = [Failure {
-            path: "c.csv".into(),
-            reason: "gone".into(),
-        }];
-        let mut out = Vec::new();
-        let reports = [dup, clean];
-        let s = crate::report::Summary::of(&reports, &failures);
-        let h = crate::report::HumanOptions::default();
-        crate::report::render(
-            &mut out,
-            crate::report::OutputFormat::Junit,
-            &reports,
-            &failures,
-            &s,
-            &h,
-        )
-        .expect("renders");
-        let got = String::from_utf8(out).expect("UTF-8");
-        assert_eq!(got, EXPECTED);
+        let before = names([2, 3, 3]);
+        assert_eq!(before.len(), 3);
+        assert!(
+            before[0].starts_with("C001 Email ") && before[0].ends_with(":1"),
+            "{before:?}"
+        );
+        assert!(
+            before[1].starts_with("C001 Email ") && before[1].ends_with(":2"),
+            "{before:?}"
+        );
+        assert!(before[2].starts_with("C015 (row) "), "{before:?}");
+        assert_eq!(names([7, 5, 2]), before);
     }
-
-    const EXPECTED: &str = r##"<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="bdxlint" tests="12" failures="10" errors="1">
-  <testsuite name="a.csv" tests="10" failures="10" errors="0" skipped="0">
-    <testcase classname="a.csv" name="C001 line 2 col 1 (Email)">
-      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:1: C001 empty-required-cell [error] C001 &lt;2&gt;&#10;help: fix &amp; retry</failure>
-    </testcase>
-    <testcase classname="a.csv" name="C001 line 2 col 1 (Email) #2">
-      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:1: C001 empty-required-cell [error] C001 &lt;2&gt;&#10;help: fix &amp; retry</failure>
-    </testcase>
-    <testcase classname="a.csv" name="C015 line 2 col 1 (Email)">
-      <failure type="C015" message="C015 &lt;2&gt;">a.csv:2:1: C015 surrounding-whitespace [warning] C015 &lt;2&gt;&#10;help: fix &amp; retry</failure>
-    </testcase>
-    <testcase classname="a.csv" name="C001 line 2 col 1 (Email) #3">
-      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:1: C001 empty-required-cell [error] C001 &lt;2&gt;&#10;help: fix &amp; retry</failure>
-    </testcase>
-    <testcase classname="a.csv" name="C001 line 2 col 7">
-      <failure type="C001" message="C001 &lt;2&gt;">a.csv:2:7: C001 empty-required-cell [error] C001 &lt;2&gt;&#10;help: fix &amp; retry</failure>
-    </testcase>
-    <testcase classname="a.csv" name="C001 line 3 col 1 (Email)">
-      <failure type="C001" message="C001 &lt;3&gt;">a.csv:3:1: C001 empty-required-cell [error] C001 &lt;3&gt;</failure>
-    </testcase>
-    <testcase classname="a.csv" name="B006 line 2 col 1 (Email)">
-      <failure type="B006" message="B006 &lt;2&gt;">a.csv:2:1: B006 dangling-reference [error] B006 &lt;2&gt;&#10;help: fix &amp; retry</failure>
-    </testcase>
-    <testcase classname="a.csv" name="B006 line 2 col 1 (Email) #2">
-      <failure type="B006" message="B006 &lt;2&gt;">a.csv:2:1: B006 dangling-reference [error] B006 &lt;2&gt;&#10;help: fix &amp; retry</failure>
-    </testcase>
-    <testcase classname="a.csv" name="B006 line 4 col 1">
-      <failure type="B006" message="B006 &lt;4&gt;">a.csv:4:1: B006 dangling-reference [error] B006 &lt;4&gt;</failure>
-    </testcase>
-    <testcase classname="a.csv" name="B006 line 4 col 1 #2">
-      <failure type="B006" message="B006 &lt;4&gt;">a.csv:4:1: B006 dangling-reference [error] B006 &lt;4&gt;</failure>
-    </testcase>
-  </testsuite>
-  <testsuite name="b.csv:m.csv" tests="1" failures="0" errors="0" skipped="0">
-    <testcase classname="b.csv:m.csv" name="bdxlint"/>
-  </testsuite>
-  <testsuite name="c.csv" tests="1" failures="0" errors="1" skipped="0">
-    <testcase classname="c.csv" name="read">
-      <error type="io" message="gone"/>
-    </testcase>
-  </testsuite>
-</testsuites>
-"##;
 }
