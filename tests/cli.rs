@@ -1480,6 +1480,45 @@ fn columns_far_into_a_non_ascii_line_count_in_each_formats_unit() {
     assert!(run("concise").contains(":2:1506: C003"));
 }
 
+/// A 30,000-row export with one bad cell a row: GitHub code scanning
+/// refuses a run of more than 25,000 results, so the log stops there and
+/// says how many it left out; `--max-diagnostics` moves the cap.
+#[test]
+fn sarif_takes_what_code_scanning_accepts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut text = String::from("Employee ID,Full Name,Work Email,Start Date\n");
+    for i in 0..30_000 {
+        text.push_str(&format!("E-{i},Ada,ada{i}@example,03/07/2024\n"));
+    }
+    let path = write(dir.path(), "employees.csv", &text);
+    let run = |extra: &[&str]| {
+        let out = bdxlint()
+            .args(["check", "--output-format", "sarif"])
+            .args(extra)
+            .arg(&path)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1));
+        let log: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let run = log["runs"][0].clone();
+        (
+            run["results"].as_array().map_or(0, Vec::len),
+            run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned(),
+        )
+    };
+    let (results, note) = run(&[]);
+    assert_eq!(results, 25_000);
+    assert!(
+        note.starts_with("5000 findings past the 25000 results"),
+        "{note}"
+    );
+    let (results, note) = run(&["--max-diagnostics", "40000"]);
+    assert_eq!((results, note.as_str()), (30_000, ""));
+}
+
 /// A config or baseline that never ends (`/dev/zero`) stops at a stated
 /// bound with exit 2, instead of growing memory until the process is killed.
 #[cfg(unix)]

@@ -152,11 +152,26 @@ pub fn writer<'w>(
     format: OutputFormat,
     human: &HumanOptions,
 ) -> io::Result<Box<dyn Report + 'w>> {
+    writer_capped(out, format, human, None)
+}
+
+/// [`writer`], with the most results a SARIF log takes (`None`: the
+/// 25,000 GitHub code scanning accepts in a run).
+pub fn writer_capped<'w>(
+    out: &'w mut dyn Write,
+    format: OutputFormat,
+    human: &HumanOptions,
+    sarif_results: Option<usize>,
+) -> io::Result<Box<dyn Report + 'w>> {
     Ok(match format {
         OutputFormat::Human | OutputFormat::Concise | OutputFormat::Json | OutputFormat::Jsonl => {
             Box::new(StreamWriter::new(out, format, human)?)
         }
-        OutputFormat::Sarif => Box::new(sarif::SarifWriter::new(out)),
+        OutputFormat::Sarif => {
+            let mut w = sarif::SarifWriter::new(out);
+            w.max_results = sarif_results.unwrap_or(sarif::MAX_RESULTS);
+            Box::new(w)
+        }
         OutputFormat::Github => Box::new(github::GithubWriter::new(out)),
         OutputFormat::Gitlab => Box::new(gitlab::GitlabWriter::new(out)),
         OutputFormat::Junit => Box::new(junit::JunitWriter::new(out)),

@@ -206,7 +206,9 @@ pub(super) struct SarifWriter<'w> {
     uri: String,
     numbering: Numbering,
     in_file: usize,
-    /// Findings past [`MAX_RESULTS`], counted and left out.
+    /// The most results the log takes ([`MAX_RESULTS`] unless told).
+    pub(super) max_results: usize,
+    /// Findings past `max_results`, counted and left out.
     left_out: usize,
     /// A result's text, built here and spilled in one write.
     buf: Vec<u8>,
@@ -226,6 +228,7 @@ impl<'w> SarifWriter<'w> {
             uri: String::new(),
             numbering: Numbering::default(),
             in_file: 0,
+            max_results: MAX_RESULTS,
             left_out: 0,
             buf: Vec::new(),
         }
@@ -241,7 +244,7 @@ impl Report for SarifWriter<'_> {
     }
 
     fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
-        if self.count >= MAX_RESULTS {
+        if self.count >= self.max_results {
             self.left_out += 1;
             return Ok(());
         }
@@ -310,10 +313,17 @@ impl Report for SarifWriter<'_> {
                 }],
             })
             .collect::<Vec<_>>();
-        let cap = format!(
-            "{} findings past the {MAX_RESULTS} results GitHub code scanning accepts in a run were left out of this log: fix the first ones, or see every finding with --output-format json",
-            self.left_out
-        );
+        let cap = if self.max_results == MAX_RESULTS {
+            format!(
+                "{} findings past the {MAX_RESULTS} results GitHub code scanning accepts in a run were left out of this log: fix the first ones, or see every finding with --output-format json",
+                self.left_out
+            )
+        } else {
+            format!(
+                "{} findings past the {} results of --max-diagnostics were left out of this log",
+                self.left_out, self.max_results
+            )
+        };
         let mut notifications = notifications;
         if self.left_out > 0 {
             notifications.push(Notification {

@@ -183,7 +183,14 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     } else if req.quiet && plain {
         Box::new(Statistics::quiet(&mut *out))
     } else {
-        report::writer(&mut *out, settings.output_format, &req.human)?
+        // --max-diagnostics (flag or config) also sets how many results a
+        // SARIF log takes in all, up or down from code scanning's 25,000.
+        report::writer_capped(
+            &mut *out,
+            settings.output_format,
+            &req.human,
+            settings.max_diagnostics,
+        )?
     };
     let mut t = Tally::new(
         settings.fail_on,
