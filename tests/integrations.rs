@@ -363,7 +363,7 @@ fn the_action_script_writes_sarif_for_upload() {
     assert_eq!(
         outputs,
         format!(
-            "sarif-file={}\nsarif-ready=true\nexit-code=1\n",
+            "sarif-file={}\ncategory=bdxlint:testdata/example/employees.csv,testdata/example/entitlements.csv\nsarif-ready=true\nexit-code=1\n",
             sarif.display()
         )
     );
@@ -415,6 +415,71 @@ fn the_action_script_writes_sarif_for_upload() {
     assert_eq!(outputs, "exit-code=2\n");
 }
 
+/// Runs the action's script with the environment the runner gives it.
+fn action_env(vars: &[(&str, &std::ffi::OsStr)]) -> std::process::Output {
+    let mut c = Command::new("bash");
+    c.arg(Path::new(ROOT).join("scripts/action-run.sh"))
+        .current_dir(ROOT)
+        .env("PATH", path_with_binary());
+    for (k, v) in vars {
+        c.env(k, v);
+    }
+    c.output().expect("bash runs")
+}
+
+/// Quoted args stay one argument (and nothing in them runs); the step's
+/// log and the job summary count the findings per rule in every mode; a
+/// SARIF file whose directory is missing is a clear error.
+#[test]
+fn the_action_script_splits_args_as_a_shell_and_summarises_every_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let baseline = dir.path().join("my baseline.json");
+    let args = format!(
+        "--ignore \"C004\" --write-baseline \"{}\" $(touch pwned)",
+        baseline.display()
+    );
+    let summary = dir.path().join("summary.md");
+    let out = action_env(&[
+        ("BDXLINT_PATHS", "testdata/example".as_ref()),
+        ("BDXLINT_FORMAT", "github".as_ref()),
+        ("BDXLINT_ARGS", args.as_ref()),
+        ("GITHUB_STEP_SUMMARY", summary.as_os_str()),
+    ]);
+    // `$(touch pwned)` is two words, a path that does not exist: exit 2,
+    // and nothing ran.
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(!Path::new(ROOT).join("pwned").exists());
+    assert!(baseline.exists(), "{out:?}");
+    let out = action_env(&[
+        ("BDXLINT_PATHS", "testdata/example".as_ref()),
+        ("BDXLINT_FORMAT", "github".as_ref()),
+        ("GITHUB_STEP_SUMMARY", summary.as_os_str()),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("Findings per rule:"), "{stderr}");
+    let text = std::fs::read_to_string(&summary).expect("summary written");
+    assert!(text.contains("| `C004` | 2 |"), "{text}");
+    // SARIF mode too, from the log.
+    let sarif = dir.path().join("out.sarif");
+    let out = action_env(&[
+        ("BDXLINT_PATHS", "testdata/example".as_ref()),
+        ("BDXLINT_FORMAT", "sarif".as_ref()),
+        ("BDXLINT_SARIF_FILE", sarif.as_os_str()),
+        ("GITHUB_STEP_SUMMARY", summary.as_os_str()),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = std::fs::read_to_string(&summary).expect("summary written");
+    assert_eq!(text.matches("| `C004` | 2 |").count(), 2, "{text}");
+    let out = action_env(&[
+        ("BDXLINT_PATHS", "testdata/example".as_ref()),
+        ("BDXLINT_FORMAT", "sarif".as_ref()),
+        ("BDXLINT_SARIF_FILE", "no/such/dir/out.sarif".as_ref()),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("(no/such/dir) does not exist"));
+}
+
 /// The fenced blocks of the README that follow a line containing `marker`.
 fn readme_block(marker: &str) -> String {
     let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).expect("README.md");
@@ -452,13 +517,14 @@ fn the_action_passes_its_inputs_to_the_script_and_the_readme_uses_only_those() {
     // The upload follows the script's word that a whole log is there (exit
     // 2 included), under the category the workflow gives.
     assert!(action.contains("steps.run.outputs.sarif-ready == 'true'"));
-    assert!(action.contains("category: ${{ inputs.category }}"));
+    assert!(action.contains("category: ${{ steps.run.outputs.category }}"));
     // Each input reaches the script under the name it reads.
     for (var, input) in [
         ("BDXLINT_PATHS", "paths"),
         ("BDXLINT_FORMAT", "output-format"),
         ("BDXLINT_ARGS", "args"),
         ("BDXLINT_SARIF_FILE", "sarif-file"),
+        ("BDXLINT_CATEGORY", "category"),
     ] {
         assert!(
             action.contains(&format!("{var}: ${{{{ inputs.{input} }}}}")),
@@ -654,6 +720,6 @@ fn the_action_with_default_inputs_checks_the_users_checkout_under_its_config() {
     );
     assert_eq!(
         std::fs::read_to_string(&gh_output).expect("outputs"),
-        "exit-code=1\nsarif-file=bdxlint.sarif\nsarif-ready=true\nexit-code=1\n"
+        "exit-code=1\nsarif-file=bdxlint.sarif\ncategory=bdxlint:.\nsarif-ready=true\nexit-code=1\n"
     );
 }
