@@ -210,6 +210,21 @@ Ada,ada@example.com,[],\" github/int-2\",a@example.com,a@example.com\n";
     );
 }
 
+/// A ragged row's cells may have shifted: what stands in its Integration
+/// column may be another column's value, so it neither refers to nor
+/// defines anything (its field count is the main check's finding). The
+/// same for a ragged integrations row's ID.
+#[test]
+fn ragged_rows_take_no_part_in_references() {
+    let ints = "ID,Name,Status\nint-1,GitHub,active\nint-2,Okta\n";
+    let rbac2 = "Integration,Identity Username,Status\n\
+github/int-1,ada,\n\
+okta/int-9,x,bob,\n\
+github/int-2,eve,\n";
+    let found = run(&[("integrations.csv", ints), ("rbac2.csv", rbac2)]);
+    assert_eq!(found, vec![(s("rbac2.csv"), "B008", 4, 8, s("int-2"))]);
+}
+
 /// A reviews row with an ID and a Review Status under the campaign.
 fn change(id: &str, name: &str, status: &str) -> String {
     format!("{id},,{name},,,,b@example.com,{status},b@example.com,2024-08-02,,,,\n")

@@ -151,6 +151,8 @@ pub(crate) fn stream_into<R: Read>(
     let mut cols: Option<Columns> = None;
     let mut line = 1;
     let mut rec = Record::default();
+    // The header's field count.
+    let mut width = 0;
     while let Some(chunk) = chunks.next_chunk()? {
         let data = chunk.data.as_slice();
         let start = if chunk.base == 0 && data.starts_with(&crate::scan::UTF8_BOM) {
@@ -163,6 +165,7 @@ pub(crate) fn stream_into<R: Read>(
         while scanner.next_record(&mut rec) {
             match &cols {
                 None => {
+                    width = rec.fields.len();
                     let names: Vec<String> = rec
                         .fields
                         .iter()
@@ -178,6 +181,10 @@ pub(crate) fn stream_into<R: Read>(
                             .collect(),
                     );
                 }
+                // A ragged row's cells may have shifted (the main check
+                // reports its field count): a key or reference read from it
+                // would be another column's value.
+                Some(_) if rec.fields.len() != width => {}
                 Some(c) => f(&mut emit, &rec, c),
             }
         }
