@@ -1628,6 +1628,17 @@ fn human_help_lines_and_crlf_line_numbers_stay_right() {
     assert!(out.contains("crlf.csv:3:"), "{out}");
     assert!(out.contains(" 3 | Bob,"), "the margin names line 3:\n{out}");
     assert!(!out.contains('\r'), "{out:?}");
+    let dir_text = dir.path().display().to_string();
+    insta::assert_snapshot!("crlf_human", out.replace(&dir_text, "DIR"));
+    // In colour, no carriage return (a visible `^M` in some terminals).
+    let colour = stdout_of(
+        bdxlint()
+            .args(["check", "--color", "always", "--format", "employees"])
+            .arg(&path),
+        1,
+    );
+    assert!(!colour.contains('\r'), "{colour:?}");
+    insta::assert_snapshot!("crlf_human_colour", colour.replace(&dir_text, "DIR"));
 }
 
 /// A header far wider than any format (here 1,000,000 names, 7.9 MB) is
