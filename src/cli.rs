@@ -90,8 +90,9 @@ pub enum ColorChoice {
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Files or directories to check; `-` reads standard input (format detected from its header, or --format).
-    #[arg(required = true, value_name = "PATH")]
+    /// Files or directories to check [default: .]; `-` reads standard input (format detected from its header, or --format).
+    // As ruff: a bare `bdxlint check` at a repository's root checks it.
+    #[arg(value_name = "PATH", default_value = ".", hide_default_value = true)]
     pub paths: Vec<PathBuf>,
 
     /// Check every file as this format instead of detecting it from the header.

@@ -152,6 +152,23 @@ fn directories_expand_to_sorted_csv_files() {
 }
 
 #[test]
+fn check_without_a_path_checks_the_working_directory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "sub/employees.csv", BAD);
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--isolated", "--output-format", "concise"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).expect("utf-8");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("sub/employees.csv:2:30: C004"), "{out}");
+}
+
+#[test]
 fn ambiguous_and_unknown_headers_exit_2_naming_candidates() {
     let dir = tempfile::tempdir().expect("tempdir");
     // Only the columns both relation formats share.
