@@ -161,10 +161,15 @@ pub struct CheckArgs {
 
     /// Walk everything below a directory: by default, walks skip hidden
     /// files and directories, what `.gitignore`, `.ignore` and git's
-    /// excludes list, and `node_modules` and `venv` directories. Files
+    /// excludes list, and `node_modules`, `venv`, `.venv` and `.git`. Files
     /// named on the command line are always checked.
     #[arg(long)]
     pub no_ignore: bool,
+
+    /// Walk hidden files and directories too (not `.git` or `.venv`), still
+    /// skipping what `.gitignore` and `.ignore` list, as ripgrep's --hidden.
+    #[arg(long)]
+    pub hidden: bool,
 
     /// Report only findings this baseline file does not record, and count
     /// its entries that no longer occur.
@@ -476,6 +481,7 @@ fn request(args: &CheckArgs) -> Request {
         isolated: args.isolated,
         force_exclude: args.force_exclude,
         no_ignore: args.no_ignore,
+        hidden: args.hidden,
         baseline: args.baseline.clone(),
         write_baseline: args.write_baseline.clone(),
         threads: args.threads,

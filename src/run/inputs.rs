@@ -60,14 +60,16 @@ fn lexical(path: &Path) -> PathBuf {
 }
 
 /// Directories a walk skips unless `--no-ignore`, besides hidden and
-/// ignored ones: installed packages, which hold other people's CSV files.
-const VENDORED: [&str; 2] = ["node_modules", "venv"];
+/// ignored ones: installed packages, which hold other people's CSV files,
+/// and git's own directory. The hidden ones are named so that `--hidden`
+/// still skips them, as ruff's default `exclude` does.
+const VENDORED: [&str; 4] = ["node_modules", "venv", ".venv", ".git"];
 
 /// Collects every regular `.csv` and `.zip` (a bundle) file below `dir`,
-/// as ripgrep and ruff walk: hidden files and directories, what
-/// `.gitignore`, `.ignore` and git's excludes list, and vendored package
-/// directories are skipped unless `--no-ignore`; the config's `exclude`
-/// always prunes. Anything but a regular file (a FIFO, a device) is left
+/// as ripgrep and ruff walk: hidden files and directories (unless
+/// `--hidden`), what `.gitignore`, `.ignore` and git's excludes list, and
+/// vendored package directories are skipped unless `--no-ignore`; the
+/// config's `exclude` always prunes. Anything but a regular file (a FIFO, a device) is left
 /// out: reading it could block for ever. An unreadable directory is a
 /// failure naming it, and the walk goes on. Symbolic links to directories
 /// are not followed (a link back up would loop); links to files are
@@ -75,7 +77,10 @@ const VENDORED: [&str; 2] = ["node_modules", "venv"];
 fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
     let mut b = ignore::WalkBuilder::new(dir);
     let all = settings.no_ignore;
-    b.standard_filters(!all).follow_links(false);
+    // `hidden` after `standard_filters`, which sets it too.
+    b.standard_filters(!all)
+        .hidden(!all && !settings.hidden)
+        .follow_links(false);
     let config = settings.config.clone();
     let cwd = settings.cwd.clone();
     b.filter_entry(move |e| {

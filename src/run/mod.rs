@@ -58,6 +58,9 @@ pub struct Request {
     /// Walk hidden, ignored (`.gitignore`, `.ignore`) and vendored
     /// (`node_modules`, `venv`) files too.
     pub no_ignore: bool,
+    /// Walk hidden files and directories too, still honouring ignore files
+    /// (ripgrep's `--hidden`).
+    pub hidden: bool,
     pub baseline: Option<PathBuf>,
     pub write_baseline: Option<PathBuf>,
     pub threads: Option<usize>,

@@ -35,6 +35,8 @@ pub(super) struct Settings {
     pub(super) force_exclude: bool,
     /// `--no-ignore`: walks take hidden, ignored and vendored files too.
     pub(super) no_ignore: bool,
+    /// `--hidden`: walks take hidden files and directories too.
+    pub(super) hidden: bool,
     pub(super) cwd: PathBuf,
 }
 
@@ -125,6 +127,7 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
         max_diagnostics: max.filter(|&n| n > 0),
         force_exclude,
         no_ignore: req.no_ignore,
+        hidden: req.hidden,
         cwd,
     })
 }
