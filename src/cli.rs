@@ -99,8 +99,8 @@ pub struct CheckArgs {
     #[arg(long, short = 'f', value_name = "NAME", value_parser = format_names())]
     pub format: Option<String>,
 
-    /// How to print findings [default: human].
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    /// How to print findings [default: human]; `full` and `json-lines`, ruff's names, are accepted.
+    #[arg(long, value_enum, value_name = "FORMAT", env = "BDXLINT_OUTPUT_FORMAT")]
     pub output_format: Option<OutputFormatArg>,
 
     /// Write the report to FILE instead of standard output (whole, or not
@@ -181,7 +181,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
 
-    /// When to colour the human output (NO_COLOR and CLICOLOR_FORCE are honoured by `auto`).
+    /// When to colour the human output (`auto` honours FORCE_COLOR, NO_COLOR, CLICOLOR_FORCE, CLICOLOR and TERM=dumb, in that order).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
@@ -213,12 +213,14 @@ pub struct CheckArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormatArg {
     /// Source snippets with a caret under the offending cell.
+    #[value(alias = "full")]
     Human,
     /// One line per finding: `path:line:col: CODE [severity] message`.
     Concise,
     /// One JSON document (the stable contract documented in the README).
     Json,
     /// One JSON object per finding per line (the `json` diagnostic plus `path`).
+    #[value(alias = "json-lines")]
     Jsonl,
     /// SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
     Sarif,
@@ -358,7 +360,14 @@ fn use_color(choice: ColorChoice) -> bool {
         ColorChoice::Never => false,
         ColorChoice::Auto => {
             let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
-            if set("NO_COLOR") {
+            // force-color.org's reference code sets colour from FORCE_COLOR
+            // after NO_COLOR: a variable set for one command
+            // (`FORCE_COLOR=1 bdxlint check . | less -R`) beats one exported
+            // for every program. CLICOLOR_FORCE keeps bixense's order, under
+            // NO_COLOR.
+            if set("FORCE_COLOR") {
+                true
+            } else if set("NO_COLOR") {
                 false
             } else if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0" && !v.is_empty())
             {

@@ -14,7 +14,9 @@ fn bdxlint() -> Command {
     let mut c = Command::cargo_bin("bdxlint").expect("binary builds");
     c.env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
-        .env_remove("CLICOLOR");
+        .env_remove("CLICOLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("BDXLINT_OUTPUT_FORMAT");
     c
 }
 
@@ -243,7 +245,88 @@ fn color_only_when_asked_or_on_a_terminal() {
         .env("CLICOLOR_FORCE", "1")
         .env("NO_COLOR", "1")
         .assert()
-        .stdout(esc.not());
+        .stdout(esc.clone().not());
+    // FORCE_COLOR (force-color.org): any non-empty value, and it wins over
+    // NO_COLOR as that site's reference code has it; a flag still wins.
+    for (force, no_color, flag, colour) in [
+        ("1", None, None, true),
+        ("0", None, None, true),
+        ("", None, None, false),
+        ("1", Some("1"), None, true),
+        ("1", None, Some("never"), false),
+    ] {
+        let mut c = bdxlint();
+        c.arg("check").env("FORCE_COLOR", force);
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        if let Some(f) = flag {
+            c.args(["--color", f]);
+        }
+        let out = c.arg(&bad).assert().code(1).get_output().stdout.clone();
+        let out = String::from_utf8(out).expect("utf-8");
+        assert_eq!(
+            out.contains('\u{1b}'),
+            colour,
+            "FORCE_COLOR={force:?} NO_COLOR={no_color:?} --color {flag:?}"
+        );
+    }
+}
+
+#[test]
+fn output_format_from_the_environment_and_ruff_s_names() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = write(dir.path(), "employees.csv", BAD);
+    let run = |args: &[&str], env: Option<&str>| {
+        let mut c = bdxlint();
+        c.arg("check").args(args).arg(&bad);
+        if let Some(v) = env {
+            c.env("BDXLINT_OUTPUT_FORMAT", v);
+        }
+        String::from_utf8(c.assert().code(1).get_output().stdout.clone()).expect("utf-8")
+    };
+    let concise = run(&["--output-format", "concise"], None);
+    assert!(concise.contains(":2:30: C004 [error]"), "{concise}");
+    assert_eq!(run(&[], Some("concise")), concise);
+    // The flag wins over the variable.
+    assert_eq!(run(&["--output-format", "concise"], Some("json")), concise);
+    // ruff's names for the same outputs.
+    assert_eq!(
+        run(&["--output-format", "full"], None),
+        run(&["--output-format", "human"], None)
+    );
+    assert_eq!(
+        run(&["--output-format", "json-lines"], None),
+        run(&["--output-format", "jsonl"], None)
+    );
+    assert_eq!(
+        run(&[], Some("json-lines")),
+        run(&["--output-format", "jsonl"], None)
+    );
+    // The variable wins over the config file, as a flag does.
+    write(dir.path(), "bdxlint.toml", "output-format = \"json\"\n");
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .env("BDXLINT_OUTPUT_FORMAT", "concise")
+        .args(["check", "employees.csv"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        String::from_utf8(out)
+            .expect("utf-8")
+            .starts_with("employees.csv:2:30: C004"),
+        "concise, not the config's json"
+    );
+    bdxlint()
+        .env("BDXLINT_OUTPUT_FORMAT", "fancy")
+        .arg("check")
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("fancy"));
 }
 
 #[test]

@@ -16,7 +16,9 @@ fn bdxlint(dir: &Path) -> Command {
     c.current_dir(dir)
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
-        .env_remove("CLICOLOR");
+        .env_remove("CLICOLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("BDXLINT_OUTPUT_FORMAT");
     c
 }
 
