@@ -114,6 +114,11 @@ pub struct CheckArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub select: Vec<String>,
 
+    /// Add these rules to the `select` in force (`--select`'s, or the config's
+    /// `select` and `extend-select`); with no `select`, every rule is already on.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub extend_select: Vec<String>,
+
     /// Never report these rules (codes, prefixes, names); added to the config's `ignore`.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub ignore: Vec<String>,
@@ -158,6 +163,17 @@ pub struct CheckArgs {
     /// directory walks skip them).
     #[arg(long)]
     pub force_exclude: bool,
+
+    /// Skip these paths in walks (globs relative to the working directory;
+    /// a glob without `/` matches a name at any depth); replaces the
+    /// config's `exclude`.
+    #[arg(long, value_delimiter = ',', value_name = "GLOB")]
+    pub exclude: Option<Vec<String>>,
+
+    /// Skip these paths in walks too, besides the config's `exclude` and
+    /// `extend-exclude`.
+    #[arg(long, value_delimiter = ',', value_name = "GLOB")]
+    pub extend_exclude: Vec<String>,
 
     /// Walk everything below a directory: by default, walks skip hidden
     /// files and directories, what `.gitignore`, `.ignore` and git's
@@ -479,6 +495,7 @@ fn request(args: &CheckArgs) -> Request {
         format: args.format.clone(),
         output_format: args.output_format.map(OutputFormat::from),
         select: args.select.clone(),
+        extend_select: args.extend_select.clone(),
         ignore: args.ignore.clone(),
         severity: args.severity.clone(),
         fail_on: args.fail_on.map(FailOn::from),
@@ -488,6 +505,8 @@ fn request(args: &CheckArgs) -> Request {
         quiet: args.quiet,
         config: args.config.clone(),
         isolated: args.isolated,
+        exclude: args.exclude.clone(),
+        extend_exclude: args.extend_exclude.clone(),
         force_exclude: args.force_exclude,
         no_ignore: args.no_ignore,
         hidden: args.hidden,

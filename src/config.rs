@@ -9,11 +9,13 @@
 //!
 //! ```toml
 //! select = ["C", "H", "Q"]            # codes, code prefixes, names, ALL
+//! extend-select = ["X005"]           # added to select (`--select` too)
 //! ignore = ["X005"]
 //! fail-on = "error"                   # or "warning"
 //! output-format = "concise"
 //! max-diagnostics = 50
 //! exclude = ["fixtures", "exports/old/**"]   # skipped by directory walks
+//! extend-exclude = ["*.draft.csv"]  # also when `--exclude` replaces it
 //! force-exclude = true                # ...and when named (pre-commit)
 //! [severity]
 //! C015 = "off"                        # off | info | warning | error
@@ -59,6 +61,8 @@ type Str = toml::Spanned<String>;
 struct Raw {
     select: Option<Vec<Str>>,
     #[serde(default)]
+    extend_select: Vec<Str>,
+    #[serde(default)]
     ignore: Vec<Str>,
     #[serde(default)]
     severity: BTreeMap<Str, Level>,
@@ -67,6 +71,8 @@ struct Raw {
     max_diagnostics: Option<usize>,
     #[serde(default)]
     exclude: Vec<Str>,
+    #[serde(default)]
+    extend_exclude: Vec<Str>,
     force_exclude: Option<bool>,
     #[serde(default)]
     overrides: Vec<RawOverride>,
@@ -118,6 +124,9 @@ pub struct Config {
     pub root: PathBuf,
     /// `select`, when the file sets it.
     pub select: Option<Vec<String>>,
+    /// `extend-select`: added to `select` (the file's, or `--select`'s
+    /// when that replaces it, as ruff has it).
+    pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
     /// Ordered from least to most specific selector, so `C = "warning"`
     /// and `C004 = "off"` mean what they say in either order.
@@ -126,24 +135,74 @@ pub struct Config {
     pub output_format: Option<OutputFormat>,
     pub max_diagnostics: Option<usize>,
     /// Paths a directory walk skips (and, with `force-exclude`, named
-    /// paths too).
+    /// paths too); `--exclude` replaces it.
     pub exclude: Exclude,
+    /// `extend-exclude`: skipped as well, whatever `--exclude` says.
+    pub extend_exclude: Exclude,
     pub force_exclude: Option<bool>,
     pub overrides: Vec<Override>,
 }
 
 /// `exclude`, as ruff reads it: a pattern without `/` matches a file or
-/// directory name anywhere below the config's directory (`fixtures`,
-/// `*_broken.csv`); a pattern with `/` matches the path relative to that
-/// directory (`exports/old/**`). A file is excluded when it or any
-/// directory above it (up to the config's directory) matches.
-#[derive(Debug, Default)]
+/// directory name anywhere below its root (`fixtures`, `*_broken.csv`); a
+/// pattern with `/` matches the path relative to the root
+/// (`exports/old/**`). A file is covered when it or any directory above it
+/// (up to the root) matches. The root is the config file's directory for
+/// its globs, the working directory for the command line's.
+#[derive(Debug, Default, Clone)]
 pub struct Exclude {
+    root: PathBuf,
     names: Option<GlobSet>,
     paths: Option<GlobSet>,
 }
 
 impl Exclude {
+    /// Compiles `patterns`, relative to `root`; `Err` holds the index of
+    /// the pattern that is not a glob, and why.
+    pub fn new<'p>(
+        root: &Path,
+        patterns: impl IntoIterator<Item = &'p str>,
+    ) -> Result<Exclude, (usize, String)> {
+        let (mut names, mut paths) = (GlobSetBuilder::new(), GlobSetBuilder::new());
+        let (mut any_name, mut any_path) = (false, false);
+        for (i, p) in patterns.into_iter().enumerate() {
+            let p = p.trim_end_matches('/');
+            let glob = Glob::new(p).map_err(|e| (i, e.to_string()))?;
+            if p.contains('/') {
+                paths.add(glob);
+                any_path = true;
+            } else {
+                names.add(glob);
+                any_name = true;
+            }
+        }
+        let build = |b: GlobSetBuilder, any: bool| -> Result<Option<GlobSet>, (usize, String)> {
+            if !any {
+                return Ok(None);
+            }
+            b.build().map(Some).map_err(|e| (0, e.to_string()))
+        };
+        Ok(Exclude {
+            root: root.to_path_buf(),
+            names: build(names, any_name)?,
+            paths: build(paths, any_path)?,
+        })
+    }
+
+    /// Whether the patterns cover `path` (as given, relative to `cwd`
+    /// unless absolute) or a directory above it. Paths outside the root
+    /// never are.
+    pub fn covers(&self, path: &Path, cwd: &Path) -> bool {
+        relative(path, cwd, &self.root).is_some_and(|rel| rel.ancestors().any(|a| self.matches(a)))
+    }
+
+    /// Whether the patterns name `path` itself, for a directory walk: it
+    /// prunes excluded directories as it meets them, and below a directory
+    /// the user named, only what lies under it is matched.
+    pub fn names_entry(&self, path: &Path, cwd: &Path) -> bool {
+        relative(path, cwd, &self.root).is_some_and(|rel| self.matches(&rel))
+    }
+
     fn matches(&self, rel: &Path) -> bool {
         !rel.as_os_str().is_empty()
             && (self.paths.as_ref().is_some_and(|g| g.is_match(rel))
@@ -214,6 +273,9 @@ impl Config {
         for s in raw.select.iter().flatten() {
             check(s, "select")?;
         }
+        for s in &raw.extend_select {
+            check(s, "extend-select")?;
+        }
         for s in &raw.ignore {
             check(s, "ignore")?;
         }
@@ -223,30 +285,16 @@ impl Config {
         let root = path
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        let (mut names, mut paths) = (Vec::new(), Vec::new());
-        for g in &raw.exclude {
-            let glob = Glob::new(g.get_ref().trim_end_matches('/'))
-                .map_err(|e| bad(g, format!("exclude: {e}")))?;
-            if g.get_ref().trim_end_matches('/').contains('/') {
-                paths.push(glob);
-            } else {
-                names.push(glob);
-            }
-        }
-        let set = |globs: Vec<Glob>| -> Result<Option<GlobSet>, ConfigError> {
-            if globs.is_empty() {
-                return Ok(None);
-            }
-            let mut b = GlobSetBuilder::new();
-            for g in globs {
-                b.add(g);
-            }
-            b.build().map(Some).map_err(|e| at(format!("exclude: {e}")))
+        let globs = |list: &[Str], key: &str| {
+            Exclude::new(&root, list.iter().map(|g| g.get_ref().as_str())).map_err(|(i, e)| {
+                match list.get(i) {
+                    Some(g) => bad(g, format!("{key}: {e}")),
+                    None => at(format!("{key}: {e}")),
+                }
+            })
         };
-        let exclude = Exclude {
-            names: set(names)?,
-            paths: set(paths)?,
-        };
+        let exclude = globs(&raw.exclude, "exclude")?;
+        let extend_exclude = globs(&raw.extend_exclude, "extend-exclude")?;
         let mut overrides = Vec::new();
         for (i, o) in raw.overrides.into_iter().enumerate() {
             let key = format!("overrides[{i}]");
@@ -290,30 +338,24 @@ impl Config {
             path: path.to_path_buf(),
             root,
             select: raw.select.map(strings),
+            extend_select: strings(raw.extend_select),
             ignore: strings(raw.ignore),
             severity: ordered(raw.severity),
             fail_on: raw.fail_on,
             output_format: raw.output_format,
             max_diagnostics: raw.max_diagnostics,
             exclude,
+            extend_exclude,
             force_exclude: raw.force_exclude,
             overrides,
         })
     }
 
-    /// Whether `exclude` covers `path` (as given, relative to `cwd`
-    /// unless absolute) or a directory above it. Paths outside the config's
-    /// directory never are.
+    /// Whether `exclude` or `extend-exclude` covers `path` (as given,
+    /// relative to `cwd` unless absolute) or a directory above it. Paths
+    /// outside the config's directory never are.
     pub fn is_excluded(&self, path: &Path, cwd: &Path) -> bool {
-        relative(path, cwd, &self.root)
-            .is_some_and(|rel| rel.ancestors().any(|a| self.exclude.matches(a)))
-    }
-
-    /// Whether `exclude` names `path` itself, for a directory walk: it
-    /// prunes excluded directories as it meets them, and below a directory
-    /// the user named, only what lies under it is matched.
-    pub fn excludes_entry(&self, path: &Path, cwd: &Path) -> bool {
-        relative(path, cwd, &self.root).is_some_and(|rel| self.exclude.matches(&rel))
+        self.exclude.covers(path, cwd) || self.extend_exclude.covers(path, cwd)
     }
 
     /// The overrides that apply to `file` (as given on the command line,
@@ -468,8 +510,8 @@ ignore = ["H003"]
         assert!(!yes("fixtures.csv"));
         assert!(!yes("/elsewhere/fixtures/e.csv"));
         // A walk sees only the entry itself; its parents were seen before.
-        assert!(!c.excludes_entry(Path::new("fixtures/e.csv"), cwd));
-        assert!(c.excludes_entry(Path::new("x/fixtures"), cwd));
+        assert!(!c.exclude.names_entry(Path::new("fixtures/e.csv"), cwd));
+        assert!(c.exclude.names_entry(Path::new("x/fixtures"), cwd));
     }
 
     #[test]

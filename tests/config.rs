@@ -328,6 +328,94 @@ fn force_exclude_skips_named_paths_as_pre_commit_passes_them() {
         .stdout("");
 }
 
+/// The summary line of a `--statistics` run.
+fn summary(c: &mut Command) -> String {
+    let out = c.assert().get_output().stdout.clone();
+    let out = String::from_utf8(out).expect("utf-8");
+    out.lines().last().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn exclude_flags_replace_and_extend_the_config_s() {
+    let dir = repo_with_excludes("extend-exclude = [\"old\"]\n");
+    let d = dir.path();
+    // How many files were checked.
+    let count = |dir: &Path, args: &[&str]| {
+        let s = summary(bdxlint(dir).args(["check", "--statistics"]).args(args));
+        s[s.find(" in ").expect("a summary") + 4..].to_owned()
+    };
+    assert_eq!(count(d, &["."]), "1 file");
+    // --exclude replaces `exclude`; `extend-exclude` still holds.
+    assert_eq!(count(d, &["--exclude", "*.draft.csv", "."]), "3 files");
+    assert_eq!(
+        count(d, &["--exclude", "fixtures,*.draft.csv", "."]),
+        "1 file"
+    );
+    // --extend-exclude adds to both.
+    assert_eq!(
+        count(d, &["--extend-exclude", "employees.csv", "."]),
+        "0 files"
+    );
+    // The command line's globs are relative to the working directory.
+    assert_eq!(
+        count(
+            &d.join("uploads"),
+            &["--isolated", "--exclude", "old/employees.csv", "."]
+        ),
+        "4 files"
+    );
+    bdxlint(d)
+        .args(["check", "--exclude", "ok,a[", "."])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--exclude \"a[\""));
+}
+
+#[test]
+fn extend_select_adds_to_the_select_in_force() {
+    let dir = repo_with_excludes("select = [\"C003\"]\nextend-select = [\"C015\"]\n");
+    let d = dir.path();
+    let count = |args: &[&str]| {
+        summary(
+            bdxlint(d)
+                .args(["check", "--statistics"])
+                .args(args)
+                .args(["uploads/old/employees.csv", "uploads/old/rbac.zip"]),
+        )
+    };
+    assert_eq!(count(&[]), "1 error, 1 warning, 0 infos in 2 files");
+    // --select replaces `select` and `extend-select`, as ruff's does.
+    assert_eq!(
+        count(&["--select", "C003"]),
+        "1 error, 0 warnings, 0 infos in 2 files"
+    );
+    assert_eq!(
+        count(&["--select", "C003", "--extend-select", "C015"]),
+        "1 error, 1 warning, 0 infos in 2 files"
+    );
+    assert_eq!(
+        count(&["--select", "C015", "--extend-select", "invalid-email"]),
+        "1 error, 1 warning, 0 infos in 2 files"
+    );
+    // With no select every rule is on: extending it narrows nothing.
+    assert_eq!(
+        count(&["--isolated", "--extend-select", "C015"]),
+        count(&["--isolated"])
+    );
+    bdxlint(d)
+        .args(["check", "--extend-select", "Z9", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("\"Z9\" names no rule"));
+    write(d, "bdxlint.toml", b"extend-select = [\"C\", \"nope\"]\n");
+    bdxlint(d)
+        .args(["check", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 1, column 23"))
+        .stderr(predicate::str::contains("extend-select: \"nope\""));
+}
+
 #[test]
 fn a_bad_exclude_glob_exits_2_pointing_at_it() {
     let dir = repo();

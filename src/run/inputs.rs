@@ -81,7 +81,7 @@ fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mu
     b.standard_filters(!all)
         .hidden(!all && !settings.hidden)
         .follow_links(false);
-    let config = settings.config.clone();
+    let exclude = std::sync::Arc::clone(&settings.exclude);
     let cwd = settings.cwd.clone();
     b.filter_entry(move |e| {
         let vendored = !all
@@ -90,10 +90,7 @@ fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mu
             && e.file_name()
                 .to_str()
                 .is_some_and(|n| VENDORED.contains(&n));
-        !vendored
-            && !config
-                .as_ref()
-                .is_some_and(|c| c.excludes_entry(e.path(), &cwd))
+        !vendored && !exclude.iter().any(|x| x.names_entry(e.path(), &cwd))
     });
     for entry in b.build() {
         let entry = match entry {

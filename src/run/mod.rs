@@ -45,6 +45,8 @@ pub struct Request {
     pub format: Option<String>,
     pub output_format: Option<OutputFormat>,
     pub select: Vec<String>,
+    /// `--extend-select`: added to the select in force.
+    pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
     pub severity: Vec<(String, Level)>,
     pub fail_on: Option<FailOn>,
@@ -54,6 +56,10 @@ pub struct Request {
     pub quiet: bool,
     pub config: Option<PathBuf>,
     pub isolated: bool,
+    /// `--exclude`: replaces the config's `exclude` when given.
+    pub exclude: Option<Vec<String>>,
+    /// `--extend-exclude`: skipped as well.
+    pub extend_exclude: Vec<String>,
     pub force_exclude: bool,
     /// Walk hidden, ignored (`.gitignore`, `.ignore`) and vendored
     /// (`node_modules`, `venv`) files too.

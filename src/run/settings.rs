@@ -4,7 +4,7 @@
 use super::inputs::Input;
 use super::Request;
 use crate::bundle::{self, Kind};
-use crate::config::{self, Config, FailOn};
+use crate::config::{self, Config, Exclude, FailOn};
 use crate::diagnostic::Severity;
 use crate::filter::{Level, RuleFilter};
 use crate::report::OutputFormat;
@@ -31,6 +31,9 @@ pub(super) struct Settings {
     pub(super) output_format: OutputFormat,
     /// Findings printed per file; `None`: all.
     pub(super) max_diagnostics: Option<usize>,
+    /// What walks skip: the config's `exclude` (or `--exclude`, which
+    /// replaces it), its `extend-exclude` and `--extend-exclude`.
+    pub(super) exclude: Arc<[Exclude]>,
     /// `--force-exclude` or the config's `force-exclude`.
     pub(super) force_exclude: bool,
     /// `--no-ignore`: walks take hidden, ignored and vendored files too.
@@ -41,11 +44,9 @@ pub(super) struct Settings {
 }
 
 impl Settings {
-    /// Whether the config's `exclude` covers `path`.
+    /// Whether an exclusion covers `path` or a directory above it.
     pub(super) fn excluded(&self, path: &Path) -> bool {
-        self.config
-            .as_ref()
-            .is_some_and(|c| c.is_excluded(path, &self.cwd))
+        self.exclude.iter().any(|e| e.covers(path, &self.cwd))
     }
 
     /// The config overrides matching an input, and the rule filter for it.
@@ -89,11 +90,22 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
         None => None,
     };
     let c = config.as_ref();
-    let select = if req.select.is_empty() {
-        c.and_then(|c| c.select.clone()).unwrap_or_default()
+    // As ruff layers them: `--select` replaces the file's `select` and
+    // its `extend-select`; `--extend-select` adds to whichever holds. An
+    // empty `select` already takes every rule, so extending it adds none
+    // (and must not narrow it to the extension).
+    let mut select = if req.select.is_empty() {
+        let mut s = c.and_then(|c| c.select.clone()).unwrap_or_default();
+        if !s.is_empty() {
+            s.extend(c.iter().flat_map(|c| c.extend_select.iter().cloned()));
+        }
+        s
     } else {
         req.select.clone()
     };
+    if !select.is_empty() {
+        select.extend(req.extend_select.iter().cloned());
+    }
     let mut ignore = c.map(|c| c.ignore.clone()).unwrap_or_default();
     ignore.extend(req.ignore.iter().cloned());
     let filter = RuleFilter {
@@ -102,6 +114,22 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
         severity: c.map(|c| c.severity.clone()).unwrap_or_default(),
     };
     filter.validate().map_err(|e| e.to_string())?;
+    for s in &req.extend_select {
+        crate::filter::validate(s).map_err(|e| format!("--extend-select: {e}"))?;
+    }
+    // Globs of the command line are relative to the working directory, as
+    // the paths beside them are.
+    let cli_globs = |list: &[String], flag: &str| {
+        Exclude::new(&cwd, list.iter().map(String::as_str))
+            .map_err(|(i, e)| format!("{flag} {:?}: {e}", list.get(i).map_or("", |s| s.as_str())))
+    };
+    let mut exclude = Vec::new();
+    match &req.exclude {
+        Some(list) => exclude.push(cli_globs(list, "--exclude")?),
+        None => exclude.extend(c.map(|c| c.exclude.clone())),
+    }
+    exclude.extend(c.map(|c| c.extend_exclude.clone()));
+    exclude.push(cli_globs(&req.extend_exclude, "--extend-exclude")?);
     let output_format = req
         .output_format
         .or(c.and_then(|c| c.output_format))
@@ -119,6 +147,7 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
     let force_exclude = req.force_exclude || c.and_then(|c| c.force_exclude).unwrap_or(false);
     Ok(Settings {
         config: config.map(Arc::new),
+        exclude: exclude.into(),
         filter,
         cli_severity: req.severity.clone(),
         fail_on: fail_severity(fail_on),
