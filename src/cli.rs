@@ -123,6 +123,12 @@ pub struct CheckArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub ignore: Vec<String>,
 
+    /// Ignore rules in some files: `GLOB:RULE[,RULE...]` (the glob relative to
+    /// the working directory, read as `exclude` reads). Repeatable; replaces
+    /// the config's `[per-file-ignores]`.
+    #[arg(long, value_name = "GLOB:RULES")]
+    pub per_file_ignores: Vec<String>,
+
     /// Set a rule's severity: `C004=warning`, `X005=off` (off, info, warning, error).
     /// Repeatable; a later one wins, and these win over the config file.
     #[arg(long, value_name = "RULE=LEVEL", value_parser = parse_severity)]
@@ -496,6 +502,7 @@ fn request(args: &CheckArgs) -> Request {
         output_format: args.output_format.map(OutputFormat::from),
         select: args.select.clone(),
         extend_select: args.extend_select.clone(),
+        per_file_ignores: args.per_file_ignores.clone(),
         ignore: args.ignore.clone(),
         severity: args.severity.clone(),
         fail_on: args.fail_on.map(FailOn::from),

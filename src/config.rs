@@ -17,6 +17,8 @@
 //! exclude = ["fixtures", "exports/old/**"]   # skipped by directory walks
 //! extend-exclude = ["*.draft.csv"]  # also when `--exclude` replaces it
 //! force-exclude = true                # ...and when named (pre-commit)
+//! [per-file-ignores]                  # globs read as `exclude` reads them
+//! "exports/legacy/*.csv" = ["C004", "X"]
 //! [severity]
 //! C015 = "off"                        # off | info | warning | error
 //!
@@ -74,6 +76,8 @@ struct Raw {
     #[serde(default)]
     extend_exclude: Vec<Str>,
     force_exclude: Option<bool>,
+    #[serde(default)]
+    per_file_ignores: BTreeMap<Str, Vec<Str>>,
     #[serde(default)]
     overrides: Vec<RawOverride>,
 }
@@ -140,7 +144,56 @@ pub struct Config {
     /// `extend-exclude`: skipped as well, whatever `--exclude` says.
     pub extend_exclude: Exclude,
     pub force_exclude: Option<bool>,
+    /// `[per-file-ignores]`: rules ignored in the files a glob covers.
+    pub per_file_ignores: Vec<PerFileIgnore>,
     pub overrides: Vec<Override>,
+}
+
+/// Rules ignored in the files `globs` covers, read as `exclude` reads
+/// (a name at any depth, or a path from the root; a directory covers what
+/// lies below it).
+#[derive(Debug, Clone)]
+pub struct PerFileIgnore {
+    pub globs: Exclude,
+    pub rules: Vec<String>,
+}
+
+impl PerFileIgnore {
+    /// `--per-file-ignores GLOB:RULE,...`, the glob relative to `cwd`.
+    /// The glob ends at the last `:`, since no rule selector holds one.
+    pub fn parse(arg: &str, cwd: &Path) -> Result<PerFileIgnore, String> {
+        let (glob, rules) = arg
+            .rsplit_once(':')
+            .ok_or_else(|| format!("--per-file-ignores {arg:?}: expected GLOB:RULE[,RULE...]"))?;
+        let rules: Vec<String> = rules
+            .split(',')
+            .map(|r| r.trim().to_owned())
+            .filter(|r| !r.is_empty())
+            .collect();
+        if rules.is_empty() {
+            return Err(format!(
+                "--per-file-ignores {arg:?}: name at least one rule after `:`"
+            ));
+        }
+        for r in &rules {
+            filter::validate(r).map_err(|e| format!("--per-file-ignores {arg:?}: {e}"))?;
+        }
+        let globs = Exclude::new(cwd, [glob])
+            .map_err(|(_, e)| format!("--per-file-ignores {arg:?}: {e}"))?;
+        Ok(PerFileIgnore { globs, rules })
+    }
+}
+
+/// The rules `list` ignores in `file` (as given, relative to `cwd`
+/// unless absolute).
+pub fn ignored_in<'a>(
+    list: &'a [PerFileIgnore],
+    file: &'a Path,
+    cwd: &'a Path,
+) -> impl Iterator<Item = &'a String> + 'a {
+    list.iter()
+        .filter(move |p| p.globs.covers(file, cwd))
+        .flat_map(|p| &p.rules)
 }
 
 /// `exclude`, as ruff reads it: a pattern without `/` matches a file or
@@ -295,6 +348,16 @@ impl Config {
         };
         let exclude = globs(&raw.exclude, "exclude")?;
         let extend_exclude = globs(&raw.extend_exclude, "extend-exclude")?;
+        let mut per_file_ignores = Vec::new();
+        for (glob, rules) in raw.per_file_ignores {
+            for r in &rules {
+                check(r, &format!("per-file-ignores.{:?}", glob.get_ref()))?;
+            }
+            per_file_ignores.push(PerFileIgnore {
+                globs: globs(std::slice::from_ref(&glob), "per-file-ignores")?,
+                rules: strings(rules),
+            });
+        }
         let mut overrides = Vec::new();
         for (i, o) in raw.overrides.into_iter().enumerate() {
             let key = format!("overrides[{i}]");
@@ -347,6 +410,7 @@ impl Config {
             exclude,
             extend_exclude,
             force_exclude: raw.force_exclude,
+            per_file_ignores,
             overrides,
         })
     }

@@ -417,6 +417,81 @@ fn extend_select_adds_to_the_select_in_force() {
 }
 
 #[test]
+fn per_file_ignores_drop_rules_in_the_files_their_globs_cover() {
+    let dir = repo_with_excludes(
+        "[per-file-ignores]\n\"uploads/old/*.csv\" = [\"C003\", \"invalid-date\"]\n\
+         \"*.draft.csv\" = [\"C\"]\n\"fixtures\" = [\"C004\"]\n",
+    );
+    let d = dir.path();
+    let files = [
+        "uploads/old/employees.csv",
+        "uploads/employees.draft.csv",
+        "uploads/fixtures/employees.csv",
+    ];
+    let out = stdout(bdxlint(d).arg("check").args(files), 1);
+    assert_eq!(
+        findings(&out),
+        [
+            "uploads/old/employees.csv:5:111: C008",
+            "uploads/fixtures/employees.csv:4:21: C003",
+            "uploads/fixtures/employees.csv:5:111: C008",
+        ]
+    );
+    // From a subdirectory the table's globs stay relative to its file.
+    let out = stdout(
+        bdxlint(&d.join("uploads")).args(["check", "old/employees.csv"]),
+        0,
+    );
+    assert_eq!(findings(&out), ["old/employees.csv:5:111: C008"]);
+    // The flag replaces the table; its globs are relative to the
+    // working directory.
+    let out = stdout(
+        bdxlint(&d.join("uploads")).args([
+            "check",
+            "--per-file-ignores",
+            "old/*.csv:C008",
+            "--per-file-ignores",
+            "fixtures:C003,C004",
+            "old/employees.csv",
+            "fixtures/employees.csv",
+        ]),
+        1,
+    );
+    assert_eq!(
+        findings(&out),
+        [
+            "old/employees.csv:4:21: C003",
+            "old/employees.csv:4:70: C004",
+            "old/employees.csv:5:64: C004",
+            "fixtures/employees.csv:5:111: C008",
+        ]
+    );
+    for (arg, says) in [
+        ("old/*.csv", "expected GLOB:RULE"),
+        ("old/*.csv:", "at least one rule"),
+        ("old/*.csv:Z9", "\"Z9\" names no rule"),
+        ("a[:C004", "--per-file-ignores \"a[:C004\""),
+    ] {
+        bdxlint(d)
+            .args(["check", "--per-file-ignores", arg, "uploads"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says));
+    }
+    write(
+        d,
+        "bdxlint.toml",
+        b"[per-file-ignores]\n\"a/*.csv\" = [\"C004\", \"nope\"]\n",
+    );
+    bdxlint(d)
+        .args(["check", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 2, column 22"))
+        .stderr(predicate::str::contains("\"nope\" names no rule"));
+}
+
+#[test]
 fn a_bad_exclude_glob_exits_2_pointing_at_it() {
     let dir = repo();
     write(dir.path(), "bdxlint.toml", b"exclude = [\"ok\", \"a[\"]\n");

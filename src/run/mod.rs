@@ -48,6 +48,9 @@ pub struct Request {
     /// `--extend-select`: added to the select in force.
     pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
+    /// `--per-file-ignores GLOB:RULE,...`, as given; replaces the
+    /// config's `[per-file-ignores]`.
+    pub per_file_ignores: Vec<String>,
     pub severity: Vec<(String, Level)>,
     pub fail_on: Option<FailOn>,
     pub exit_zero: bool,

@@ -4,7 +4,7 @@
 use super::inputs::Input;
 use super::Request;
 use crate::bundle::{self, Kind};
-use crate::config::{self, Config, Exclude, FailOn};
+use crate::config::{self, Config, Exclude, FailOn, PerFileIgnore};
 use crate::diagnostic::Severity;
 use crate::filter::{Level, RuleFilter};
 use crate::report::OutputFormat;
@@ -34,6 +34,8 @@ pub(super) struct Settings {
     /// What walks skip: the config's `exclude` (or `--exclude`, which
     /// replaces it), its `extend-exclude` and `--extend-exclude`.
     pub(super) exclude: Arc<[Exclude]>,
+    /// `--per-file-ignores`, or else the config's `[per-file-ignores]`.
+    pub(super) per_file_ignores: Vec<PerFileIgnore>,
     /// `--force-exclude` or the config's `force-exclude`.
     pub(super) force_exclude: bool,
     /// `--no-ignore`: walks take hidden, ignored and vendored files too.
@@ -70,10 +72,13 @@ impl Settings {
             }
             Input::Stdin => None,
         };
-        (
-            format,
-            config::filter_for(&self.filter, &overrides, &self.cli_severity),
-        )
+        let mut filter = config::filter_for(&self.filter, &overrides, &self.cli_severity);
+        if let Input::File(p) = input {
+            filter
+                .ignore
+                .extend(config::ignored_in(&self.per_file_ignores, p, &self.cwd).cloned());
+        }
+        (format, filter)
     }
 }
 
@@ -130,6 +135,15 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
     }
     exclude.extend(c.map(|c| c.extend_exclude.clone()));
     exclude.push(cli_globs(&req.extend_exclude, "--extend-exclude")?);
+    // The flag replaces the table, as ruff's does.
+    let per_file_ignores = if req.per_file_ignores.is_empty() {
+        c.map(|c| c.per_file_ignores.clone()).unwrap_or_default()
+    } else {
+        req.per_file_ignores
+            .iter()
+            .map(|a| PerFileIgnore::parse(a, &cwd))
+            .collect::<Result<_, _>>()?
+    };
     let output_format = req
         .output_format
         .or(c.and_then(|c| c.output_format))
@@ -148,6 +162,7 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
     Ok(Settings {
         config: config.map(Arc::new),
         exclude: exclude.into(),
+        per_file_ignores,
         filter,
         cli_severity: req.severity.clone(),
         fail_on: fail_severity(fail_on),
