@@ -210,6 +210,77 @@ fn ambiguous_and_unknown_headers_exit_2_naming_candidates() {
         ));
 }
 
+/// `unknown-format` is the one rule a single-file fixture cannot show: it
+/// fires only for files met by a directory walk (tests/fixtures.rs lets it
+/// off the fixture rule for that reason).
+#[test]
+fn a_walked_csv_of_no_format_is_a_warning_and_a_named_one_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "uploads/employees.csv", CLEAN);
+    write(dir.path(), "docs/metrics.csv", "Month,Count\n2024-01,3\n");
+    write(
+        dir.path(),
+        "uploads/links.csv",
+        "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type,Source System\nr1,role,c1,connection,okta\n",
+    );
+    let run = |args: &[&str], code: i32| {
+        let out = bdxlint()
+            .current_dir(dir.path())
+            .args(["check", "--isolated", "--output-format", "concise"])
+            .args(args)
+            .assert()
+            .code(code)
+            .get_output()
+            .clone();
+        (
+            String::from_utf8(out.stdout).expect("utf-8"),
+            String::from_utf8(out.stderr).expect("utf-8"),
+        )
+    };
+    let (out, err) = run(&[], 0);
+    assert_eq!(
+        out,
+        "./docs/metrics.csv:1:1: F008 [warning] cannot tell the format from the header; it fits no known format; the file was not checked\n\
+         ./uploads/links.csv:1:1: F008 [warning] cannot tell the format from the header; it fits entity-relations, entity-rbac-relations; the file was not checked\n",
+        "{err}"
+    );
+    assert!(err.is_empty(), "{err}");
+    run(&["--fail-on", "warning", "."], 1);
+    let (out, _) = run(&["--ignore", "unknown-format", "docs", "uploads"], 0);
+    assert_eq!(out, "");
+    // Named, the file is still a failure to check.
+    let (out, err) = run(&["docs/metrics.csv", "uploads"], 2);
+    assert!(
+        err.contains("docs/metrics.csv: cannot tell the format"),
+        "{err}"
+    );
+    assert!(!out.contains("metrics"), "{out}");
+    assert!(out.contains("links.csv:1:1: F008"), "{out}");
+    // Named first and walked after, it is checked once, as named.
+    run(&["./docs/metrics.csv", "docs"], 2);
+    // In JSON, the file is a report with the finding, not an error.
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--isolated", "--output-format", "json", "docs"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["summary"]["warnings"], 1);
+    assert_eq!(doc["summary"]["unreadable"], 0);
+    assert_eq!(doc["files"][0]["diagnostics"][0]["code"], "F008");
+    // The human report draws it without a source line.
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--isolated", "docs"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("warning(F008) unknown-format"))
+        .stderr("");
+}
+
 #[test]
 fn unknown_format_is_a_usage_error() {
     bdxlint()

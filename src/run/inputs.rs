@@ -2,7 +2,10 @@
 //! pruned by the config's `exclude`) and standard input.
 
 use super::settings::Settings;
+use crate::check;
+use crate::diagnostic::Diagnostic;
 use crate::report::Failure;
+use crate::rules;
 use std::path::{Path, PathBuf};
 
 /// What to check: a file, standard input, or a path that failed.
@@ -41,6 +44,26 @@ pub(super) fn expand(
         }
     }
     inputs
+}
+
+/// Whether `path` came from a directory walk rather than being named:
+/// a walked CSV whose format cannot be told is a finding, a named one a
+/// failure. A file both named and walked is checked once, where it first
+/// comes; compared lexically, the named path counts.
+pub(super) fn walked(named: &[PathBuf], path: &Path) -> bool {
+    let path = lexical(path);
+    !named.iter().any(|n| lexical(n) == path)
+}
+
+/// The `unknown-format` finding of a walked file whose header fits no
+/// format (`candidates` says which, as the detection error does).
+pub(super) fn unknown_format(candidates: &str) -> Diagnostic {
+    check::file_diag(
+        &rules::UNKNOWN_FORMAT,
+        0..0,
+        format!("cannot tell the format from the header; {candidates}; the file was not checked"),
+        "name its format (`--format`, or `format` in an `[[overrides]]` entry of bdxlint.toml), or exclude it",
+    )
 }
 
 /// `path` with `.` dropped and `..` resolved, without asking the file
