@@ -155,8 +155,8 @@ pub struct CheckArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
 
-    /// Read settings from this file instead of the nearest bdxlint.toml or
-    /// .bdxlint.toml at or above the working directory.
+    /// Read settings from this file for every input, instead of each file's
+    /// nearest bdxlint.toml or .bdxlint.toml (in its directory or above).
     #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
     pub config: Option<PathBuf>,
 

@@ -1,8 +1,8 @@
 //! `bdxlint.toml`: the settings of `check`, kept in the repository.
 //!
-//! Found by walking up from the working directory (`bdxlint.toml`, then
-//! `.bdxlint.toml`, in each directory; the nearest wins), or named with
-//! `--config FILE`. Every key is checked: an unknown key is an error naming
+//! Found by walking up from each checked file's directory (`bdxlint.toml`,
+//! then `.bdxlint.toml`, in each directory; the nearest wins; see
+//! `run/settings.rs`), or named with `--config FILE`. Every key is checked: an unknown key is an error naming
 //! it and its line and column (serde `deny_unknown_fields`, located by the
 //! `toml` parser), because a misspelt `ignore` that silently does nothing is
 //! worse than a failed run. Command-line flags override the file.
@@ -300,9 +300,7 @@ fn ordered(map: BTreeMap<Str, Level>) -> Vec<(String, Level)> {
 impl Config {
     /// Finds the nearest config file at or above `dir`.
     pub fn discover(dir: &Path) -> Option<PathBuf> {
-        dir.ancestors()
-            .flat_map(|d| FILE_NAMES.iter().map(move |n| d.join(n)))
-            .find(|p| p.is_file())
+        dir.ancestors().find_map(in_dir)
     }
 
     /// Reads and checks the file at `path`.
@@ -433,6 +431,11 @@ impl Config {
             .filter(|o| o.globs.is_match(&rel))
             .collect()
     }
+}
+
+/// The config file of `dir` itself, if it has one.
+pub fn in_dir(dir: &Path) -> Option<PathBuf> {
+    FILE_NAMES.iter().map(|n| dir.join(n)).find(|p| p.is_file())
 }
 
 /// `file` relative to `root`, lexically (`.` dropped, `..` resolved), or

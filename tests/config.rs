@@ -492,6 +492,97 @@ fn per_file_ignores_drop_rules_in_the_files_their_globs_cover() {
 }
 
 #[test]
+fn each_file_takes_the_nearest_config_as_ruff_s_hierarchy_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let bad = fixture("example/employees.csv");
+    for f in [
+        "uploads/employees.csv",
+        "skipme/employees.csv",
+        "sub/employees.csv",
+        "sub/old/employees.csv",
+        "sub/skipme/employees.csv",
+        "broken/employees.csv",
+    ] {
+        write(d, f, &bad);
+    }
+    write(
+        d,
+        "bdxlint.toml",
+        b"select = [\"C003\"]\nexclude = [\"skipme\"]\n",
+    );
+    // Not inherited: the root's select and exclude do not hold below it.
+    write(
+        d,
+        "sub/.bdxlint.toml",
+        b"ignore = [\"C003\"]\nexclude = [\"old\"]\n",
+    );
+    write(d, "broken/bdxlint.toml", b"selec = [\"C\"]\n");
+    let concise = |dir: &Path, args: &[&str], code: i32| {
+        findings(&stdout(
+            bdxlint(dir)
+                .args(["check", "--output-format", "concise"])
+                .args(args),
+            code,
+        ))
+    };
+    let sub = |p: &str| {
+        [
+            format!("{p}:4:70: C004"),
+            format!("{p}:5:64: C004"),
+            format!("{p}:5:111: C008"),
+        ]
+    };
+    let mut want = sub("./sub/employees.csv").to_vec();
+    want.extend(sub("./sub/skipme/employees.csv"));
+    want.push("./uploads/employees.csv:4:21: C003".to_owned());
+    let out = bdxlint(d)
+        .args(["check", "--output-format", "concise", "."])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("broken/bdxlint.toml"))
+        .stderr(predicate::str::contains("unknown field `selec`"))
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).expect("utf-8");
+    assert_eq!(stderr.lines().filter(|l| l.contains("selec")).count(), 1);
+    assert_eq!(
+        findings(&String::from_utf8(out.stdout).expect("utf-8")),
+        want
+    );
+    std::fs::remove_file(d.join("broken/bdxlint.toml")).expect("rm");
+    // A named file takes its own directory's config too.
+    assert_eq!(
+        concise(d, &["sub/employees.csv"], 1),
+        sub("sub/employees.csv")
+    );
+    assert_eq!(
+        concise(d, &["--force-exclude", "sub/old/employees.csv"], 0),
+        Vec::<String>::new()
+    );
+    // From below, the same files take the same configs.
+    assert_eq!(concise(&d.join("sub"), &["."], 1), {
+        let mut w = sub("./employees.csv").to_vec();
+        w.extend(sub("./skipme/employees.csv"));
+        w
+    });
+    // --config puts one file over every input.
+    assert_eq!(
+        concise(
+            d,
+            &["--config", "bdxlint.toml", "broken", "sub", "uploads"],
+            1
+        ),
+        [
+            "broken/employees.csv:4:21: C003",
+            "sub/employees.csv:4:21: C003",
+            "sub/old/employees.csv:4:21: C003",
+            "uploads/employees.csv:4:21: C003",
+        ]
+    );
+}
+
+#[test]
 fn a_bad_exclude_glob_exits_2_pointing_at_it() {
     let dir = repo();
     write(dir.path(), "bdxlint.toml", b"exclude = [\"ok\", \"a[\"]\n");

@@ -28,6 +28,21 @@ pub(super) fn expand(
     // which GitLab (equal fingerprints) and JUnit (equal names) reject.
     let mut seen = std::collections::HashSet::new();
     let mut first = |p: &Path| seen.insert(lexical(&settings.cwd.join(p)));
+    // A file whose nearest config cannot be used is not checked: its
+    // settings are unknown. The config is reported once.
+    let mut broken = std::collections::HashSet::new();
+    let mut usable = |p: &Path, failures: &mut Vec<Failure>| match settings.scopes.of(p) {
+        Ok(_) => true,
+        Err(e) => {
+            if broken.insert(e.clone()) {
+                failures.push(Failure {
+                    path: p.display().to_string(),
+                    reason: e.to_string(),
+                });
+            }
+            false
+        }
+    };
     for p in paths {
         if p.as_os_str() == "-" {
             inputs.push(Input::Stdin);
@@ -37,9 +52,9 @@ pub(super) fn expand(
             let mut found = Vec::new();
             walk(p, settings, &mut found, failures);
             found.sort();
-            found.retain(|f| first(f));
+            found.retain(|f| first(f) && usable(f, failures));
             inputs.extend(found.into_iter().map(Input::File));
-        } else if first(p) {
+        } else if first(p) && usable(p, failures) {
             inputs.push(Input::File(p.clone()));
         }
     }
@@ -104,7 +119,7 @@ fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mu
     b.standard_filters(!all)
         .hidden(!all && !settings.hidden)
         .follow_links(false);
-    let exclude = std::sync::Arc::clone(&settings.exclude);
+    let scopes = std::sync::Arc::clone(&settings.scopes);
     let cwd = settings.cwd.clone();
     b.filter_entry(move |e| {
         let vendored = !all
@@ -113,7 +128,12 @@ fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mu
             && e.file_name()
                 .to_str()
                 .is_some_and(|n| VENDORED.contains(&n));
-        !vendored && !exclude.iter().any(|x| x.names_entry(e.path(), &cwd))
+        // An entry answers to the nearest config of its directory; one
+        // that cannot be used excludes nothing, and `expand` reports it.
+        !vendored
+            && !scopes
+                .of(e.path())
+                .is_ok_and(|s| s.exclude.iter().any(|x| x.names_entry(e.path(), &cwd)))
     });
     for entry in b.build() {
         let entry = match entry {
