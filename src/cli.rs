@@ -90,16 +90,17 @@ pub enum ColorChoice {
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// Files or directories to check; `-` reads standard input (format detected from its header, or --format).
-    #[arg(required = true, value_name = "PATH")]
+    /// Files or directories to check [default: .]; `-` reads standard input (format detected from its header, or --format).
+    // As ruff: a bare `bdxlint check` at a repository's root checks it.
+    #[arg(value_name = "PATH", default_value = ".", hide_default_value = true)]
     pub paths: Vec<PathBuf>,
 
     /// Check every file as this format instead of detecting it from the header.
     #[arg(long, short = 'f', value_name = "NAME", value_parser = format_names())]
     pub format: Option<String>,
 
-    /// How to print findings [default: human].
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    /// How to print findings [default: human]; `full` and `json-lines`, ruff's names, are accepted.
+    #[arg(long, value_enum, value_name = "FORMAT", env = "BDXLINT_OUTPUT_FORMAT")]
     pub output_format: Option<OutputFormatArg>,
 
     /// Write the report to FILE instead of standard output (whole, or not
@@ -113,9 +114,20 @@ pub struct CheckArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub select: Vec<String>,
 
+    /// Add these rules to the `select` in force (`--select`'s, or the config's
+    /// `select` and `extend-select`); with no `select`, every rule is already on.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub extend_select: Vec<String>,
+
     /// Never report these rules (codes, prefixes, names); added to the config's `ignore`.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub ignore: Vec<String>,
+
+    /// Ignore rules in some files: `GLOB:RULE[,RULE...]` (the glob relative to
+    /// the working directory, read as `exclude` reads). Repeatable; replaces
+    /// the config's `[per-file-ignores]`.
+    #[arg(long, value_name = "GLOB:RULES")]
+    pub per_file_ignores: Vec<String>,
 
     /// Set a rule's severity: `C004=warning`, `X005=off` (off, info, warning, error).
     /// Repeatable; a later one wins, and these win over the config file.
@@ -143,8 +155,8 @@ pub struct CheckArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
 
-    /// Read settings from this file instead of the nearest bdxlint.toml or
-    /// .bdxlint.toml at or above the working directory.
+    /// Read settings from this file for every input, instead of each file's
+    /// nearest bdxlint.toml or .bdxlint.toml (in its directory or above).
     #[arg(long, value_name = "FILE", conflicts_with = "isolated")]
     pub config: Option<PathBuf>,
 
@@ -158,12 +170,28 @@ pub struct CheckArgs {
     #[arg(long)]
     pub force_exclude: bool,
 
+    /// Skip these paths in walks (globs relative to the working directory;
+    /// a glob without `/` matches a name at any depth); replaces the
+    /// config's `exclude`.
+    #[arg(long, value_delimiter = ',', value_name = "GLOB")]
+    pub exclude: Option<Vec<String>>,
+
+    /// Skip these paths in walks too, besides the config's `exclude` and
+    /// `extend-exclude`.
+    #[arg(long, value_delimiter = ',', value_name = "GLOB")]
+    pub extend_exclude: Vec<String>,
+
     /// Walk everything below a directory: by default, walks skip hidden
     /// files and directories, what `.gitignore`, `.ignore` and git's
-    /// excludes list, and `node_modules` and `venv` directories. Files
+    /// excludes list, and `node_modules`, `venv`, `.venv` and `.git`. Files
     /// named on the command line are always checked.
     #[arg(long)]
     pub no_ignore: bool,
+
+    /// Walk hidden files and directories too (not `.git` or `.venv`), still
+    /// skipping what `.gitignore` and `.ignore` list, as ripgrep's --hidden.
+    #[arg(long)]
+    pub hidden: bool,
 
     /// Report only findings this baseline file does not record, and count
     /// its entries that no longer occur.
@@ -175,7 +203,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
 
-    /// When to colour the human output (NO_COLOR and CLICOLOR_FORCE are honoured by `auto`).
+    /// When to colour the human output (`auto` honours FORCE_COLOR, NO_COLOR, CLICOLOR_FORCE, CLICOLOR and TERM=dumb, in that order).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
@@ -207,12 +235,14 @@ pub struct CheckArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormatArg {
     /// Source snippets with a caret under the offending cell.
+    #[value(alias = "full")]
     Human,
     /// One line per finding: `path:line:col: CODE [severity] message`.
     Concise,
     /// One JSON document (the stable contract documented in the README).
     Json,
     /// One JSON object per finding per line (the `json` diagnostic plus `path`).
+    #[value(alias = "json-lines")]
     Jsonl,
     /// SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
     Sarif,
@@ -352,7 +382,14 @@ fn use_color(choice: ColorChoice) -> bool {
         ColorChoice::Never => false,
         ColorChoice::Auto => {
             let set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
-            if set("NO_COLOR") {
+            // force-color.org's reference code sets colour from FORCE_COLOR
+            // after NO_COLOR: a variable set for one command
+            // (`FORCE_COLOR=1 bdxlint check . | less -R`) beats one exported
+            // for every program. CLICOLOR_FORCE keeps bixense's order, under
+            // NO_COLOR.
+            if set("FORCE_COLOR") {
+                true
+            } else if set("NO_COLOR") {
                 false
             } else if std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0" && !v.is_empty())
             {
@@ -464,6 +501,8 @@ fn request(args: &CheckArgs) -> Request {
         format: args.format.clone(),
         output_format: args.output_format.map(OutputFormat::from),
         select: args.select.clone(),
+        extend_select: args.extend_select.clone(),
+        per_file_ignores: args.per_file_ignores.clone(),
         ignore: args.ignore.clone(),
         severity: args.severity.clone(),
         fail_on: args.fail_on.map(FailOn::from),
@@ -473,8 +512,11 @@ fn request(args: &CheckArgs) -> Request {
         quiet: args.quiet,
         config: args.config.clone(),
         isolated: args.isolated,
+        exclude: args.exclude.clone(),
+        extend_exclude: args.extend_exclude.clone(),
         force_exclude: args.force_exclude,
         no_ignore: args.no_ignore,
+        hidden: args.hidden,
         baseline: args.baseline.clone(),
         write_baseline: args.write_baseline.clone(),
         threads: args.threads,

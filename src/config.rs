@@ -1,20 +1,24 @@
 //! `bdxlint.toml`: the settings of `check`, kept in the repository.
 //!
-//! Found by walking up from the working directory (`bdxlint.toml`, then
-//! `.bdxlint.toml`, in each directory; the nearest wins), or named with
-//! `--config FILE`. Every key is checked: an unknown key is an error naming
+//! Found by walking up from each checked file's directory (`bdxlint.toml`,
+//! then `.bdxlint.toml`, in each directory; the nearest wins; see
+//! `run/settings.rs`), or named with `--config FILE`. Every key is checked: an unknown key is an error naming
 //! it and its line and column (serde `deny_unknown_fields`, located by the
 //! `toml` parser), because a misspelt `ignore` that silently does nothing is
 //! worse than a failed run. Command-line flags override the file.
 //!
 //! ```toml
 //! select = ["C", "H", "Q"]            # codes, code prefixes, names, ALL
+//! extend-select = ["X005"]           # added to select (`--select` too)
 //! ignore = ["X005"]
 //! fail-on = "error"                   # or "warning"
 //! output-format = "concise"
 //! max-diagnostics = 50
 //! exclude = ["fixtures", "exports/old/**"]   # skipped by directory walks
+//! extend-exclude = ["*.draft.csv"]  # also when `--exclude` replaces it
 //! force-exclude = true                # ...and when named (pre-commit)
+//! [per-file-ignores]                  # globs read as `exclude` reads them
+//! "exports/legacy/*.csv" = ["C004", "X"]
 //! [severity]
 //! C015 = "off"                        # off | info | warning | error
 //!
@@ -59,6 +63,8 @@ type Str = toml::Spanned<String>;
 struct Raw {
     select: Option<Vec<Str>>,
     #[serde(default)]
+    extend_select: Vec<Str>,
+    #[serde(default)]
     ignore: Vec<Str>,
     #[serde(default)]
     severity: BTreeMap<Str, Level>,
@@ -67,7 +73,11 @@ struct Raw {
     max_diagnostics: Option<usize>,
     #[serde(default)]
     exclude: Vec<Str>,
+    #[serde(default)]
+    extend_exclude: Vec<Str>,
     force_exclude: Option<bool>,
+    #[serde(default)]
+    per_file_ignores: BTreeMap<Str, Vec<Str>>,
     #[serde(default)]
     overrides: Vec<RawOverride>,
 }
@@ -118,6 +128,9 @@ pub struct Config {
     pub root: PathBuf,
     /// `select`, when the file sets it.
     pub select: Option<Vec<String>>,
+    /// `extend-select`: added to `select` (the file's, or `--select`'s
+    /// when that replaces it, as ruff has it).
+    pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
     /// Ordered from least to most specific selector, so `C = "warning"`
     /// and `C004 = "off"` mean what they say in either order.
@@ -126,24 +139,123 @@ pub struct Config {
     pub output_format: Option<OutputFormat>,
     pub max_diagnostics: Option<usize>,
     /// Paths a directory walk skips (and, with `force-exclude`, named
-    /// paths too).
+    /// paths too); `--exclude` replaces it.
     pub exclude: Exclude,
+    /// `extend-exclude`: skipped as well, whatever `--exclude` says.
+    pub extend_exclude: Exclude,
     pub force_exclude: Option<bool>,
+    /// `[per-file-ignores]`: rules ignored in the files a glob covers.
+    pub per_file_ignores: Vec<PerFileIgnore>,
     pub overrides: Vec<Override>,
 }
 
+/// Rules ignored in the files `globs` covers, read as `exclude` reads
+/// (a name at any depth, or a path from the root; a directory covers what
+/// lies below it).
+#[derive(Debug, Clone)]
+pub struct PerFileIgnore {
+    pub globs: Exclude,
+    pub rules: Vec<String>,
+}
+
+impl PerFileIgnore {
+    /// `--per-file-ignores GLOB:RULE,...`, the glob relative to `cwd`.
+    /// The glob ends at the last `:`, since no rule selector holds one.
+    pub fn parse(arg: &str, cwd: &Path) -> Result<PerFileIgnore, String> {
+        let (glob, rules) = arg
+            .rsplit_once(':')
+            .ok_or_else(|| format!("--per-file-ignores {arg:?}: expected GLOB:RULE[,RULE...]"))?;
+        let rules: Vec<String> = rules
+            .split(',')
+            .map(|r| r.trim().to_owned())
+            .filter(|r| !r.is_empty())
+            .collect();
+        if rules.is_empty() {
+            return Err(format!(
+                "--per-file-ignores {arg:?}: name at least one rule after `:`"
+            ));
+        }
+        for r in &rules {
+            filter::validate(r).map_err(|e| format!("--per-file-ignores {arg:?}: {e}"))?;
+        }
+        let globs = Exclude::new(cwd, [glob])
+            .map_err(|(_, e)| format!("--per-file-ignores {arg:?}: {e}"))?;
+        Ok(PerFileIgnore { globs, rules })
+    }
+}
+
+/// The rules `list` ignores in `file` (as given, relative to `cwd`
+/// unless absolute).
+pub fn ignored_in<'a>(
+    list: &'a [PerFileIgnore],
+    file: &'a Path,
+    cwd: &'a Path,
+) -> impl Iterator<Item = &'a String> + 'a {
+    list.iter()
+        .filter(move |p| p.globs.covers(file, cwd))
+        .flat_map(|p| &p.rules)
+}
+
 /// `exclude`, as ruff reads it: a pattern without `/` matches a file or
-/// directory name anywhere below the config's directory (`fixtures`,
-/// `*_broken.csv`); a pattern with `/` matches the path relative to that
-/// directory (`exports/old/**`). A file is excluded when it or any
-/// directory above it (up to the config's directory) matches.
-#[derive(Debug, Default)]
+/// directory name anywhere below its root (`fixtures`, `*_broken.csv`); a
+/// pattern with `/` matches the path relative to the root
+/// (`exports/old/**`). A file is covered when it or any directory above it
+/// (up to the root) matches. The root is the config file's directory for
+/// its globs, the working directory for the command line's.
+#[derive(Debug, Default, Clone)]
 pub struct Exclude {
+    root: PathBuf,
     names: Option<GlobSet>,
     paths: Option<GlobSet>,
 }
 
 impl Exclude {
+    /// Compiles `patterns`, relative to `root`; `Err` holds the index of
+    /// the pattern that is not a glob, and why.
+    pub fn new<'p>(
+        root: &Path,
+        patterns: impl IntoIterator<Item = &'p str>,
+    ) -> Result<Exclude, (usize, String)> {
+        let (mut names, mut paths) = (GlobSetBuilder::new(), GlobSetBuilder::new());
+        let (mut any_name, mut any_path) = (false, false);
+        for (i, p) in patterns.into_iter().enumerate() {
+            let p = p.trim_end_matches('/');
+            let glob = Glob::new(p).map_err(|e| (i, e.to_string()))?;
+            if p.contains('/') {
+                paths.add(glob);
+                any_path = true;
+            } else {
+                names.add(glob);
+                any_name = true;
+            }
+        }
+        let build = |b: GlobSetBuilder, any: bool| -> Result<Option<GlobSet>, (usize, String)> {
+            if !any {
+                return Ok(None);
+            }
+            b.build().map(Some).map_err(|e| (0, e.to_string()))
+        };
+        Ok(Exclude {
+            root: root.to_path_buf(),
+            names: build(names, any_name)?,
+            paths: build(paths, any_path)?,
+        })
+    }
+
+    /// Whether the patterns cover `path` (as given, relative to `cwd`
+    /// unless absolute) or a directory above it. Paths outside the root
+    /// never are.
+    pub fn covers(&self, path: &Path, cwd: &Path) -> bool {
+        relative(path, cwd, &self.root).is_some_and(|rel| rel.ancestors().any(|a| self.matches(a)))
+    }
+
+    /// Whether the patterns name `path` itself, for a directory walk: it
+    /// prunes excluded directories as it meets them, and below a directory
+    /// the user named, only what lies under it is matched.
+    pub fn names_entry(&self, path: &Path, cwd: &Path) -> bool {
+        relative(path, cwd, &self.root).is_some_and(|rel| self.matches(&rel))
+    }
+
     fn matches(&self, rel: &Path) -> bool {
         !rel.as_os_str().is_empty()
             && (self.paths.as_ref().is_some_and(|g| g.is_match(rel))
@@ -188,9 +300,7 @@ fn ordered(map: BTreeMap<Str, Level>) -> Vec<(String, Level)> {
 impl Config {
     /// Finds the nearest config file at or above `dir`.
     pub fn discover(dir: &Path) -> Option<PathBuf> {
-        dir.ancestors()
-            .flat_map(|d| FILE_NAMES.iter().map(move |n| d.join(n)))
-            .find(|p| p.is_file())
+        dir.ancestors().find_map(in_dir)
     }
 
     /// Reads and checks the file at `path`.
@@ -214,6 +324,9 @@ impl Config {
         for s in raw.select.iter().flatten() {
             check(s, "select")?;
         }
+        for s in &raw.extend_select {
+            check(s, "extend-select")?;
+        }
         for s in &raw.ignore {
             check(s, "ignore")?;
         }
@@ -223,30 +336,26 @@ impl Config {
         let root = path
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        let (mut names, mut paths) = (Vec::new(), Vec::new());
-        for g in &raw.exclude {
-            let glob = Glob::new(g.get_ref().trim_end_matches('/'))
-                .map_err(|e| bad(g, format!("exclude: {e}")))?;
-            if g.get_ref().trim_end_matches('/').contains('/') {
-                paths.push(glob);
-            } else {
-                names.push(glob);
+        let globs = |list: &[Str], key: &str| {
+            Exclude::new(&root, list.iter().map(|g| g.get_ref().as_str())).map_err(|(i, e)| {
+                match list.get(i) {
+                    Some(g) => bad(g, format!("{key}: {e}")),
+                    None => at(format!("{key}: {e}")),
+                }
+            })
+        };
+        let exclude = globs(&raw.exclude, "exclude")?;
+        let extend_exclude = globs(&raw.extend_exclude, "extend-exclude")?;
+        let mut per_file_ignores = Vec::new();
+        for (glob, rules) in raw.per_file_ignores {
+            for r in &rules {
+                check(r, &format!("per-file-ignores.{:?}", glob.get_ref()))?;
             }
+            per_file_ignores.push(PerFileIgnore {
+                globs: globs(std::slice::from_ref(&glob), "per-file-ignores")?,
+                rules: strings(rules),
+            });
         }
-        let set = |globs: Vec<Glob>| -> Result<Option<GlobSet>, ConfigError> {
-            if globs.is_empty() {
-                return Ok(None);
-            }
-            let mut b = GlobSetBuilder::new();
-            for g in globs {
-                b.add(g);
-            }
-            b.build().map(Some).map_err(|e| at(format!("exclude: {e}")))
-        };
-        let exclude = Exclude {
-            names: set(names)?,
-            paths: set(paths)?,
-        };
         let mut overrides = Vec::new();
         for (i, o) in raw.overrides.into_iter().enumerate() {
             let key = format!("overrides[{i}]");
@@ -290,30 +399,25 @@ impl Config {
             path: path.to_path_buf(),
             root,
             select: raw.select.map(strings),
+            extend_select: strings(raw.extend_select),
             ignore: strings(raw.ignore),
             severity: ordered(raw.severity),
             fail_on: raw.fail_on,
             output_format: raw.output_format,
             max_diagnostics: raw.max_diagnostics,
             exclude,
+            extend_exclude,
             force_exclude: raw.force_exclude,
+            per_file_ignores,
             overrides,
         })
     }
 
-    /// Whether `exclude` covers `path` (as given, relative to `cwd`
-    /// unless absolute) or a directory above it. Paths outside the config's
-    /// directory never are.
+    /// Whether `exclude` or `extend-exclude` covers `path` (as given,
+    /// relative to `cwd` unless absolute) or a directory above it. Paths
+    /// outside the config's directory never are.
     pub fn is_excluded(&self, path: &Path, cwd: &Path) -> bool {
-        relative(path, cwd, &self.root)
-            .is_some_and(|rel| rel.ancestors().any(|a| self.exclude.matches(a)))
-    }
-
-    /// Whether `exclude` names `path` itself, for a directory walk: it
-    /// prunes excluded directories as it meets them, and below a directory
-    /// the user named, only what lies under it is matched.
-    pub fn excludes_entry(&self, path: &Path, cwd: &Path) -> bool {
-        relative(path, cwd, &self.root).is_some_and(|rel| self.exclude.matches(&rel))
+        self.exclude.covers(path, cwd) || self.extend_exclude.covers(path, cwd)
     }
 
     /// The overrides that apply to `file` (as given on the command line,
@@ -327,6 +431,11 @@ impl Config {
             .filter(|o| o.globs.is_match(&rel))
             .collect()
     }
+}
+
+/// The config file of `dir` itself, if it has one.
+pub fn in_dir(dir: &Path) -> Option<PathBuf> {
+    FILE_NAMES.iter().map(|n| dir.join(n)).find(|p| p.is_file())
 }
 
 /// `file` relative to `root`, lexically (`.` dropped, `..` resolved), or
@@ -468,8 +577,8 @@ ignore = ["H003"]
         assert!(!yes("fixtures.csv"));
         assert!(!yes("/elsewhere/fixtures/e.csv"));
         // A walk sees only the entry itself; its parents were seen before.
-        assert!(!c.excludes_entry(Path::new("fixtures/e.csv"), cwd));
-        assert!(c.excludes_entry(Path::new("x/fixtures"), cwd));
+        assert!(!c.exclude.names_entry(Path::new("fixtures/e.csv"), cwd));
+        assert!(c.exclude.names_entry(Path::new("x/fixtures"), cwd));
     }
 
     #[test]

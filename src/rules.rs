@@ -99,6 +99,11 @@ rules! {
         "What it does: detects a header row cut by carriage returns (`\\r`) not followed by a line feed, the line ending of classic Mac OS, and stops checking the file.\n\
          Why it matters: RFC 4180 readers, the platform's included, see the whole file as one line.\n\
          Example: a file exported by an old spreadsheet on a Mac. Fix: save with LF or CRLF line endings.";
+    UNKNOWN_FORMAT = "F008", "unknown-format", Warning, "Resources and their fields",
+        "A CSV file a directory walk found is of no format bdxlint knows",
+        "What it does: flags a `.csv` file met while walking a directory whose header fits no format, or more than one, and which no `--format` or config override names; the file is not checked further. A file named on the command line is an error instead (exit 2): you asked for it to be checked.\n\
+         Why it matters: a CSV of another kind (a report, a test fixture) in a repository is not an upload and should not fail the run, but one whose header is so damaged that no format fits may be an upload that would be refused.\n\
+         Example: `docs/metrics.csv` with the header `Month,Count` in `bdxlint check .`. Fix: exclude it (`exclude` in bdxlint.toml, `--extend-exclude`), or name its format with `--format` or an `[[overrides]]` entry.";
     UNTERMINATED_QUOTE = "Q001", "unterminated-quote", Error, "CSV practice (RFC 4180)",
         "A quoted field is never closed",
         "What it does: points at the opening quote of a field whose closing quote never comes.\n\

@@ -14,7 +14,9 @@ fn bdxlint() -> Command {
     let mut c = Command::cargo_bin("bdxlint").expect("binary builds");
     c.env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
-        .env_remove("CLICOLOR");
+        .env_remove("CLICOLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("BDXLINT_OUTPUT_FORMAT");
     c
 }
 
@@ -152,6 +154,23 @@ fn directories_expand_to_sorted_csv_files() {
 }
 
 #[test]
+fn check_without_a_path_checks_the_working_directory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "sub/employees.csv", BAD);
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--isolated", "--output-format", "concise"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let out = String::from_utf8(out).expect("utf-8");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("sub/employees.csv:2:30: C004"), "{out}");
+}
+
+#[test]
 fn ambiguous_and_unknown_headers_exit_2_naming_candidates() {
     let dir = tempfile::tempdir().expect("tempdir");
     // Only the columns both relation formats share.
@@ -191,6 +210,77 @@ fn ambiguous_and_unknown_headers_exit_2_naming_candidates() {
         ));
 }
 
+/// `unknown-format` is the one rule a single-file fixture cannot show: it
+/// fires only for files met by a directory walk (tests/fixtures.rs lets it
+/// off the fixture rule for that reason).
+#[test]
+fn a_walked_csv_of_no_format_is_a_warning_and_a_named_one_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "uploads/employees.csv", CLEAN);
+    write(dir.path(), "docs/metrics.csv", "Month,Count\n2024-01,3\n");
+    write(
+        dir.path(),
+        "uploads/links.csv",
+        "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type,Source System\nr1,role,c1,connection,okta\n",
+    );
+    let run = |args: &[&str], code: i32| {
+        let out = bdxlint()
+            .current_dir(dir.path())
+            .args(["check", "--isolated", "--output-format", "concise"])
+            .args(args)
+            .assert()
+            .code(code)
+            .get_output()
+            .clone();
+        (
+            String::from_utf8(out.stdout).expect("utf-8"),
+            String::from_utf8(out.stderr).expect("utf-8"),
+        )
+    };
+    let (out, err) = run(&[], 0);
+    assert_eq!(
+        out,
+        "./docs/metrics.csv:1:1: F008 [warning] cannot tell the format from the header; it fits no known format; the file was not checked\n\
+         ./uploads/links.csv:1:1: F008 [warning] cannot tell the format from the header; it fits entity-relations, entity-rbac-relations; the file was not checked\n",
+        "{err}"
+    );
+    assert!(err.is_empty(), "{err}");
+    run(&["--fail-on", "warning", "."], 1);
+    let (out, _) = run(&["--ignore", "unknown-format", "docs", "uploads"], 0);
+    assert_eq!(out, "");
+    // Named, the file is still a failure to check.
+    let (out, err) = run(&["docs/metrics.csv", "uploads"], 2);
+    assert!(
+        err.contains("docs/metrics.csv: cannot tell the format"),
+        "{err}"
+    );
+    assert!(!out.contains("metrics"), "{out}");
+    assert!(out.contains("links.csv:1:1: F008"), "{out}");
+    // Named first and walked after, it is checked once, as named.
+    run(&["./docs/metrics.csv", "docs"], 2);
+    // In JSON, the file is a report with the finding, not an error.
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--isolated", "--output-format", "json", "docs"])
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let doc = json(&out);
+    assert_eq!(doc["summary"]["warnings"], 1);
+    assert_eq!(doc["summary"]["unreadable"], 0);
+    assert_eq!(doc["files"][0]["diagnostics"][0]["code"], "F008");
+    // The human report draws it without a source line.
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--isolated", "docs"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("warning(F008) unknown-format"))
+        .stderr("");
+}
+
 #[test]
 fn unknown_format_is_a_usage_error() {
     bdxlint()
@@ -226,7 +316,88 @@ fn color_only_when_asked_or_on_a_terminal() {
         .env("CLICOLOR_FORCE", "1")
         .env("NO_COLOR", "1")
         .assert()
-        .stdout(esc.not());
+        .stdout(esc.clone().not());
+    // FORCE_COLOR (force-color.org): any non-empty value, and it wins over
+    // NO_COLOR as that site's reference code has it; a flag still wins.
+    for (force, no_color, flag, colour) in [
+        ("1", None, None, true),
+        ("0", None, None, true),
+        ("", None, None, false),
+        ("1", Some("1"), None, true),
+        ("1", None, Some("never"), false),
+    ] {
+        let mut c = bdxlint();
+        c.arg("check").env("FORCE_COLOR", force);
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        if let Some(f) = flag {
+            c.args(["--color", f]);
+        }
+        let out = c.arg(&bad).assert().code(1).get_output().stdout.clone();
+        let out = String::from_utf8(out).expect("utf-8");
+        assert_eq!(
+            out.contains('\u{1b}'),
+            colour,
+            "FORCE_COLOR={force:?} NO_COLOR={no_color:?} --color {flag:?}"
+        );
+    }
+}
+
+#[test]
+fn output_format_from_the_environment_and_ruff_s_names() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad = write(dir.path(), "employees.csv", BAD);
+    let run = |args: &[&str], env: Option<&str>| {
+        let mut c = bdxlint();
+        c.arg("check").args(args).arg(&bad);
+        if let Some(v) = env {
+            c.env("BDXLINT_OUTPUT_FORMAT", v);
+        }
+        String::from_utf8(c.assert().code(1).get_output().stdout.clone()).expect("utf-8")
+    };
+    let concise = run(&["--output-format", "concise"], None);
+    assert!(concise.contains(":2:30: C004 [error]"), "{concise}");
+    assert_eq!(run(&[], Some("concise")), concise);
+    // The flag wins over the variable.
+    assert_eq!(run(&["--output-format", "concise"], Some("json")), concise);
+    // ruff's names for the same outputs.
+    assert_eq!(
+        run(&["--output-format", "full"], None),
+        run(&["--output-format", "human"], None)
+    );
+    assert_eq!(
+        run(&["--output-format", "json-lines"], None),
+        run(&["--output-format", "jsonl"], None)
+    );
+    assert_eq!(
+        run(&[], Some("json-lines")),
+        run(&["--output-format", "jsonl"], None)
+    );
+    // The variable wins over the config file, as a flag does.
+    write(dir.path(), "bdxlint.toml", "output-format = \"json\"\n");
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .env("BDXLINT_OUTPUT_FORMAT", "concise")
+        .args(["check", "employees.csv"])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    assert!(
+        String::from_utf8(out)
+            .expect("utf-8")
+            .starts_with("employees.csv:2:30: C004"),
+        "concise, not the config's json"
+    );
+    bdxlint()
+        .env("BDXLINT_OUTPUT_FORMAT", "fancy")
+        .arg("check")
+        .arg(&bad)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("fancy"));
 }
 
 #[test]

@@ -16,7 +16,9 @@ fn bdxlint(dir: &Path) -> Command {
     c.current_dir(dir)
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
-        .env_remove("CLICOLOR");
+        .env_remove("CLICOLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("BDXLINT_OUTPUT_FORMAT");
     c
 }
 
@@ -324,6 +326,260 @@ fn force_exclude_skips_named_paths_as_pre_commit_passes_them() {
         .assert()
         .code(0)
         .stdout("");
+}
+
+/// The summary line of a `--statistics` run.
+fn summary(c: &mut Command) -> String {
+    let out = c.assert().get_output().stdout.clone();
+    let out = String::from_utf8(out).expect("utf-8");
+    out.lines().last().unwrap_or_default().to_owned()
+}
+
+#[test]
+fn exclude_flags_replace_and_extend_the_config_s() {
+    let dir = repo_with_excludes("extend-exclude = [\"old\"]\n");
+    let d = dir.path();
+    // How many files were checked.
+    let count = |dir: &Path, args: &[&str]| {
+        let s = summary(bdxlint(dir).args(["check", "--statistics"]).args(args));
+        s[s.find(" in ").expect("a summary") + 4..].to_owned()
+    };
+    assert_eq!(count(d, &["."]), "1 file");
+    // --exclude replaces `exclude`; `extend-exclude` still holds.
+    assert_eq!(count(d, &["--exclude", "*.draft.csv", "."]), "3 files");
+    assert_eq!(
+        count(d, &["--exclude", "fixtures,*.draft.csv", "."]),
+        "1 file"
+    );
+    // --extend-exclude adds to both.
+    assert_eq!(
+        count(d, &["--extend-exclude", "employees.csv", "."]),
+        "0 files"
+    );
+    // The command line's globs are relative to the working directory.
+    assert_eq!(
+        count(
+            &d.join("uploads"),
+            &["--isolated", "--exclude", "old/employees.csv", "."]
+        ),
+        "4 files"
+    );
+    bdxlint(d)
+        .args(["check", "--exclude", "ok,a[", "."])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--exclude \"a[\""));
+}
+
+#[test]
+fn extend_select_adds_to_the_select_in_force() {
+    let dir = repo_with_excludes("select = [\"C003\"]\nextend-select = [\"C015\"]\n");
+    let d = dir.path();
+    let count = |args: &[&str]| {
+        summary(
+            bdxlint(d)
+                .args(["check", "--statistics"])
+                .args(args)
+                .args(["uploads/old/employees.csv", "uploads/old/rbac.zip"]),
+        )
+    };
+    assert_eq!(count(&[]), "1 error, 1 warning, 0 infos in 2 files");
+    // --select replaces `select` and `extend-select`, as ruff's does.
+    assert_eq!(
+        count(&["--select", "C003"]),
+        "1 error, 0 warnings, 0 infos in 2 files"
+    );
+    assert_eq!(
+        count(&["--select", "C003", "--extend-select", "C015"]),
+        "1 error, 1 warning, 0 infos in 2 files"
+    );
+    assert_eq!(
+        count(&["--select", "C015", "--extend-select", "invalid-email"]),
+        "1 error, 1 warning, 0 infos in 2 files"
+    );
+    // With no select every rule is on: extending it narrows nothing.
+    assert_eq!(
+        count(&["--isolated", "--extend-select", "C015"]),
+        count(&["--isolated"])
+    );
+    bdxlint(d)
+        .args(["check", "--extend-select", "Z9", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("\"Z9\" names no rule"));
+    write(d, "bdxlint.toml", b"extend-select = [\"C\", \"nope\"]\n");
+    bdxlint(d)
+        .args(["check", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 1, column 23"))
+        .stderr(predicate::str::contains("extend-select: \"nope\""));
+}
+
+#[test]
+fn per_file_ignores_drop_rules_in_the_files_their_globs_cover() {
+    let dir = repo_with_excludes(
+        "[per-file-ignores]\n\"uploads/old/*.csv\" = [\"C003\", \"invalid-date\"]\n\
+         \"*.draft.csv\" = [\"C\"]\n\"fixtures\" = [\"C004\"]\n",
+    );
+    let d = dir.path();
+    let files = [
+        "uploads/old/employees.csv",
+        "uploads/employees.draft.csv",
+        "uploads/fixtures/employees.csv",
+    ];
+    let out = stdout(bdxlint(d).arg("check").args(files), 1);
+    assert_eq!(
+        findings(&out),
+        [
+            "uploads/old/employees.csv:5:111: C008",
+            "uploads/fixtures/employees.csv:4:21: C003",
+            "uploads/fixtures/employees.csv:5:111: C008",
+        ]
+    );
+    // From a subdirectory the table's globs stay relative to its file.
+    let out = stdout(
+        bdxlint(&d.join("uploads")).args(["check", "old/employees.csv"]),
+        0,
+    );
+    assert_eq!(findings(&out), ["old/employees.csv:5:111: C008"]);
+    // The flag replaces the table; its globs are relative to the
+    // working directory.
+    let out = stdout(
+        bdxlint(&d.join("uploads")).args([
+            "check",
+            "--per-file-ignores",
+            "old/*.csv:C008",
+            "--per-file-ignores",
+            "fixtures:C003,C004",
+            "old/employees.csv",
+            "fixtures/employees.csv",
+        ]),
+        1,
+    );
+    assert_eq!(
+        findings(&out),
+        [
+            "old/employees.csv:4:21: C003",
+            "old/employees.csv:4:70: C004",
+            "old/employees.csv:5:64: C004",
+            "fixtures/employees.csv:5:111: C008",
+        ]
+    );
+    for (arg, says) in [
+        ("old/*.csv", "expected GLOB:RULE"),
+        ("old/*.csv:", "at least one rule"),
+        ("old/*.csv:Z9", "\"Z9\" names no rule"),
+        ("a[:C004", "--per-file-ignores \"a[:C004\""),
+    ] {
+        bdxlint(d)
+            .args(["check", "--per-file-ignores", arg, "uploads"])
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says));
+    }
+    write(
+        d,
+        "bdxlint.toml",
+        b"[per-file-ignores]\n\"a/*.csv\" = [\"C004\", \"nope\"]\n",
+    );
+    bdxlint(d)
+        .args(["check", "uploads"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("line 2, column 22"))
+        .stderr(predicate::str::contains("\"nope\" names no rule"));
+}
+
+#[test]
+fn each_file_takes_the_nearest_config_as_ruff_s_hierarchy_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let bad = fixture("example/employees.csv");
+    for f in [
+        "uploads/employees.csv",
+        "skipme/employees.csv",
+        "sub/employees.csv",
+        "sub/old/employees.csv",
+        "sub/skipme/employees.csv",
+        "broken/employees.csv",
+    ] {
+        write(d, f, &bad);
+    }
+    write(
+        d,
+        "bdxlint.toml",
+        b"select = [\"C003\"]\nexclude = [\"skipme\"]\n",
+    );
+    // Not inherited: the root's select and exclude do not hold below it.
+    write(
+        d,
+        "sub/.bdxlint.toml",
+        b"ignore = [\"C003\"]\nexclude = [\"old\"]\n",
+    );
+    write(d, "broken/bdxlint.toml", b"selec = [\"C\"]\n");
+    let concise = |dir: &Path, args: &[&str], code: i32| {
+        findings(&stdout(
+            bdxlint(dir)
+                .args(["check", "--output-format", "concise"])
+                .args(args),
+            code,
+        ))
+    };
+    let sub = |p: &str| {
+        [
+            format!("{p}:4:70: C004"),
+            format!("{p}:5:64: C004"),
+            format!("{p}:5:111: C008"),
+        ]
+    };
+    let mut want = sub("./sub/employees.csv").to_vec();
+    want.extend(sub("./sub/skipme/employees.csv"));
+    want.push("./uploads/employees.csv:4:21: C003".to_owned());
+    let out = bdxlint(d)
+        .args(["check", "--output-format", "concise", "."])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("broken/bdxlint.toml"))
+        .stderr(predicate::str::contains("unknown field `selec`"))
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8(out.stderr).expect("utf-8");
+    assert_eq!(stderr.lines().filter(|l| l.contains("selec")).count(), 1);
+    assert_eq!(
+        findings(&String::from_utf8(out.stdout).expect("utf-8")),
+        want
+    );
+    std::fs::remove_file(d.join("broken/bdxlint.toml")).expect("rm");
+    // A named file takes its own directory's config too.
+    assert_eq!(
+        concise(d, &["sub/employees.csv"], 1),
+        sub("sub/employees.csv")
+    );
+    assert_eq!(
+        concise(d, &["--force-exclude", "sub/old/employees.csv"], 0),
+        Vec::<String>::new()
+    );
+    // From below, the same files take the same configs.
+    assert_eq!(concise(&d.join("sub"), &["."], 1), {
+        let mut w = sub("./employees.csv").to_vec();
+        w.extend(sub("./skipme/employees.csv"));
+        w
+    });
+    // --config puts one file over every input.
+    assert_eq!(
+        concise(
+            d,
+            &["--config", "bdxlint.toml", "broken", "sub", "uploads"],
+            1
+        ),
+        [
+            "broken/employees.csv:4:21: C003",
+            "sub/employees.csv:4:21: C003",
+            "sub/old/employees.csv:4:21: C003",
+            "uploads/employees.csv:4:21: C003",
+        ]
+    );
 }
 
 #[test]

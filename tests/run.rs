@@ -72,7 +72,7 @@ fn threads_are_bounded() {
 }
 
 #[test]
-fn walks_skip_hidden_ignored_vendored_and_special_files_unless_no_ignore() {
+fn walks_skip_hidden_ignored_vendored_and_special_files_unless_hidden_or_no_ignore() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = "Employee ID,Full Name,Work Email\nE-1,,not-an-email\n";
     let put = |rel: &str| {
@@ -82,6 +82,9 @@ fn walks_skip_hidden_ignored_vendored_and_special_files_unless_no_ignore() {
     };
     put("uploads/employees.csv");
     put(".venv/lib/employees.csv");
+    put(".config/employees.csv");
+    put("uploads/.draft.csv");
+    put(".git/employees.csv");
     put("node_modules/pkg/employees.csv");
     put("venv/employees.csv");
     put("exports/old/employees.csv");
@@ -116,11 +119,29 @@ fn walks_skip_hidden_ignored_vendored_and_special_files_unless_no_ignore() {
     assert_eq!(
         found,
         [
+            "/.config/employees.csv",
+            "/.git/employees.csv",
             "/.venv/lib/employees.csv",
             "/exports/old/employees.csv",
             "/node_modules/pkg/employees.csv",
+            "/uploads/.draft.csv",
             "/uploads/employees.csv",
             "/venv/employees.csv"
+        ]
+    );
+    // --hidden lifts the hidden filter alone, as ripgrep's does: ignore
+    // files and vendored directories still hold, and so do `.git` and
+    // `.venv`, which hold no upload.
+    let (found, _) = files(&Request {
+        hidden: true,
+        ..request(&[dir.path().to_path_buf()])
+    });
+    assert_eq!(
+        found,
+        [
+            "/.config/employees.csv",
+            "/uploads/.draft.csv",
+            "/uploads/employees.csv"
         ]
     );
     // Named on the command line, a hidden file is checked.

@@ -2,7 +2,7 @@
 //! are checked in parallel and kept (up to a budget of findings), large
 //! ones stream their findings as they are read.
 
-use super::inputs::Input;
+use super::inputs::{self, Input};
 use super::tally::{progress_bar, Progress, Streamer, Tally};
 use super::{failure, Request};
 use crate::bundle::{self, Kind, Limits};
@@ -145,11 +145,20 @@ impl Run<'_> {
             bar,
             lines: 0,
         };
-        let rep = check::check_reader_with(file, &display, name, opts, &mut |d| out.diagnostic(d))
-            .map_err(|e| match e {
+        let rep = match check::check_reader_with(file, &display, name, opts, &mut |d| {
+            out.diagnostic(d)
+        }) {
+            // A stray CSV met by a walk is not an upload to fail the run on.
+            Err(Error::Detect { candidates, .. }) if inputs::walked(&self.req.paths, path) => {
+                out.diagnostic(inputs::unknown_format(&candidates));
+                out.end_file(None, 0);
+                return Ok(());
+            }
+            r => r.map_err(|e| match e {
                 Error::Io { source, .. } => Error::io(path, source),
                 other => other,
-            })?;
+            })?,
+        };
         // What other passes say about the file follows its own findings.
         let mut more = more;
         more.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));

@@ -45,7 +45,12 @@ pub struct Request {
     pub format: Option<String>,
     pub output_format: Option<OutputFormat>,
     pub select: Vec<String>,
+    /// `--extend-select`: added to the select in force.
+    pub extend_select: Vec<String>,
     pub ignore: Vec<String>,
+    /// `--per-file-ignores GLOB:RULE,...`, as given; replaces the
+    /// config's `[per-file-ignores]`.
+    pub per_file_ignores: Vec<String>,
     pub severity: Vec<(String, Level)>,
     pub fail_on: Option<FailOn>,
     pub exit_zero: bool,
@@ -54,10 +59,17 @@ pub struct Request {
     pub quiet: bool,
     pub config: Option<PathBuf>,
     pub isolated: bool,
+    /// `--exclude`: replaces the config's `exclude` when given.
+    pub exclude: Option<Vec<String>>,
+    /// `--extend-exclude`: skipped as well.
+    pub extend_exclude: Vec<String>,
     pub force_exclude: bool,
     /// Walk hidden, ignored (`.gitignore`, `.ignore`) and vendored
     /// (`node_modules`, `venv`) files too.
     pub no_ignore: bool,
+    /// Walk hidden files and directories too, still honouring ignore files
+    /// (ripgrep's `--hidden`).
+    pub hidden: bool,
     pub baseline: Option<PathBuf>,
     pub write_baseline: Option<PathBuf>,
     pub threads: Option<usize>,

@@ -1,15 +1,25 @@
-//! A run's settings: the flags over the nearest `bdxlint.toml` (ripgrep's
+//! A run's settings: the flags over the `bdxlint.toml` files (ripgrep's
 //! split between the arguments as given and the settings they resolve to).
+//!
+//! Configuration is hierarchical, as ruff's is: each file takes the rule
+//! settings (`select`, `ignore`, `severity`, `[per-file-ignores]`,
+//! `[[overrides]]`) and the `exclude` of the nearest `bdxlint.toml` or
+//! `.bdxlint.toml` in its own directory or above it, flags applied over
+//! each; a nested file does not inherit from one above it. The run-wide
+//! keys (`output-format`, `fail-on`, `max-diagnostics`, `force-exclude`)
+//! come from the file nearest the working directory. `--config FILE` (or
+//! `--isolated`) puts one file (or none) over every input.
 
 use super::inputs::Input;
 use super::Request;
 use crate::bundle::{self, Kind};
-use crate::config::{self, Config, FailOn};
+use crate::config::{self, Config, Exclude, FailOn, PerFileIgnore};
 use crate::diagnostic::Severity;
 use crate::filter::{Level, RuleFilter};
 use crate::report::OutputFormat;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 fn fail_severity(f: FailOn) -> Severity {
     match f {
@@ -18,13 +28,175 @@ fn fail_severity(f: FailOn) -> Severity {
     }
 }
 
-/// The settings of a `check` run: the config file's, overridden by flags.
+/// What one config file (or none) and the flags make of a file's checks.
+pub(super) struct Scope {
+    config: Option<Arc<Config>>,
+    /// The config's select, ignore and severity with the flags' select
+    /// (replacing), extend-select and ignore (added); per-file filters add
+    /// the matching overrides and per-file ignores, then `cli_severity`.
+    filter: RuleFilter,
+    /// `--per-file-ignores`, or else the config's `[per-file-ignores]`.
+    per_file_ignores: Vec<PerFileIgnore>,
+    /// What walks skip: the config's `exclude` (or `--exclude`, which
+    /// replaces it), its `extend-exclude` and `--extend-exclude`.
+    pub(super) exclude: Vec<Exclude>,
+}
+
+impl Scope {
+    fn new(config: Option<Arc<Config>>, req: &Request, cwd: &Path) -> Result<Scope, String> {
+        let c = config.as_deref();
+        // As ruff layers them: `--select` replaces the file's `select` and
+        // its `extend-select`; `--extend-select` adds to whichever holds. An
+        // empty `select` already takes every rule, so extending it adds none
+        // (and must not narrow it to the extension).
+        let mut select = if req.select.is_empty() {
+            let mut s = c.and_then(|c| c.select.clone()).unwrap_or_default();
+            if !s.is_empty() {
+                s.extend(c.iter().flat_map(|c| c.extend_select.iter().cloned()));
+            }
+            s
+        } else {
+            req.select.clone()
+        };
+        if !select.is_empty() {
+            select.extend(req.extend_select.iter().cloned());
+        }
+        let mut ignore = c.map(|c| c.ignore.clone()).unwrap_or_default();
+        ignore.extend(req.ignore.iter().cloned());
+        let filter = RuleFilter {
+            select,
+            ignore,
+            severity: c.map(|c| c.severity.clone()).unwrap_or_default(),
+        };
+        filter.validate().map_err(|e| e.to_string())?;
+        for s in &req.extend_select {
+            crate::filter::validate(s).map_err(|e| format!("--extend-select: {e}"))?;
+        }
+        // Globs of the command line are relative to the working directory, as
+        // the paths beside them are.
+        let cli_globs = |list: &[String], flag: &str| {
+            Exclude::new(cwd, list.iter().map(String::as_str)).map_err(|(i, e)| {
+                format!("{flag} {:?}: {e}", list.get(i).map_or("", |s| s.as_str()))
+            })
+        };
+        let mut exclude = Vec::new();
+        match &req.exclude {
+            Some(list) => exclude.push(cli_globs(list, "--exclude")?),
+            None => exclude.extend(c.map(|c| c.exclude.clone())),
+        }
+        exclude.extend(c.map(|c| c.extend_exclude.clone()));
+        exclude.push(cli_globs(&req.extend_exclude, "--extend-exclude")?);
+        // The flag replaces the table, as ruff's does.
+        let per_file_ignores = if req.per_file_ignores.is_empty() {
+            c.map(|c| c.per_file_ignores.clone()).unwrap_or_default()
+        } else {
+            req.per_file_ignores
+                .iter()
+                .map(|a| PerFileIgnore::parse(a, cwd))
+                .collect::<Result<_, _>>()?
+        };
+        Ok(Scope {
+            config,
+            filter,
+            per_file_ignores,
+            exclude,
+        })
+    }
+}
+
+/// Which scope a path falls in: one for every input (`--config`,
+/// `--isolated`), or the nearest config file's, found per directory and
+/// loaded once. Shared with the walker's filter, which runs as it walks.
+pub(super) struct Scopes {
+    cwd: PathBuf,
+    /// The scope of the working directory's config (`--config`'s, or none
+    /// with `--isolated`).
+    root: Arc<Scope>,
+    /// `None`: `root` holds for every path.
+    nearest: Option<Nearest>,
+}
+
+type Found = Result<Arc<Scope>, Arc<str>>;
+
+struct Nearest {
+    /// The flags each scope applies over its file.
+    req: Request,
+    /// The scope by directory (absolute, lexical), once looked up.
+    dirs: Mutex<HashMap<PathBuf, Found>>,
+    /// The scope by config file, loaded once however many directories it
+    /// covers; a config that cannot be used is its message.
+    files: Mutex<HashMap<PathBuf, Found>>,
+    /// The working directory's config file, whose scope is `root`.
+    root_file: Option<PathBuf>,
+}
+
+impl Scopes {
+    /// The scope of a file or directory's entry: its directory's.
+    pub(super) fn of(&self, path: &Path) -> Found {
+        let Some(n) = &self.nearest else {
+            return Ok(Arc::clone(&self.root));
+        };
+        let abs = lexical(&self.cwd.join(path));
+        let dir = abs.parent().unwrap_or(&abs);
+        self.of_dir(n, dir)
+    }
+
+    fn of_dir(&self, n: &Nearest, dir: &Path) -> Found {
+        if let Some(found) = lock(&n.dirs).get(dir) {
+            return found.clone();
+        }
+        let found = match config::in_dir(dir) {
+            Some(file) if Some(&file) == n.root_file.as_ref() => Ok(Arc::clone(&self.root)),
+            Some(file) => {
+                let known = lock(&n.files).get(&file).cloned();
+                match known {
+                    Some(found) => found,
+                    None => {
+                        let found = Config::load(&file)
+                            .map_err(|e| e.to_string())
+                            .and_then(|c| Scope::new(Some(Arc::new(c)), &n.req, &self.cwd))
+                            .map(Arc::new)
+                            .map_err(Arc::from);
+                        lock(&n.files).insert(file, found.clone());
+                        found
+                    }
+                }
+            }
+            None => match dir.parent() {
+                Some(up) => self.of_dir(n, up),
+                None => Ok(Arc::clone(&self.root)),
+            },
+        };
+        lock(&n.dirs).insert(dir.to_path_buf(), found.clone());
+        found
+    }
+}
+
+/// A lock whose holder cannot have left the map half-updated: a panic
+/// while holding it would have ended the run.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `path` with `.` dropped and `..` resolved, without asking the file
+/// system.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The settings of a `check` run: the config files', overridden by flags.
 pub(super) struct Settings {
-    pub(super) config: Option<Arc<Config>>,
-    /// The config's top-level select, ignore and severity with the flags'
-    /// select (replacing) and ignore (added); per-file filters add the
-    /// matching overrides and then `cli_severity`.
-    pub(super) filter: RuleFilter,
+    pub(super) scopes: Arc<Scopes>,
     pub(super) cli_severity: Vec<(String, Level)>,
     pub(super) fail_on: Severity,
     pub(super) exit_zero: bool,
@@ -35,20 +207,33 @@ pub(super) struct Settings {
     pub(super) force_exclude: bool,
     /// `--no-ignore`: walks take hidden, ignored and vendored files too.
     pub(super) no_ignore: bool,
+    /// `--hidden`: walks take hidden files and directories too.
+    pub(super) hidden: bool,
     pub(super) cwd: PathBuf,
 }
 
 impl Settings {
-    /// Whether the config's `exclude` covers `path`.
+    /// Whether an exclusion of its scope covers `path` or a directory above
+    /// it. A path whose config cannot be used is not excluded: it is then
+    /// reported as not checked.
     pub(super) fn excluded(&self, path: &Path) -> bool {
-        self.config
-            .as_ref()
-            .is_some_and(|c| c.is_excluded(path, &self.cwd))
+        self.scopes
+            .of(path)
+            .is_ok_and(|s| s.exclude.iter().any(|e| e.covers(path, &self.cwd)))
     }
 
     /// The config overrides matching an input, and the rule filter for it.
-    pub(super) fn for_input(&self, input: &Input) -> (Option<&str>, RuleFilter) {
-        let overrides = match (input, &self.config) {
+    pub(super) fn for_input(&self, input: &Input) -> (Option<&'static str>, RuleFilter) {
+        let scope = match input {
+            // The inputs were expanded with their scopes: a file whose
+            // config failed is not among them.
+            Input::File(p) => self
+                .scopes
+                .of(p)
+                .unwrap_or_else(|_| Arc::clone(&self.scopes.root)),
+            Input::Stdin => Arc::clone(&self.scopes.root),
+        };
+        let overrides = match (input, &scope.config) {
             (Input::File(p), Some(c)) => c.overrides_for(p, &self.cwd),
             _ => Vec::new(),
         };
@@ -67,10 +252,20 @@ impl Settings {
             }
             Input::Stdin => None,
         };
-        (
-            format,
-            config::filter_for(&self.filter, &overrides, &self.cli_severity),
-        )
+        // The config checked the name against these, whose strings outlive
+        // the config file the scope may drop.
+        let format = format.and_then(|f| {
+            crate::schema::format_names()
+                .chain(Kind::NAMES)
+                .find(|n| *n == f)
+        });
+        let mut filter = config::filter_for(&scope.filter, &overrides, &self.cli_severity);
+        if let Input::File(p) = input {
+            filter
+                .ignore
+                .extend(config::ignored_in(&scope.per_file_ignores, p, &self.cwd).cloned());
+        }
+        (format, filter)
     }
 }
 
@@ -82,24 +277,18 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
     } else {
         req.config.clone().or_else(|| Config::discover(&cwd))
     };
-    let config = match path {
-        Some(p) => Some(Config::load(&p).map_err(|e| e.to_string())?),
+    let config = match &path {
+        Some(p) => Some(Arc::new(Config::load(p).map_err(|e| e.to_string())?)),
         None => None,
     };
-    let c = config.as_ref();
-    let select = if req.select.is_empty() {
-        c.and_then(|c| c.select.clone()).unwrap_or_default()
-    } else {
-        req.select.clone()
-    };
-    let mut ignore = c.map(|c| c.ignore.clone()).unwrap_or_default();
-    ignore.extend(req.ignore.iter().cloned());
-    let filter = RuleFilter {
-        select,
-        ignore,
-        severity: c.map(|c| c.severity.clone()).unwrap_or_default(),
-    };
-    filter.validate().map_err(|e| e.to_string())?;
+    let root = Arc::new(Scope::new(config.clone(), req, &cwd)?);
+    let nearest = (!req.isolated && req.config.is_none()).then(|| Nearest {
+        req: req.clone(),
+        dirs: Mutex::default(),
+        files: Mutex::default(),
+        root_file: path.map(|p| lexical(&cwd.join(p))),
+    });
+    let c = config.as_deref();
     let output_format = req
         .output_format
         .or(c.and_then(|c| c.output_format))
@@ -116,8 +305,11 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
         .unwrap_or(FailOn::Error);
     let force_exclude = req.force_exclude || c.and_then(|c| c.force_exclude).unwrap_or(false);
     Ok(Settings {
-        config: config.map(Arc::new),
-        filter,
+        scopes: Arc::new(Scopes {
+            cwd: cwd.clone(),
+            root,
+            nearest,
+        }),
         cli_severity: req.severity.clone(),
         fail_on: fail_severity(fail_on),
         exit_zero: req.exit_zero,
@@ -125,6 +317,7 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
         max_diagnostics: max.filter(|&n| n > 0),
         force_exclude,
         no_ignore: req.no_ignore,
+        hidden: req.hidden,
         cwd,
     })
 }
