@@ -3,11 +3,10 @@
 
 use bdxlint::bundle::{Kind, Limits};
 use bdxlint::config::FailOn;
-use bdxlint::diagnostic::Severity;
 use bdxlint::filter::{self, Level};
 use bdxlint::report::{self, HumanOptions, OutputFormat};
 use bdxlint::run::{self, Request};
-use bdxlint::{rules, schema};
+use bdxlint::schema;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -305,60 +304,8 @@ pub fn run(cli: Cli) -> io::Result<u8> {
             None => run::check(&request(&args), &mut out, &mut io::stderr())?,
             Some(path) => check_to_file(&args, path)?,
         },
-        Command::Explain { rule } => match rules::lookup(&rule) {
-            Some(r) => {
-                writeln!(out, "{} {} ({})\n", r.code, r.name, r.severity)?;
-                writeln!(out, "{}\n", r.summary)?;
-                writeln!(out, "{}\n", r.explanation)?;
-                writeln!(out, "Spec: {}", r.spec)?;
-                EXIT_CLEAN
-            }
-            None => {
-                eprintln!("bdxlint: no rule {rule:?}; `bdxlint rules` lists them");
-                EXIT_TROUBLE
-            }
-        },
-        Command::Rules {
-            output_format: RulesFormat::Text,
-        } => {
-            let width = name_width();
-            for r in rules::ALL {
-                writeln!(
-                    out,
-                    "{:<5} {:<width$} {:<8} {}",
-                    r.code, r.name, r.severity, r.summary
-                )?;
-            }
-            EXIT_CLEAN
-        }
-        Command::Rules {
-            output_format: RulesFormat::Json,
-        } => {
-            /// A rule as JSON, fields in the registry's order.
-            #[derive(serde::Serialize)]
-            struct RuleJson {
-                code: &'static str,
-                name: &'static str,
-                severity: Severity,
-                summary: &'static str,
-                explanation: &'static str,
-                spec: &'static str,
-            }
-            let list: Vec<RuleJson> = rules::ALL
-                .iter()
-                .map(|r| RuleJson {
-                    code: r.code,
-                    name: r.name,
-                    severity: r.severity,
-                    summary: r.summary,
-                    explanation: r.explanation,
-                    spec: r.spec,
-                })
-                .collect();
-            serde_json::to_writer_pretty(&mut out, &list)?;
-            writeln!(out)?;
-            EXIT_CLEAN
-        }
+        Command::Explain { rule } => crate::commands::explain(&rule, &mut out)?,
+        Command::Rules { output_format } => crate::commands::rules(output_format, &mut out)?,
         Command::Formats {
             name,
             output_format,
@@ -369,11 +316,6 @@ pub fn run(cli: Cli) -> io::Result<u8> {
     };
     out.flush()?;
     Ok(code)
-}
-
-/// The width of the rule-name column of the text tables: the longest name.
-fn name_width() -> usize {
-    rules::ALL.iter().map(|r| r.name.len()).max().unwrap_or(0)
 }
 
 fn use_color(choice: ColorChoice) -> bool {

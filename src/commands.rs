@@ -1,11 +1,69 @@
-//! The subcommands that print what the tables say: `formats` (a format's
-//! columns and checks, with the spec words each enforces) and `template`
-//! (a header row to start a file).
+//! The subcommands that print what the registry and the tables say:
+//! `explain` (a rule), `rules` (all of them), `formats` (a format's columns
+//! and checks, with the spec words each enforces) and `template` (a header
+//! row to start a file).
 
 use crate::cli::{RulesFormat, EXIT_CLEAN, EXIT_TROUBLE};
 use bdxlint::bundle::Kind;
-use bdxlint::schema;
+use bdxlint::diagnostic::Severity;
+use bdxlint::{rules, schema};
 use std::io::{self, Write};
+
+/// `bdxlint explain CODE|NAME`.
+pub fn explain(rule: &str, out: &mut dyn Write) -> io::Result<u8> {
+    let Some(r) = rules::lookup(rule) else {
+        eprintln!("bdxlint: no rule {rule:?}; `bdxlint rules` lists them");
+        return Ok(EXIT_TROUBLE);
+    };
+    writeln!(out, "{} {} ({})\n", r.code, r.name, r.severity)?;
+    writeln!(out, "{}\n", r.summary)?;
+    writeln!(out, "{}\n", r.explanation)?;
+    writeln!(out, "Spec: {}", r.spec)?;
+    Ok(EXIT_CLEAN)
+}
+
+/// `bdxlint rules`: a table, or the registry as JSON.
+pub fn rules(as_: RulesFormat, out: &mut dyn Write) -> io::Result<u8> {
+    match as_ {
+        RulesFormat::Text => {
+            // The rule-name column is as wide as the longest name.
+            let width = rules::ALL.iter().map(|r| r.name.len()).max().unwrap_or(0);
+            for r in rules::ALL {
+                writeln!(
+                    out,
+                    "{:<5} {:<width$} {:<8} {}",
+                    r.code, r.name, r.severity, r.summary
+                )?;
+            }
+        }
+        RulesFormat::Json => {
+            /// A rule as JSON, fields in the registry's order.
+            #[derive(serde::Serialize)]
+            struct RuleJson {
+                code: &'static str,
+                name: &'static str,
+                severity: Severity,
+                summary: &'static str,
+                explanation: &'static str,
+                spec: &'static str,
+            }
+            let list: Vec<RuleJson> = rules::ALL
+                .iter()
+                .map(|r| RuleJson {
+                    code: r.code,
+                    name: r.name,
+                    severity: r.severity,
+                    summary: r.summary,
+                    explanation: r.explanation,
+                    spec: r.spec,
+                })
+                .collect();
+            serde_json::to_writer_pretty(&mut *out, &list)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(EXIT_CLEAN)
+}
 
 fn tables_or_exit() -> Result<&'static [&'static schema::Table], u8> {
     schema::tables().map_err(|e| {
