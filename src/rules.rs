@@ -99,6 +99,11 @@ rules! {
         "What it does: detects a header row cut by carriage returns (`\\r`) not followed by a line feed, the line ending of classic Mac OS, and stops checking the file.\n\
          Why it matters: RFC 4180 readers, the platform's included, see the whole file as one line.\n\
          Example: a file exported by an old spreadsheet on a Mac. Fix: save with LF or CRLF line endings.";
+    NUL_BYTE = "F008", "nul-byte", Warning, "CSV practice",
+        "A cell holds a NUL byte",
+        "What it does: flags each cell that holds a NUL byte (0x00), once per cell, at the first one; the message counts them.\n\
+         Why it matters: the spec says nothing about control characters, and Go's CSV reader keeps a NUL as an ordinary byte, so the upload may accept it; but a NUL in text is almost always damage (binary data pasted in, a file padded with zeros, UTF-16 text read as bytes), and many stores refuse it (a PostgreSQL text value cannot hold one), so the value may not arrive as written.\n\
+         Example: `Ada<NUL>Lovelace` in `Full Name`. Fix: delete the NUL bytes; if every other byte is NUL, the file is UTF-16: save it as CSV UTF-8.";
     UNTERMINATED_QUOTE = "Q001", "unterminated-quote", Error, "CSV practice (RFC 4180)",
         "A quoted field is never closed",
         "What it does: points at the opening quote of a field whose closing quote never comes.\n\
