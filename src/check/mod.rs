@@ -546,6 +546,37 @@ fn receive<T>(rx: &std::sync::mpsc::Receiver<T>) -> T {
     }
 }
 
+/// The filter grammar's findings on a Filters `Value` text (every `"`
+/// doubled if `doubled`, as the row checker reads a quoted cell) for a row
+/// of filter type `ty`: the rule code and span of each, or the offset of
+/// the syntax error. The grammar is private to the checker; the fuzz
+/// targets (`fuzz/`) and their replay test reach it through this.
+#[doc(hidden)]
+pub fn filter_findings(
+    text: &str,
+    doubled: bool,
+    ty: Option<&str>,
+) -> Result<Vec<(&'static str, Range<usize>)>, usize> {
+    let doc = crate::json::Doc::parse_as(text, doubled, Vec::new()).map_err(|(e, _)| e.offset)?;
+    let mut out = grammar::Findings::default();
+    if let Ok(g) = schema::json::grammars() {
+        filter::check(&doc, "Value", ty, &g.filter, &mut out);
+    }
+    Ok(out
+        .list
+        .into_iter()
+        .map(|f| (f.rule.code, f.span))
+        .collect())
+}
+
+/// The filter types the grammar lists fields for, for [`filter_findings`].
+#[doc(hidden)]
+pub fn filter_types() -> Vec<&'static str> {
+    schema::json::grammars()
+        .map(|g| g.filter.fields.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
 /// Most header names a file may have: the widest format has 29 columns.
 pub const MAX_COLUMNS: usize = 1024;
 
