@@ -461,3 +461,41 @@ fn boms_crlf_quotes_and_nul_bytes_give_one_verdict_at_every_chunk_size() {
         );
     }
 }
+
+/// Findings reported once per file (with a count of the rows like them)
+/// are held in a map until the end; several can share a row and a column,
+/// and they must still come out in one order, run after run.
+#[test]
+fn findings_held_to_the_end_come_out_in_one_order() {
+    use bdxlint::check::{check_reader, Options};
+    // No Connection column, yet each row fills the three columns that
+    // need it: three once-per-file findings on the same row and column.
+    let mut text = String::from(
+        "Project,Privilege Name,Privilege Value,Email,User ID,Username,Name,Connection Type,Connection Provider,Connection Provider Type,Resource,Resource Type\n",
+    );
+    for i in 0..4 {
+        text.push_str(&format!(
+            "acme,admin,true,u{i}@example.com,{i},u{i},User {i},role,team,group,db,database\n"
+        ));
+    }
+    let opts = Options {
+        format: Some("entitlements".into()),
+        ..Options::default()
+    };
+    let order = || {
+        let r = check_reader(text.as_bytes(), "f.csv", None, &opts).expect("checks");
+        r.diagnostics
+            .iter()
+            .map(|d| format!("{}:{} {} {}", d.line, d.col, d.rule.code, d.message))
+            .collect::<Vec<_>>()
+    };
+    let first = order();
+    assert!(
+        first.iter().filter(|d| d.starts_with("2:1 K002")).count() >= 3,
+        "{first:#?}"
+    );
+    // Each check builds its map with a new random seed.
+    for _ in 0..20 {
+        assert_eq!(order(), first);
+    }
+}

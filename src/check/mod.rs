@@ -1037,7 +1037,11 @@ impl Fold {
                 d
             })
             .collect();
-        held.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        // Several can share a position (one row missing a column that
+        // three filled cells each need), and the map hands them out in a
+        // random order: the message settles the tie, or the output would
+        // change from run to run.
+        held.sort_by(|a, b| (a.sort_key(), &a.message).cmp(&(b.sort_key(), &b.message)));
         for d in held {
             sink(d);
         }
