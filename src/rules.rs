@@ -104,6 +104,11 @@ rules! {
         "What it does: flags a `.csv` file met while walking a directory whose header fits no format, or more than one, and which no `--format` or config override names; the file is not checked further. A file named on the command line is an error instead (exit 2): you asked for it to be checked.\n\
          Why it matters: a CSV of another kind (a report, a test fixture) in a repository is not an upload and should not fail the run, but one whose header is so damaged that no format fits may be an upload that would be refused.\n\
          Example: `docs/metrics.csv` with the header `Month,Count` in `bdxlint check .`. Fix: exclude it (`exclude` in bdxlint.toml, `--extend-exclude`), or name its format with `--format` or an `[[overrides]]` entry.";
+    NUL_BYTE = "F009", "nul-byte", Warning, "CSV practice",
+        "A cell holds a NUL byte",
+        "What it does: flags each cell that holds a NUL byte (0x00), once per cell, at the first one; the message counts them.\n\
+         Why it matters: the spec says nothing about control characters, and Go's CSV reader keeps a NUL as an ordinary byte, so the upload may accept it; but a NUL in text is almost always damage (binary data pasted in, a file padded with zeros, UTF-16 text read as bytes), and many stores refuse it (a PostgreSQL text value cannot hold one), so the value may not arrive as written.\n\
+         Example: `Ada<NUL>Lovelace` in `Full Name`. Fix: delete the NUL bytes; if every other byte is NUL, the file is UTF-16: save it as CSV UTF-8.";
     UNTERMINATED_QUOTE = "Q001", "unterminated-quote", Error, "CSV practice (RFC 4180)",
         "A quoted field is never closed",
         "What it does: points at the opening quote of a field whose closing quote never comes.\n\

@@ -255,3 +255,247 @@ fn a_large_file_on_a_terminal_shows_the_progress_bar() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The same bytes checked in 1 MiB chunks and in chunks of every size from
+/// 1 to 64 bytes (on one thread and on several) must give the same
+/// verdict: the same format or error, records and findings. Chunks end at
+/// record boundaries, so a small chunk size puts a boundary after nearly
+/// every record: before and after the header, inside runs of blank lines,
+/// next to a BOM, between CRLF rows and around quoted cells with newlines.
+fn assert_same_at_every_chunk_size(name: &str, data: &[u8], format: Option<&str>) {
+    use bdxlint::check::{check_reader, Options};
+    let run = |chunk_size: usize| {
+        let opts = Options {
+            format: format.map(str::to_owned),
+            chunk_size,
+            ..Options::default()
+        };
+        check_reader(data, "f.csv", None, &opts)
+            .map(|r| (r.format, r.records, r.diagnostics))
+            .map_err(|e| e.to_string())
+    };
+    let whole = run(1 << 20);
+    for threads in [1, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool");
+        for size in 1..=64 {
+            let chunked = pool.install(|| run(size));
+            assert!(
+                chunked == whole,
+                "{name} ({format:?}): chunk size {size} on {threads} threads gives\n{chunked:#?}\n1 MiB gives\n{whole:#?}"
+            );
+        }
+    }
+}
+
+const EMPLOYEES: &str = "Full Name,Work Email,Start Date,Platform Roles\n";
+
+fn rows(n: usize, ending: &str) -> String {
+    (0..n)
+        .map(|i| {
+            let date = if i % 3 == 0 { "3/7/2024" } else { "03/07/2024" };
+            format!("Name {i},n{i}@example.com,{date},reviewer{ending}")
+        })
+        .collect()
+}
+
+#[test]
+fn blank_lines_before_the_header_give_one_verdict_at_every_chunk_size() {
+    let body = format!("{EMPLOYEES}{}", rows(5, "\n"));
+    let cases: Vec<(&str, String)> = vec![
+        ("empty lines, then the header", "\n".repeat(300) + &body),
+        (
+            "CRLF blank lines, then the header",
+            "\r\n".repeat(300) + &body,
+        ),
+        ("empty lines only", "\n".repeat(300)),
+        ("lines of spaces only", "  \n\t\n".repeat(100)),
+        (
+            "lines of spaces, then the header",
+            "  \n".repeat(200) + &body,
+        ),
+        (
+            "empty lines, a line of spaces, the header",
+            "\n".repeat(90) + " \t \n" + &body,
+        ),
+        ("a lone CR line", "\r\n\r".repeat(3) + &body),
+        ("spaces without a line ending", "\n\n   ".to_owned()),
+    ];
+    for (name, text) in &cases {
+        for format in [None, Some("employees")] {
+            assert_same_at_every_chunk_size(name, text.as_bytes(), format);
+        }
+    }
+    // The reading: the header is the first record; blank lines before it
+    // are skipped, a line of whitespace is not (a CSV reader takes it as
+    // the header) and is one `empty-file` finding.
+    use bdxlint::check::{check_reader, Options};
+    let opts = Options {
+        chunk_size: 7,
+        ..Options::default()
+    };
+    let verdict = |text: &str| {
+        let r = check_reader(text.as_bytes(), "f.csv", None, &opts).expect("checks");
+        let found: Vec<String> = r
+            .diagnostics
+            .iter()
+            .map(|d| format!("{}:{} {}", d.line, d.rule.name, d.message))
+            .collect();
+        (r.format, found)
+    };
+    let (format, found) = verdict(&cases[0].1);
+    assert_eq!(format, Some("employees"));
+    assert!(
+        found.iter().all(|f| f.contains("invalid-date")),
+        "{found:?}"
+    );
+    assert_eq!(
+        verdict(&cases[3].1).1,
+        ["1:empty-file the file has no header row, only blank lines"]
+    );
+    assert_eq!(
+        verdict(&cases[4].1).1,
+        ["1:empty-file the file has no header row: line 1 holds only whitespace"]
+    );
+    assert_eq!(
+        verdict(&cases[5].1).1,
+        ["91:empty-file the file has no header row: line 91 holds only whitespace"]
+    );
+}
+
+#[test]
+fn boms_crlf_quotes_and_nul_bytes_give_one_verdict_at_every_chunk_size() {
+    let quoted: String = (0..40)
+        .map(|i| {
+            format!(
+                "\"Name \"\"{i}\"\"\nsecond line\",\"n{i}@example.com\",03/07/2024,\"reviewer,\nadmin\"\r\n"
+            )
+        })
+        .collect();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "BOM",
+            [
+                &b"\xEF\xBB\xBF"[..],
+                EMPLOYEES.as_bytes(),
+                rows(30, "\n").as_bytes(),
+            ]
+            .concat(),
+        ),
+        (
+            "BOM, blank lines",
+            [
+                &b"\xEF\xBB\xBF\n\n\r\n"[..],
+                EMPLOYEES.as_bytes(),
+                rows(30, "\n").as_bytes(),
+            ]
+            .concat(),
+        ),
+        ("BOM only", b"\xEF\xBB\xBF".to_vec()),
+        (
+            "CRLF",
+            (EMPLOYEES.replace('\n', "\r\n") + &rows(40, "\r\n")).into_bytes(),
+        ),
+        (
+            "mixed endings",
+            (EMPLOYEES.replace('\n', "\r\n") + &rows(20, "\r\n") + &rows(20, "\n")).into_bytes(),
+        ),
+        (
+            "quotes across boundaries",
+            (EMPLOYEES.to_owned() + &quoted).into_bytes(),
+        ),
+        (
+            "an unterminated quote",
+            (EMPLOYEES.to_owned() + &rows(5, "\n") + "\"Ada,a@example.com\n" + &rows(5, "\n"))
+                .into_bytes(),
+        ),
+        (
+            "NUL bytes in a short first row",
+            [
+                &b"A\0B\0C\0D\0\n"[..],
+                EMPLOYEES.as_bytes(),
+                rows(20, "\n").as_bytes(),
+            ]
+            .concat(),
+        ),
+        (
+            "NUL bytes in the rows",
+            [
+                EMPLOYEES.as_bytes(),
+                b"Ada\0,a@example.com,03/07/2024,\0\0reviewer\n",
+                rows(20, "\n").as_bytes(),
+            ]
+            .concat(),
+        ),
+        (
+            "UTF-16 without a BOM",
+            EMPLOYEES
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes)
+                .collect(),
+        ),
+    ];
+    for (name, data) in &cases {
+        for format in [None, Some("employees")] {
+            assert_same_at_every_chunk_size(name, data, format);
+        }
+    }
+    // A UTF-8 file whose first row holds NUL bytes is not UTF-16 at any
+    // chunk size: the encoding is sniffed from a fixed prefix.
+    use bdxlint::check::{check_reader, Options};
+    for chunk_size in [1, 9, 1 << 20] {
+        let opts = Options {
+            format: Some("employees".into()),
+            chunk_size,
+            ..Options::default()
+        };
+        let r = check_reader(&cases[7].1[..], "f.csv", None, &opts).expect("checks");
+        assert!(
+            r.diagnostics
+                .iter()
+                .all(|d| d.rule.name != "unsupported-encoding"),
+            "chunk size {chunk_size}: {:?}",
+            r.diagnostics
+        );
+    }
+}
+
+/// Findings reported once per file (with a count of the rows like them)
+/// are held in a map until the end; several can share a row and a column,
+/// and they must still come out in one order, run after run.
+#[test]
+fn findings_held_to_the_end_come_out_in_one_order() {
+    use bdxlint::check::{check_reader, Options};
+    // No Connection column, yet each row fills the three columns that
+    // need it: three once-per-file findings on the same row and column.
+    let mut text = String::from(
+        "Project,Privilege Name,Privilege Value,Email,User ID,Username,Name,Connection Type,Connection Provider,Connection Provider Type,Resource,Resource Type\n",
+    );
+    for i in 0..4 {
+        text.push_str(&format!(
+            "acme,admin,true,u{i}@example.com,{i},u{i},User {i},role,team,group,db,database\n"
+        ));
+    }
+    let opts = Options {
+        format: Some("entitlements".into()),
+        ..Options::default()
+    };
+    let order = || {
+        let r = check_reader(text.as_bytes(), "f.csv", None, &opts).expect("checks");
+        r.diagnostics
+            .iter()
+            .map(|d| format!("{}:{} {} {}", d.line, d.col, d.rule.code, d.message))
+            .collect::<Vec<_>>()
+    };
+    let first = order();
+    assert!(
+        first.iter().filter(|d| d.starts_with("2:1 K002")).count() >= 3,
+        "{first:#?}"
+    );
+    // Each check builds its map with a new random seed.
+    for _ in 0..20 {
+        assert_eq!(order(), first);
+    }
+}

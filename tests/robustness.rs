@@ -162,3 +162,42 @@ proptest! {
         }
     }
 }
+
+/// A NUL byte is one `nul-byte` finding per cell, at the first NUL, in the
+/// header as in the rows, and in rows whose cells are otherwise not
+/// checked (a ragged row).
+#[test]
+fn nul_bytes_are_one_finding_per_cell_at_the_first() {
+    let data = b"Full Name,Work\0 Email,Start Date\n\
+        Ada\0\0 Lovelace,ada@example.com,03/07/2024\n\
+        Grace,\"g\0@example.com\",02/29/2024,\0extra\n\
+        Alan,alan@example.com,06/23/2024\n";
+    for chunk_size in [1, 1 << 20] {
+        let opts = Options {
+            format: Some("employees".into()),
+            chunk_size,
+            ..Options::default()
+        };
+        let r = check_reader(&data[..], "f.csv", None, &opts).expect("checks");
+        let nul: Vec<(u64, u64, &str)> = r
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule.name == "nul-byte")
+            .map(|d| {
+                assert_eq!(d.span.end - d.span.start, 1);
+                assert_eq!(data[d.span.start as usize], 0);
+                (d.line, d.col, d.message.as_str())
+            })
+            .collect();
+        assert_eq!(
+            nul,
+            [
+                (1, 15, "a NUL byte (0x00) in this cell"),
+                (2, 4, "2 NUL bytes (0x00) in this cell, the first here"),
+                (3, 9, "a NUL byte (0x00) in this cell"),
+                (3, 35, "a NUL byte (0x00) in this cell"),
+            ],
+            "chunk size {chunk_size}"
+        );
+    }
+}

@@ -70,6 +70,7 @@ pub(crate) fn map_columns(
         let (a, b) = f.content();
         super::record::report_utf8(data, a, b, f, Some(names[i].clone()), emit);
     }
+    super::record::report_nuls(data, rec, &names, emit);
 
     // Duplicates, compared in normalized form, whatever the name.
     let mut duplicate = vec![false; n];

@@ -213,71 +213,109 @@ fn check_stream<R: Read>(
         None => None,
     };
     report.format = forced.map(|t| t.name.as_str());
-    let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
     let io = |e| Error::io(display, e);
-    // The first chunk holding a record; leading blank lines may fill whole
-    // chunks, and are counted so line numbers stay right.
-    let mut line = 1;
+    // The encoding is told from the same bytes whatever the chunk size: a
+    // fixed prefix, read before any chunk. (From the first chunk, a file
+    // whose first record is short was sniffed from that record alone.)
+    let mut reader = reader;
+    let mut head = Vec::with_capacity(SNIFF_LEN);
+    (&mut reader)
+        .take(SNIFF_LEN as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
     let mut start = 0;
-    let first = loop {
+    if head.starts_with(&crate::scan::UTF8_BOM) {
+        start = crate::scan::UTF8_BOM.len();
+        report.diagnostics.push(file_diag(
+            &rules::UTF8_BOM,
+            0..3,
+            "the file starts with a UTF-8 byte-order mark".into(),
+            "bdxlint skips it; save without BOM if the upload rejects the first column",
+        ));
+    } else if let Some(enc) = wide_encoding(&head) {
+        report.diagnostics.push(file_diag(
+            &rules::UNSUPPORTED_ENCODING,
+            0..head.len().min(4) as u64,
+            format!("the file is {enc}, not UTF-8"),
+            "save the file as CSV UTF-8",
+        ));
+        return Ok(report);
+    }
+    let reader = std::io::Cursor::new(head).chain(reader);
+    let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
+    // The header is the first record: blank lines before it are skipped
+    // exactly as the tokenizer skips them between rows (empty, or a lone
+    // CRLF), whether they fill whole chunks or share one with the header,
+    // and are counted so line numbers stay right.
+    let mut line = 1;
+    // Bytes of blank lines (and a BOM) read before any record.
+    let mut blank = 0;
+    let (first, header_start) = loop {
         let Some(chunk) = chunks.next_chunk().map_err(io)? else {
             if let Some(span) = chunks.too_long.take() {
                 report.diagnostics.push(runaway_record(span, line, opts));
             } else {
+                let message = if blank > 0 {
+                    "the file has no header row, only blank lines"
+                } else {
+                    "the file has no header row"
+                };
                 report.diagnostics.push(file_diag(
                     &rules::EMPTY_FILE,
-                    0..0,
-                    "the file has no header row".into(),
-                    "write the header row first: `bdxlint template FORMAT` prints one",
+                    0..blank,
+                    message.into(),
+                    NO_HEADER_HELP,
                 ));
             }
             return Ok(report);
         };
-        let data = chunk.data.as_slice();
-        if chunk.base == 0 {
-            if data.starts_with(&crate::scan::UTF8_BOM) {
-                start = 3;
-                report.diagnostics.push(file_diag(
-                    &rules::UTF8_BOM,
-                    0..3,
-                    "the file starts with a UTF-8 byte-order mark".into(),
-                    "bdxlint skips it; save without BOM if the upload rejects the first column",
-                ));
-            } else if let Some(enc) = wide_encoding(data) {
-                report.diagnostics.push(file_diag(
-                    &rules::UNSUPPORTED_ENCODING,
-                    0..data.len().min(4) as u64,
-                    format!("the file is {enc}, not UTF-8"),
-                    "save the file as CSV UTF-8",
-                ));
-                return Ok(report);
-            }
+        let mut probe = Scanner::new(&chunk.data, start, line);
+        let mut rec = Record::default();
+        if probe.next_record(&mut rec) {
+            line = rec.line;
+            break (chunk, rec.start);
         }
-        let rest = &data[start..];
-        if rest.iter().all(u8::is_ascii_whitespace) {
-            if chunks.eof {
-                report.diagnostics.push(file_diag(
-                    &rules::EMPTY_FILE,
-                    0..chunk.base + data.len() as u64,
-                    "the file has no header row, only blank lines".into(),
-                    "write the header row first: `bdxlint template FORMAT` prints one",
-                ));
-                return Ok(report);
-            }
-            if rest.iter().all(|b| matches!(b, b'\n' | b'\r')) {
-                line += memchr::memchr_iter(b'\n', rest).count() as u64;
-                start = 0;
-                continue;
-            }
-        }
-        break chunk;
+        line = probe.line();
+        blank = chunk.base + chunk.data.len() as u64;
+        start = 0;
     };
     let data = first.data.as_slice();
 
-    let mut scanner = Scanner::new(data, start, line);
+    let mut scanner = Scanner::new(data, header_start, line);
     let mut rec = Record::default();
-    // The loop above stopped at a chunk with a non-blank line.
+    // The loop above stopped at a chunk with a record there.
     scanner.next_record(&mut rec);
+    // A first record of spaces and tabs is not skipped: a CSV reader takes
+    // it as the header, which names no column. It is one finding, not a
+    // finding per missing column.
+    if data[rec.start..rec.end].iter().all(u8::is_ascii_whitespace) {
+        let rest = data[scanner.position()..]
+            .iter()
+            .all(u8::is_ascii_whitespace)
+            && only_whitespace_left(&mut chunks).map_err(io)?;
+        let d = if rest {
+            file_diag(
+                &rules::EMPTY_FILE,
+                0..chunks.base,
+                "the file has no header row, only blank lines".into(),
+                NO_HEADER_HELP,
+            )
+        } else {
+            let mut d = file_diag(
+                &rules::EMPTY_FILE,
+                first.base + rec.start as u64..first.base + rec.end as u64,
+                format!(
+                    "the file has no header row: line {} holds only whitespace",
+                    rec.line
+                ),
+                "delete the line, so that the header row comes first",
+            );
+            d.line = rec.line;
+            d
+        };
+        report.diagnostics.push(d);
+        return Ok(report);
+    }
     let header = header::read_header(data, &rec);
     let snippets = Snippets::of(opts);
     let mut emit = Emitter::new(data, snippets.clone());
@@ -544,6 +582,37 @@ fn receive<T>(rx: &std::sync::mpsc::Receiver<T>) -> T {
     }
 }
 
+/// The filter grammar's findings on a Filters `Value` text (every `"`
+/// doubled if `doubled`, as the row checker reads a quoted cell) for a row
+/// of filter type `ty`: the rule code and span of each, or the offset of
+/// the syntax error. The grammar is private to the checker; the fuzz
+/// targets (`fuzz/`) and their replay test reach it through this.
+#[doc(hidden)]
+pub fn filter_findings(
+    text: &str,
+    doubled: bool,
+    ty: Option<&str>,
+) -> Result<Vec<(&'static str, Range<usize>)>, usize> {
+    let doc = crate::json::Doc::parse_as(text, doubled, Vec::new()).map_err(|(e, _)| e.offset)?;
+    let mut out = grammar::Findings::default();
+    if let Ok(g) = schema::json::grammars() {
+        filter::check(&doc, "Value", ty, &g.filter, &mut out);
+    }
+    Ok(out
+        .list
+        .into_iter()
+        .map(|f| (f.rule.code, f.span))
+        .collect())
+}
+
+/// The filter types the grammar lists fields for, for [`filter_findings`].
+#[doc(hidden)]
+pub fn filter_types() -> Vec<&'static str> {
+    schema::json::grammars()
+        .map(|g| g.filter.fields.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
 /// Most header names a file may have: the widest format has 29 columns.
 pub const MAX_COLUMNS: usize = 1024;
 
@@ -580,6 +649,22 @@ pub fn sniff_format(path: &Path) -> Option<&'static str> {
         Detection::Found(name) => Some(schema::table(name).ok()??.name.as_str()),
         _ => None,
     }
+}
+
+const NO_HEADER_HELP: &str = "write the header row first: `bdxlint template FORMAT` prints one";
+
+/// Bytes read up front to tell a wide encoding (UTF-16, UTF-32) from UTF-8.
+const SNIFF_LEN: usize = 64;
+
+/// Reads the rest of the input while it holds only whitespace: true when it
+/// ends so. A record too long to hold is not known to be whitespace.
+fn only_whitespace_left<R: Read>(chunks: &mut ChunkReader<R>) -> std::io::Result<bool> {
+    while let Some(c) = chunks.next_chunk()? {
+        if !c.data.iter().all(u8::is_ascii_whitespace) {
+            return Ok(false);
+        }
+    }
+    Ok(chunks.too_long.is_none())
 }
 
 /// A record longer than `max_record_bytes`, starting on `line`: reading
@@ -1018,7 +1103,11 @@ impl Fold {
                 d
             })
             .collect();
-        held.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        // Several can share a position (one row missing a column that
+        // three filled cells each need), and the map hands them out in a
+        // random order: the message settles the tie, or the output would
+        // change from run to run.
+        held.sort_by(|a, b| (a.sort_key(), &a.message).cmp(&(b.sort_key(), &b.message)));
         for d in held {
             sink(d);
         }

@@ -1,5 +1,5 @@
 //! Findings about a record as CSV text, whatever its columns mean: broken
-//! quoting and bytes that are not UTF-8. The header and the rows report
+//! quoting, bytes that are not UTF-8 and NUL bytes. The header and the rows report
 //! them alike, so they live here rather than in either.
 
 use super::Emitter;
@@ -74,4 +74,43 @@ pub(crate) fn report_utf8(
         format!("byte {} is not valid UTF-8", bytes.join(" ")),
         Some("save the file as UTF-8 (it looks like Latin-1 or Windows-1252)".into()),
     );
+}
+
+/// Reports the NUL bytes of field `f` (its whole span, quotes included):
+/// one finding for the cell, on the first.
+pub(crate) fn report_nul(
+    data: &[u8],
+    f: &FieldSpan,
+    column: Option<Arc<str>>,
+    emit: &mut Emitter<'_>,
+) {
+    let cell = &data[f.start..f.end];
+    let Some(first) = memchr::memchr(0, cell) else {
+        return;
+    };
+    let at = f.start + first;
+    let message = match bytecount::count(cell, 0) {
+        1 => "a NUL byte (0x00) in this cell".to_owned(),
+        n => format!("{n} NUL bytes (0x00) in this cell, the first here"),
+    };
+    emit.in_field(
+        &rules::NUL_BYTE,
+        None,
+        at..at + 1,
+        f,
+        column,
+        message,
+        Some("delete the NUL bytes; one after every character means UTF-16: save the file as CSV UTF-8".into()),
+    );
+}
+
+/// Reports the NUL bytes of each field of `rec`: the usual record has
+/// none, and one search of the whole record settles that.
+pub(crate) fn report_nuls(data: &[u8], rec: &Record, names: &[Arc<str>], emit: &mut Emitter<'_>) {
+    if memchr::memchr(0, &data[rec.start..rec.end]).is_none() {
+        return;
+    }
+    for (i, f) in rec.fields.iter().enumerate() {
+        report_nul(data, f, names.get(i).cloned(), emit);
+    }
 }

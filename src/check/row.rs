@@ -5,7 +5,7 @@
 use super::filter;
 use super::grammar;
 use super::header::{map_columns, Header, Mapping};
-use super::record::{report_quoting, report_utf8};
+use super::record::{report_nuls, report_quoting, report_utf8};
 use super::shapes::{self, DateError};
 use super::text::quote;
 use super::Emitter;
@@ -249,6 +249,9 @@ pub(crate) struct Cells<'a> {
     filled_cols: u64,
     /// Buffers reused by every JSON cell of the chunk.
     scratch: RefCell<JsonScratch>,
+    /// The chunk holds a NUL byte somewhere (checked once per chunk, as
+    /// fast as memory reads: a clean chunk costs no per-record search).
+    nul: bool,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -297,6 +300,7 @@ impl<'a> Cells<'a> {
             unescaped: String::new(),
             filled_cols: 0,
             scratch: RefCell::default(),
+            nul: memchr::memchr(0, data).is_some(),
         }
     }
 
@@ -853,6 +857,9 @@ impl Plan {
         cells: &mut Cells<'a>,
         emit: &mut Emitter<'_>,
     ) -> bool {
+        if cells.nul {
+            report_nuls(data, rec, &self.map.names, emit);
+        }
         let broken = !rec.problems.is_empty() || rec.fields.len() != self.width;
         if broken {
             // The cells are not checked, but bad bytes are still bad bytes.
