@@ -335,12 +335,8 @@ const LONE_QUOTE: &str =
 /// lowest set bit is exact (a borrow can mark bytes above a real hit),
 /// which is the one the scan takes.
 fn string_stops(x: u64) -> u64 {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let zero = |y: u64| y.wrapping_sub(LO) & !y & HI;
-    zero(x ^ (LO * u64::from(b'"')))
-        | zero(x ^ (LO * u64::from(b'\\')))
-        | (x.wrapping_sub(LO * 0x20) & !x & HI)
+    use crate::swar::{first_below, splat};
+    first_below(x ^ splat(b'"'), 1) | first_below(x ^ splat(b'\\'), 1) | first_below(x, 0x20)
 }
 
 /// Why a string token is malformed; turned into a message only when it
@@ -808,19 +804,15 @@ pub(crate) mod lex {
     /// from the quote bits.
     #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
     pub(crate) fn stops16_swar(w: u128) -> (u32, u32) {
-        const LO7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
-        const LO: u64 = 0x0101_0101_0101_0101;
-        // 0x80 in each zero byte of `y`, and nowhere else.
-        let zero = |y: u64| !(((y & LO7).wrapping_add(LO7)) | y | LO7);
-        // The eight high bits gathered into one byte (bit i = byte i).
-        let gather = |m: u64| ((m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32;
+        use crate::swar::{equal_bytes, splat, zero_bytes};
+        let gather = |m: u64| crate::swar::gather(m) as u32;
         let mut stops = 0;
         let mut quotes = 0;
         for k in 0..2 {
             let x = (w >> (64 * k)) as u64;
-            let quote = zero(x ^ (LO * u64::from(b'"')));
-            let backslash = zero(x ^ (LO * u64::from(b'\\')));
-            let control = zero(x & (LO * 0xE0));
+            let quote = equal_bytes(x, b'"');
+            let backslash = equal_bytes(x, b'\\');
+            let control = zero_bytes(x & splat(0xE0));
             stops |= gather(quote | backslash | control) << (8 * k);
             quotes |= gather(quote) << (8 * k);
         }

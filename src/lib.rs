@@ -22,5 +22,6 @@ pub mod rules;
 pub mod run;
 pub mod scan;
 pub mod schema;
+mod swar;
 #[cfg(test)]
 mod testutil;

@@ -22,17 +22,7 @@ pub fn strip_bom(data: &[u8]) -> &[u8] {
     data.strip_prefix(&UTF8_BOM[..]).unwrap_or(data)
 }
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-
-/// High bit set in exactly the bytes of `word` that equal `byte`.
-#[inline]
-fn equal_bytes(word: u64, byte: u8) -> u64 {
-    let t = word ^ (ONES * byte as u64);
-    // A byte's high bit survives only when all its bits are 0; the add
-    // cannot carry across bytes.
-    !(((t & LOWS).wrapping_add(LOWS)) | t | LOWS)
-}
+use crate::swar::{equal_bytes, gather};
 
 /// One bit per byte of `block` (at most 64 bytes): set for `,`, `\n`, `"`.
 /// The scanner asks for the next structural byte about once per cell, and
@@ -113,11 +103,7 @@ fn sse2_masks<const N: usize>(block: &[u8; 64], needles: [u8; N]) -> [u64; N] {
 /// short block, and on CPUs without SSE2.
 #[inline]
 fn swar_mask<const N: usize>(block: &[u8], needles: [u8; N]) -> u64 {
-    let word_mask = |word: u64| {
-        let m = needles.iter().fold(0, |m, &n| m | equal_bytes(word, n));
-        // Gather the eight high bits into one byte (bit i = byte i).
-        ((m >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
-    };
+    let word_mask = |word: u64| gather(needles.iter().fold(0, |m, &n| m | equal_bytes(word, n)));
     let mut mask = 0;
     let mut words = block.chunks_exact(8);
     let mut k = 0;

@@ -10,6 +10,7 @@ const LAYERS: &[&[&str]] = &[
     &["rules"],
     &["diagnostic"],
     &["names"],
+    &["swar"],
     &["scan", "json"],
     &["schema"],
     &["check", "error"],

@@ -157,14 +157,10 @@ impl Default for Events {
 /// would cost more than the search; eight bytes at a time in a word cost
 /// about a third of a byte loop.
 fn has_comma_or_newline(s: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // `(v - ONES) & !v & HIGH` is nonzero exactly when a byte of `v` is 0.
+    use crate::swar::{first_below, splat};
     let hit = |w: &[u8]| {
         let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or_default());
-        let c = w ^ (ONES * u64::from(b','));
-        let n = w ^ (ONES * u64::from(b'\n'));
-        ((c.wrapping_sub(ONES) & !c) | (n.wrapping_sub(ONES) & !n)) & HIGH != 0
+        (first_below(w ^ splat(b','), 1) | first_below(w ^ splat(b'\n'), 1)) != 0
     };
     if s.len() < 8 {
         return s.iter().any(|&c| c == b',' || c == b'\n');

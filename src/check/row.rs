@@ -622,10 +622,7 @@ fn comma_separated(s: &str) -> impl Iterator<Item = &str> {
 /// across bytes, so no other byte is marked.
 #[inline]
 fn commas(w: &[u8; 8]) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let t = u64::from_le_bytes(*w) ^ (ONES * u64::from(b','));
-    !(((t & LOWS).wrapping_add(LOWS)) | t | LOWS)
+    crate::swar::equal_bytes(u64::from_le_bytes(*w), b',')
 }
 
 /// The first comma of `b`, eight bytes a step (a list cell is mostly

@@ -171,12 +171,8 @@ fn write_str(buf: &mut Vec<u8>, s: &str) {
 /// after xor with the byte) may mark the wrong byte after a true one, but
 /// are non-zero exactly when some byte matches, which is all this asks.
 fn any_needs_escape(w: u64) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below = |v: u64, n: u8| v.wrapping_sub(ONES * u64::from(n)) & !v & HIGH;
-    let quote = w ^ (ONES * u64::from(b'"'));
-    let backslash = w ^ (ONES * u64::from(b'\\'));
-    (below(w, 0x20) | below(quote, 1) | below(backslash, 1)) != 0
+    use crate::swar::{first_below, splat};
+    (first_below(w, 0x20) | first_below(w ^ splat(b'"'), 1) | first_below(w ^ splat(b'\\'), 1)) != 0
 }
 
 #[cfg(test)]
