@@ -55,11 +55,14 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     let all = hooks();
     let ids: Vec<&str> = all.iter().map(|h| get(h, "id")).collect();
     assert_eq!(ids, ["bdxlint", "bdxlint-system"]);
-    assert_eq!(get(&all[0], "language"), "rust");
-    // The same hook with the bdxlint on PATH (built with the lock file).
+    // A script that builds bdxlint from Cargo.lock in pre-commit's clone.
+    assert_eq!(get(&all[0], "language"), "script");
+    assert_eq!(get(&all[0], "entry"), "scripts/pre-commit-hook.sh");
+    // The same hook with the bdxlint on PATH.
     assert_eq!(get(&all[1], "language"), "system");
+    assert_eq!(get(&all[1], "entry"), "bdxlint check --force-exclude");
     for h in &all {
-        for key in ["entry", "files", "types_or", "require_serial"] {
+        for key in ["files", "types_or", "require_serial"] {
             assert_eq!(get(h, key), get(&all[0], key), "{key}");
         }
     }
@@ -67,9 +70,10 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     assert_eq!(get(&h, "require_serial"), "true");
     // pre-commit passes staged files by name: --force-exclude makes the
     // user's `exclude` apply to them.
-    assert_eq!(get(&h, "entry"), "bdxlint check --force-exclude");
-    // `language: rust` runs `cargo install --bins --path .` at the root:
-    // the root manifest must be a package building the entry's binary.
+    let script = std::fs::read_to_string(Path::new(ROOT).join("scripts/pre-commit-hook.sh"))
+        .expect("the hook script");
+    assert!(script.contains("exec \"$bin\" check --force-exclude \"$@\""));
+    // The script builds the root package's bdxlint binary.
     let manifest = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).expect("Cargo.toml");
     assert!(manifest.starts_with("[package]\n"), "not a package");
     assert!(
@@ -115,21 +119,87 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     }
 }
 
-/// Runs the hook's `entry` as pre-commit does, from the repository root:
-/// the entry's words, the user's `args`, then the file names.
+/// pre-commit's clone of this repository with bdxlint already built in its
+/// target directory (this test's binary), as after the hook's first run.
+fn built_clone() -> tempfile::TempDir {
+    let clone = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(clone.path().join("scripts")).expect("mkdir");
+    std::fs::copy(
+        Path::new(ROOT).join("scripts/pre-commit-hook.sh"),
+        clone.path().join("scripts/pre-commit-hook.sh"),
+    )
+    .expect("copy the script");
+    let release = clone.path().join("target/release");
+    std::fs::create_dir_all(&release).expect("mkdir");
+    std::fs::copy(env!("CARGO_BIN_EXE_bdxlint"), release.join("bdxlint")).expect("copy");
+    clone
+}
+
+/// Runs the hook's `entry` as pre-commit does, from the user's repository:
+/// the entry (the script in pre-commit's clone), the user's `args`, then
+/// the file names.
 fn run_entry_in(root: &Path, args: &[&str], files: &[String]) -> std::process::Output {
     let h = hook();
-    let mut words = get(&h, "entry").split_whitespace();
-    assert_eq!(words.next(), Some("bdxlint"));
-    Command::new(env!("CARGO_BIN_EXE_bdxlint"))
+    let clone = built_clone();
+    Command::new("bash")
+        .arg(clone.path().join(get(&h, "entry")))
         .current_dir(root)
         .env_remove("NO_COLOR")
         .env_remove("CLICOLOR_FORCE")
-        .args(words)
+        .env_remove("FORCE_COLOR")
         .args(args)
         .args(files)
         .output()
         .expect("runs")
+}
+
+/// On first use the script builds bdxlint in the clone with the lock file
+/// (`cargo build --locked`, into the clone's own target directory), then
+/// runs it; a `cargo` that records its arguments stands in for the build.
+#[cfg(unix)]
+#[test]
+fn the_hook_builds_from_the_lock_file_on_first_use() {
+    let clone = built_clone();
+    std::fs::remove_file(clone.path().join("target/release/bdxlint")).expect("rm");
+    let bin = tempfile::tempdir().expect("tempdir");
+    let log = bin.path().join("cargo.args");
+    let cargo = bin.path().join("cargo");
+    std::fs::write(
+        &cargo,
+        format!(
+            "#!/bin/sh\necho \"$@\" > '{}'\ncp '{}' '{}'\n",
+            log.display(),
+            env!("CARGO_BIN_EXE_bdxlint"),
+            clone.path().join("target/release/bdxlint").display()
+        ),
+    )
+    .expect("fake cargo");
+    let out = Command::new("chmod")
+        .arg("+x")
+        .arg(&cargo)
+        .status()
+        .expect("chmod");
+    assert!(out.success());
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .arg(clone.path().join("scripts/pre-commit-hook.sh"))
+        .arg("testdata/employees/valid.csv")
+        .current_dir(ROOT)
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", bin.path())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let args = std::fs::read_to_string(&log).expect("cargo ran");
+    assert!(args.starts_with("build --locked --release"), "{args}");
+    assert!(
+        args.contains(&format!("--target-dir {}/target", clone.path().display())),
+        "the clone's own target, whatever CARGO_TARGET_DIR says: {args}"
+    );
 }
 
 fn run_entry(files: &[&str]) -> std::process::Output {
