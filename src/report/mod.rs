@@ -61,12 +61,15 @@ pub trait Report {
 #[serde(rename_all = "lowercase")]
 pub enum OutputFormat {
     /// Source snippets with a caret under the offending cell (miette).
+    /// `full`, ruff's name, in a config too.
+    #[serde(alias = "full")]
     Human,
     /// One line per finding: `path:line:col: CODE [severity] message`.
     Concise,
     /// One JSON document (the stable contract documented in the README).
     Json,
     /// One JSON object per finding per line (the `json` diagnostic plus `path`).
+    #[serde(alias = "json-lines")]
     Jsonl,
     /// SARIF 2.1.0 for GitHub code scanning and other SARIF viewers.
     Sarif,

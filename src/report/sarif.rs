@@ -197,9 +197,15 @@ const RESULT: &str = "        ";
 /// Writes a SARIF log as findings arrive.
 pub(super) struct SarifWriter<'w> {
     out: &'w mut dyn Write,
-    /// The results written so far, each in its final form.
+    /// The results written so far, each in its final form, while they
+    /// fit the cap.
     results: Spill,
     count: usize,
+    /// The first `max_results` results of each level (error, warning,
+    /// note), each with its separator, and their lengths: past the cap the
+    /// log keeps the most severe, then in file order.
+    by_level: [Spill; 3],
+    lengths: [Vec<u32>; 3],
     /// The current file as reports show it (`archive.zip:member.csv`), and
     /// as its `uri`.
     location: String,
@@ -222,6 +228,8 @@ impl<'w> SarifWriter<'w> {
     pub(super) fn spilling(out: &'w mut dyn Write, results: Spill) -> Self {
         SarifWriter {
             out,
+            by_level: [results.like(), results.like(), results.like()],
+            lengths: Default::default(),
             results,
             count: 0,
             location: String::new(),
@@ -244,8 +252,14 @@ impl Report for SarifWriter<'_> {
     }
 
     fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
-        if self.count >= self.max_results {
-            self.left_out += 1;
+        let rank = match d.severity {
+            Severity::Error => 0,
+            Severity::Warning => 1,
+            Severity::Info => 2,
+        };
+        self.count += 1;
+        if self.lengths[rank].len() >= self.max_results {
+            // Neither in file order nor among the most severe.
             return Ok(());
         }
         let g = position::region(d);
@@ -276,10 +290,15 @@ impl Report for SarifWriter<'_> {
             )]),
         };
         self.buf.clear();
-        pretty::element(&mut self.buf, self.count == 0, RESULT);
+        pretty::element(&mut self.buf, false, RESULT);
         pretty::nested(&mut self.buf, &result, RESULT)?;
-        self.results.write_all(&self.buf)?;
-        self.count += 1;
+        if self.count <= self.max_results {
+            // The first result of the log has no separator.
+            let from = usize::from(self.count == 1);
+            self.results.write_all(&self.buf[from..])?;
+        }
+        self.by_level[rank].write_all(&self.buf)?;
+        self.lengths[rank].push(u32::try_from(self.buf.len()).unwrap_or(u32::MAX));
         self.in_file += 1;
         Ok(())
     }
@@ -298,6 +317,7 @@ impl Report for SarifWriter<'_> {
     }
 
     fn finish(&mut self, failures: &[Failure], _s: &Summary) -> io::Result<()> {
+        self.left_out = self.count.saturating_sub(self.max_results);
         let notifications = failures
             .iter()
             .map(|f| Notification {
@@ -315,12 +335,12 @@ impl Report for SarifWriter<'_> {
             .collect::<Vec<_>>();
         let cap = if self.max_results == MAX_RESULTS {
             format!(
-                "{} findings past the {MAX_RESULTS} results GitHub code scanning accepts in a run were left out of this log: fix the first ones, or see every finding with --output-format json",
+                "{} findings past the {MAX_RESULTS} results GitHub code scanning accepts in a run were left out of this log (it keeps errors first, then warnings, then notes, each in file order): fix those, or see every finding with --output-format json",
                 self.left_out
             )
         } else {
             format!(
-                "{} findings past the {} results of --max-diagnostics were left out of this log",
+                "{} findings past the {} results of --max-diagnostics were left out of this log (it keeps errors first, then warnings, then notes, each in file order)",
                 self.left_out, self.max_results
             )
         };
@@ -365,9 +385,27 @@ impl Report for SarifWriter<'_> {
         self.out.write_all(&head)?;
         if self.count == 0 {
             self.out.write_all(b"[]")?;
-        } else {
+        } else if self.left_out == 0 {
             self.out.write_all(b"[")?;
             self.results.drain_into(&mut *self.out)?;
+            write!(self.out, "\n{RUN_MEMBER}]")?;
+        } else {
+            // Over the cap: the errors first, then the warnings, then the
+            // notes, each in file order, as many as the cap takes.
+            self.out.write_all(b"[")?;
+            let mut room = self.max_results;
+            let mut first = true;
+            for (spill, lengths) in self.by_level.iter_mut().zip(&self.lengths) {
+                let take = room.min(lengths.len());
+                if take == 0 {
+                    continue;
+                }
+                let bytes: u64 = lengths[..take].iter().map(|&n| u64::from(n)).sum();
+                // The log's first result has no separator.
+                spill.copy_range(u64::from(first), bytes, &mut *self.out)?;
+                first = false;
+                room -= take;
+            }
             write!(self.out, "\n{RUN_MEMBER}]")?;
         }
         self.out.write_all(b"\n    }\n  ]\n}\n")
@@ -437,5 +475,72 @@ mod tests {
                 .is_some_and(|t| t.starts_with("3 findings past the 25000 results")),
             "{note}"
         );
+    }
+
+    /// Past the cap the log keeps the most severe: errors, then warnings,
+    /// then notes, each in file order, from memory and from a file alike.
+    #[test]
+    fn over_the_cap_the_most_severe_come_first() {
+        let d = |code: &str, line: u64| {
+            let rule = crate::rules::lookup(code).expect("a rule");
+            Diagnostic {
+                rule,
+                severity: rule.severity,
+                message: format!("line {line}"),
+                help: None,
+                line,
+                col: 1,
+                column: None,
+                span: 0..0,
+                related: Vec::new(),
+                snippet: None,
+                once_per_file: false,
+                shared: None,
+            }
+        };
+        // F002 warns, C001 errs, B010 is a note.
+        let findings = [
+            d("F002", 1),
+            d("C001", 2),
+            d("B010", 3),
+            d("C001", 4),
+            d("F002", 5),
+        ];
+        for limit in [usize::MAX, 0] {
+            let mut out = Vec::new();
+            {
+                let mut w = SarifWriter::spilling(&mut out, Spill::with_limit(limit));
+                w.max_results = 3;
+                w.start_file("a.csv", None);
+                for f in &findings {
+                    w.diagnostic(f).expect("writes");
+                }
+                w.end_file(Some("employees"), 5).expect("ends");
+                w.finish(&[], &Summary::default()).expect("finishes");
+            }
+            let log: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
+            let lines: Vec<(String, u64)> = log["runs"][0]["results"]
+                .as_array()
+                .expect("results")
+                .iter()
+                .map(|r| {
+                    (
+                        r["ruleId"].as_str().unwrap_or("").to_owned(),
+                        r["locations"][0]["physicalLocation"]["region"]["startLine"]
+                            .as_u64()
+                            .unwrap_or(0),
+                    )
+                })
+                .collect();
+            let want = [("C001", 2), ("C001", 4), ("F002", 1)].map(|(c, l)| (c.to_owned(), l));
+            assert_eq!(lines, want, "limit {limit}");
+            let note = &log["runs"][0]["invocations"][0]["toolExecutionNotifications"][0];
+            assert!(
+                note["message"]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("2 findings")),
+                "{note}"
+            );
+        }
     }
 }

@@ -81,6 +81,40 @@ impl Spill {
     }
 }
 
+impl Spill {
+    /// An empty spill that moves to a file at the same size as `self`.
+    pub(super) fn like(&self) -> Spill {
+        Spill::with_limit(self.limit)
+    }
+
+    /// Writes bytes `from..upto` of what is held to `out`, leaving the
+    /// spill as it is (a writer picks parts of it at the end).
+    pub(super) fn copy_range(
+        &mut self,
+        from: u64,
+        upto: u64,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        match &mut self.file {
+            None => {
+                let (a, b) = (
+                    usize::try_from(from).unwrap_or(usize::MAX),
+                    usize::try_from(upto).unwrap_or(usize::MAX),
+                );
+                out.write_all(self.mem.get(a..b).unwrap_or_default())
+            }
+            Some(w) => {
+                w.flush()?;
+                let f = w.get_mut();
+                f.seek(SeekFrom::Start(from))?;
+                io::copy(&mut io::Read::take(&mut *f, upto.saturating_sub(from)), out)?;
+                f.seek(SeekFrom::End(0))?;
+                Ok(())
+            }
+        }
+    }
+}
+
 impl Write for Spill {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         if self.file.is_none() && self.mem.len() + buf.len() <= self.limit {
