@@ -155,8 +155,9 @@ pub(crate) fn stream_into<R: Read>(
     let mut width = 0;
     while let Some(chunk) = chunks.next_chunk()? {
         let data = chunk.data.as_slice();
-        let start = if chunk.base == 0 && data.starts_with(&crate::scan::UTF8_BOM) {
-            3
+        // A BOM is skipped as the check skips it.
+        let start = if chunk.base == 0 {
+            data.len() - crate::scan::strip_bom(data).len()
         } else {
             0
         };
@@ -166,10 +167,12 @@ pub(crate) fn stream_into<R: Read>(
             match &cols {
                 None => {
                     width = rec.fields.len();
-                    let names: Vec<String> = rec
-                        .fields
+                    // The names as the check reads them, compared as
+                    // detection compares them.
+                    let names: Vec<String> = super::header::read_header(data, &rec)
+                        .names
                         .iter()
-                        .map(|fs| normalize_name(&cell(data, fs)))
+                        .map(|n| normalize_name(n))
                         .collect();
                     cols = Some(
                         wanted
