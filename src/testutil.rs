@@ -49,3 +49,23 @@ pub(crate) const JSON_SYNTAX_CASES: &[&str] = &[
     "truex",
     "[true]x",
 ];
+
+/// A finding of rule `code` at `line`, column 1, with `message` and no
+/// span, help, snippet or column: what the writers' tests feed them.
+pub(crate) fn finding(code: &str, line: u64, message: String) -> crate::diagnostic::Diagnostic {
+    let rule = crate::rules::lookup(code).expect("a rule of the registry");
+    crate::diagnostic::Diagnostic {
+        rule,
+        severity: rule.severity,
+        message,
+        help: None,
+        line,
+        col: 1,
+        column: None,
+        span: 0..0,
+        related: Vec::new(),
+        snippet: None,
+        once_per_file: false,
+        shared: None,
+    }
+}

@@ -200,20 +200,11 @@ mod tests {
     use crate::diagnostic::FileReport;
 
     fn finding(code: &str, line: u64, col: u64, column: Option<&str>) -> Diagnostic {
-        let rule = crate::rules::lookup(code).expect("a rule");
         Diagnostic {
-            rule,
-            severity: rule.severity,
-            message: format!("{code} <message>"),
             help: (line == 2).then(|| "fix & retry".to_owned()),
-            line,
             col,
             column: column.map(Into::into),
-            span: 0..0,
-            related: Vec::new(),
-            snippet: None,
-            once_per_file: false,
-            shared: None,
+            ..crate::testutil::finding(code, line, format!("{code} <message>"))
         }
     }
 

@@ -429,21 +429,7 @@ mod tests {
     /// and says how many findings it left out.
     #[test]
     fn results_stop_at_what_code_scanning_accepts() {
-        let rule = crate::rules::lookup("C001").expect("a rule");
-        let d = |line: u64| Diagnostic {
-            rule,
-            severity: rule.severity,
-            message: format!("line {line}"),
-            help: None,
-            line,
-            col: 1,
-            column: None,
-            span: 0..0,
-            related: Vec::new(),
-            snippet: None,
-            once_per_file: false,
-            shared: None,
-        };
+        let d = |line: u64| crate::testutil::finding("C001", line, format!("line {line}"));
         let report = FileReport {
             path: "a.csv".into(),
             format: Some("employees"),
@@ -481,23 +467,8 @@ mod tests {
     /// then notes, each in file order, from memory and from a file alike.
     #[test]
     fn over_the_cap_the_most_severe_come_first() {
-        let d = |code: &str, line: u64| {
-            let rule = crate::rules::lookup(code).expect("a rule");
-            Diagnostic {
-                rule,
-                severity: rule.severity,
-                message: format!("line {line}"),
-                help: None,
-                line,
-                col: 1,
-                column: None,
-                span: 0..0,
-                related: Vec::new(),
-                snippet: None,
-                once_per_file: false,
-                shared: None,
-            }
-        };
+        let d =
+            |code: &str, line: u64| crate::testutil::finding(code, line, format!("line {line}"));
         // F002 warns, C001 errs, B010 is a note.
         let findings = [
             d("F002", 1),
