@@ -32,6 +32,55 @@ pub struct Related {
     pub message: String,
 }
 
+/// Whether a fix may be applied without a person looking at it (ruff's
+/// applicability).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Applicability {
+    /// A guess a person should review: applied only with `--unsafe-fixes`.
+    Unsafe,
+    /// Keeps the meaning on every reading of the spec: applied by `--fix`.
+    Safe,
+}
+
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
+/// One replacement of a byte span of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// Byte span in the file (empty for an insertion).
+    pub span: Range<u64>,
+    /// The bytes that replace it, as they go into the file (quoted and
+    /// escaped where the cell needs it).
+    pub content: String,
+}
+
+/// What would make a finding go away: edits applied together or not at
+/// all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    pub applicability: Applicability,
+    /// What the fix does, in the imperative ("write `true`").
+    pub message: String,
+    /// In file order, none overlapping another.
+    pub edits: Vec<Edit>,
+}
+
+impl Fix {
+    /// The span from the first edit's start to the last one's end.
+    pub fn range(&self) -> Range<u64> {
+        let start = self.edits.first().map_or(0, |e| e.span.start);
+        let end = self.edits.last().map_or(0, |e| e.span.end);
+        start..end
+    }
+}
+
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -59,6 +108,9 @@ pub struct Diagnostic {
     /// instead of the flagged cell, which is whichever row comes second and
     /// so changes when an export is re-sorted.
     pub(crate) shared: Option<u64>,
+    /// The edits that would resolve it, where a rule knows them. Boxed: few
+    /// findings have one, and every finding carries the field.
+    pub fix: Option<Box<Fix>>,
 }
 
 impl Diagnostic {
@@ -145,6 +197,9 @@ fn weight(d: &Diagnostic) -> usize {
         + d.message.len()
         + d.help.as_ref().map_or(0, String::len)
         + d.snippet.as_ref().map_or(0, |s| s.text.len())
+        + d.fix.as_ref().map_or(0, |f| {
+            64 + f.message.len() + f.edits.iter().map(|e| 32 + e.content.len()).sum::<usize>()
+        })
         + d.related
             .iter()
             .map(|r| r.message.len() + 64)

@@ -15,6 +15,7 @@ pub mod diagnostic;
 pub mod error;
 pub mod files;
 pub mod filter;
+pub mod fix;
 pub mod json;
 pub mod names;
 pub mod report;

@@ -46,10 +46,50 @@ pub struct Rule {
     pub explanation: &'static str,
     /// The spec section (or general CSV practice) the rule enforces.
     pub spec: &'static str,
+    /// Whether its findings can carry a fix, and what the fix does.
+    pub fix: Option<FixDoc>,
+}
+
+/// How often a rule's findings carry a fix (ruff's "Fix is always/sometimes
+/// available").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixAvailability {
+    Always,
+    Sometimes,
+}
+
+/// What a rule's fix does, for `explain`, `rules` and SARIF.
+#[derive(Debug, PartialEq, Eq)]
+pub struct FixDoc {
+    pub availability: FixAvailability,
+    /// Which findings get a fix, what it writes, and whether it is safe.
+    pub text: &'static str,
+}
+
+impl FixDoc {
+    /// "Fix is always available" or "Fix is sometimes available".
+    pub fn headline(&self) -> &'static str {
+        match self.availability {
+            FixAvailability::Always => "Fix is always available",
+            FixAvailability::Sometimes => "Fix is sometimes available",
+        }
+    }
+}
+
+macro_rules! fix_doc {
+    () => {
+        None
+    };
+    ($avail:ident $text:literal) => {
+        Some(FixDoc {
+            availability: FixAvailability::$avail,
+            text: $text,
+        })
+    };
 }
 
 macro_rules! rules {
-    ($( $ident:ident = $code:literal, $name:literal, $sev:ident, $spec:literal, $summary:literal, $expl:literal; )*) => {
+    ($( $ident:ident = $code:literal, $name:literal, $sev:ident, $spec:literal, $summary:literal, $expl:literal $(, fix $avail:ident $fixdoc:literal)?; )*) => {
         $( pub static $ident: Rule = Rule {
             code: $code,
             name: $name,
@@ -57,6 +97,7 @@ macro_rules! rules {
             summary: $summary,
             explanation: $expl,
             spec: $spec,
+            fix: fix_doc!($($avail $fixdoc)?),
         }; )*
         /// Every rule, in code order.
         pub static ALL: &[&Rule] = &[$(&$ident),*];

@@ -67,5 +67,6 @@ pub(crate) fn finding(code: &str, line: u64, message: String) -> crate::diagnost
         snippet: None,
         once_per_file: false,
         shared: None,
+        fix: None,
     }
 }

@@ -770,6 +770,19 @@ impl CrossState {
                         .concat(),
                         Some("remove one of the two rows".into()),
                     );
+                    // The row and its line ending go; unsafe, as removing a
+                    // row is a decision (the two may be meant as one).
+                    let end = scratch.end
+                        + match scratch.ending {
+                            Some(crate::scan::LineEnding::Lf) => 1,
+                            Some(crate::scan::LineEnding::CrLf) => 2,
+                            _ => 0,
+                        };
+                    emit.fix_last(
+                        crate::diagnostic::Applicability::Unsafe,
+                        "remove this row".into(),
+                        vec![(scratch.start..end, String::new())],
+                    );
                     related(&mut emit, first, None, "first written here".into());
                 }
                 Some(RowSeen::CapReached) => {

@@ -3,9 +3,10 @@
 
 use super::text::quote;
 use super::Emitter;
+use crate::diagnostic::Applicability;
 use crate::names::{closest, typo_budget};
 use crate::rules;
-use crate::scan::{unescape, Record};
+use crate::scan::{unescape, FieldSpan, Record};
 pub use crate::schema::normalize_name;
 use crate::schema::{ColumnId, Requirement, Table};
 use std::collections::HashMap;
@@ -37,6 +38,16 @@ pub(crate) struct Mapping {
     pub col_field: Vec<Option<usize>>,
     /// The names as written in the file, shared by every diagnostic.
     pub names: Vec<Arc<str>>,
+}
+
+/// Renames header field `f` to the spec's `name`: the whole field, quotes
+/// and all, becomes the name (quoted only if it needs to be).
+fn rename_fix(emit: &mut Emitter<'_>, f: &FieldSpan, name: &str, applicability: Applicability) {
+    emit.fix_last(
+        applicability,
+        format!("rename the column to `{name}`"),
+        vec![(f.start..f.end, super::fixes::csv_field(name))],
+    );
 }
 
 /// Maps header fields to columns and reports header findings.
@@ -129,6 +140,7 @@ pub(crate) fn map_columns(
                 ),
                 Some(format!("rename it to `{}`", table.columns[c].name)),
             );
+            rename_fix(emit, &rec.fields[i], &table.columns[c].name, Applicability::Safe);
         }
     }
     // Typos and unknown names.
@@ -172,6 +184,7 @@ pub(crate) fn map_columns(
                         table.columns[c].name
                     )),
                 );
+                rename_fix(emit, &rec.fields[i], &table.columns[c].name, Applicability::Unsafe);
             }
             _ => on_field(
                 emit,

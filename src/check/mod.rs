@@ -11,6 +11,7 @@
 pub mod batch;
 mod cross;
 mod filter;
+mod fixes;
 mod fptable;
 mod grammar;
 pub mod header;
@@ -226,12 +227,21 @@ fn check_stream<R: Read>(
     let mut start = 0;
     if head.starts_with(&crate::scan::UTF8_BOM) {
         start = crate::scan::UTF8_BOM.len();
-        report.diagnostics.push(file_diag(
+        let mut d = file_diag(
             &rules::UTF8_BOM,
             0..3,
             "the file starts with a UTF-8 byte-order mark".into(),
             "bdxlint skips it; save without BOM if the upload rejects the first column",
-        ));
+        );
+        d.fix = Some(Box::new(crate::diagnostic::Fix {
+            applicability: crate::diagnostic::Applicability::Safe,
+            message: "remove the byte-order mark".into(),
+            edits: vec![crate::diagnostic::Edit {
+                span: 0..3,
+                content: String::new(),
+            }],
+        }));
+        report.diagnostics.push(d);
     } else if let Some(enc) = wide_encoding(&head) {
         report.diagnostics.push(file_diag(
             &rules::UNSUPPORTED_ENCODING,
@@ -688,6 +698,12 @@ fn runaway_record(span: Range<u64>, line: u64, opts: &Options) -> Diagnostic {
 fn rebase(mut d: Diagnostic, base: u64) -> Diagnostic {
     d.span.start += base;
     d.span.end += base;
+    if let Some(f) = &mut d.fix {
+        for e in &mut f.edits {
+            e.span.start += base;
+            e.span.end += base;
+        }
+    }
     if let Some(s) = &mut d.snippet {
         s.offset += base;
     }
@@ -743,6 +759,7 @@ pub(crate) fn file_diag(
         snippet: None,
         once_per_file: false,
         shared: None,
+        fix: None,
     }
 }
 
@@ -1215,6 +1232,7 @@ impl<'a> Emitter<'a> {
             snippet,
             once_per_file: false,
             shared: None,
+            fix: None,
         });
     }
 
@@ -1242,6 +1260,28 @@ impl<'a> Emitter<'a> {
         self.at(
             rule, severity, span, line, line_start, column, message, help,
         );
+    }
+
+    /// Gives the last finding a fix; `edits` are buffer offsets, in order.
+    pub(crate) fn fix_last(
+        &mut self,
+        applicability: crate::diagnostic::Applicability,
+        message: String,
+        edits: Vec<(Range<usize>, String)>,
+    ) {
+        if let Some(d) = self.diags.last_mut() {
+            d.fix = Some(Box::new(crate::diagnostic::Fix {
+                applicability,
+                message,
+                edits: edits
+                    .into_iter()
+                    .map(|(span, content)| crate::diagnostic::Edit {
+                        span: span.start as u64..span.end as u64,
+                        content,
+                    })
+                    .collect(),
+            }));
+        }
     }
 
     /// A finding about a whole record that every later row like it would

@@ -3,13 +3,14 @@
 //! from the table and the header ([`Plan`]).
 
 use super::filter;
+use super::fixes;
 use super::grammar;
 use super::header::{map_columns, Header, Mapping};
 use super::record::{report_nuls, report_quoting, report_utf8};
 use super::shapes::{self, DateError};
 use super::text::quote;
 use super::Emitter;
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Applicability, Severity};
 use crate::json::{self, Doc};
 use crate::rules;
 use crate::scan::{raw_offset, unescape_into, FieldSpan, Record};
@@ -1042,6 +1043,7 @@ impl Plan {
         };
         // JSON (checked above) ignores whitespace around values; every other
         // shape is read as the exact text.
+        let parts = fixes::CellParts::of(f, value, trimmed);
         if trimmed.len() != value.len() {
             at(
                 emit,
@@ -1050,7 +1052,19 @@ impl Plan {
                 format!("{} has spaces around it", quote(value)),
                 format!("write {} without the spaces", quote(trimmed)),
             );
+            emit.fix_last(
+                Applicability::Safe,
+                "remove the spaces around the value".into(),
+                parts.trim_edits(),
+            );
         }
+        // The corrected value replaces the value between the spaces, so it
+        // does not overlap the fix above.
+        let fix_value = |emit: &mut Emitter<'_>, new: &str, applicability: Applicability| {
+            if let Some(edit) = parts.replace(new) {
+                emit.fix_last(applicability, format!("write {}", quote(new)), vec![edit]);
+            }
+        };
         let v = trimmed;
         match &col.shape {
             Shape::Text => {}
@@ -1070,13 +1084,18 @@ impl Plan {
             }
             Shape::Date(d) => match shapes::check_date(*d, v) {
                 Ok(()) => {}
-                Err(DateError::Shape) => at(
-                    emit,
-                    &rules::INVALID_DATE,
-                    sev,
-                    format!("{} is not {}", quote(v), d.describe()),
-                    format!("write `{}` as {}", col.name, d.describe()),
-                ),
+                Err(DateError::Shape) => {
+                    at(
+                        emit,
+                        &rules::INVALID_DATE,
+                        sev,
+                        format!("{} is not {}", quote(v), d.describe()),
+                        format!("write `{}` as {}", col.name, d.describe()),
+                    );
+                    if let Some((new, applicability)) = fixes::date(*d, v) {
+                        fix_value(emit, &new, applicability);
+                    }
+                }
                 Err(DateError::NotReal(why)) => at(
                     emit,
                     &rules::INVALID_DATE,
@@ -1100,6 +1119,7 @@ impl Plan {
                         ),
                         format!("write `{right}`"),
                     );
+                    fix_value(emit, right, Applicability::Safe);
                 } else {
                     at(
                         emit,
@@ -1143,6 +1163,9 @@ impl Plan {
                         format!("{} is not a value of `{}`", quote(v), col.name),
                         enum_help(v, values),
                     );
+                    if let Some((new, applicability)) = enum_fix(v, values) {
+                        fix_value(emit, new, applicability);
+                    }
                 }
             }
             Shape::List { values, braces } => {
@@ -1340,6 +1363,7 @@ impl Plan {
             }
             if let Some(values) = values {
                 if !values.iter().any(|x| x == el) {
+                    let before = emit.diags.len();
                     part(
                         emit,
                         &rules::INVALID_ENUM,
@@ -1349,6 +1373,15 @@ impl Plan {
                         format!("{} is not a value of `{}`", quote(el), col.name),
                         enum_help(el, values),
                     );
+                    // Past the cap of list findings none was made to fix.
+                    let made = emit.diags.len() > before;
+                    // A value with a comma would split the element.
+                    if let Some((new, applicability)) =
+                        enum_fix(el, values).filter(|(n, _)| made && !n.contains([',', '"']))
+                    {
+                        let span = Self::inner_span(data, f, lead + el_start, lead + el_end);
+                        emit.fix_last(applicability, format!("write {}", quote(new)), vec![(span, new.to_owned())]);
+                    }
                 }
             }
         }
@@ -1706,6 +1739,18 @@ fn column_list(table: &Table, cols: &[ColumnId]) -> String {
         .map(|c| format!("`{}`", table.columns[*c].name))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The value `v` most likely means: the one value it matches up to case
+/// (safe), or the suggestion of a near miss (unsafe: a guess).
+fn enum_fix<'v>(v: &str, values: &'v [String]) -> Option<(&'v str, Applicability)> {
+    let mut same_case = values.iter().filter(|x| x.eq_ignore_ascii_case(v));
+    match (same_case.next(), same_case.next()) {
+        (Some(one), None) => return Some((one, Applicability::Safe)),
+        (Some(_), Some(_)) => return None,
+        _ => {}
+    }
+    crate::names::suggest(v, values).map(|s| (s, Applicability::Unsafe))
 }
 
 fn enum_help(v: &str, values: &[String]) -> String {

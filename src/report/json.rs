@@ -296,6 +296,7 @@ mod tests {
                 snippet: None,
                 once_per_file: false,
                 shared: None,
+                fix: None,
             }
         }
     }

@@ -117,6 +117,7 @@ mod tests {
             }),
             once_per_file: false,
             shared: None,
+            fix: None,
         }
     }
 

@@ -1,0 +1,496 @@
+//! Applying fixes to a file, and showing what they change.
+//!
+//! Fixes arrive as the check makes them, in file order. [`Applier`] copies
+//! the original to the output up to each edit, writes the edit, skips what
+//! it replaces, and at the end copies the rest: one pass, memory that does
+//! not grow with the file or the number of fixes, and every byte no fix
+//! names copied as it was (quoting, line endings, invalid UTF-8, all of it).
+//! A fix that starts before the end of the last one applied overlaps it
+//! (or came out of order) and is refused, whole: the caller reports it and
+//! checks the output again.
+//!
+//! [`unified_diff`] compares two files line by line, streamed: where lines
+//! differ it looks a window of lines ahead on both sides for where they
+//! agree again, which is exact for what fixes do (lines changed in place,
+//! rows removed) and always a correct, if not minimal, diff.
+
+use crate::diagnostic::{Applicability, Edit, Fix};
+use std::collections::VecDeque;
+use std::io::{self, BufRead, Read, Write};
+
+/// Copies `src` to `out` with fixes applied, as they are offered.
+///
+/// Fixes come in the order of their findings, and every edit of a fix lies
+/// at or after its finding's start (its anchor): so once a finding at `a`
+/// is offered, no later fix touches bytes before `a`, and the edits before
+/// it can be written. Edits of fixes on one cell (the spaces around a value,
+/// the value itself) wait until the next anchor passes them, so that fixes
+/// of one cell that do not overlap all apply, whichever comes first.
+pub struct Applier<R, W> {
+    src: R,
+    out: W,
+    /// Offset in `src` copied or skipped up to.
+    pos: u64,
+    /// Accepted edits not yet written, in file order, none overlapping.
+    pending: Vec<Edit>,
+    /// The latest anchor offered: findings come in file order.
+    anchor: u64,
+    /// Fixes applied.
+    pub applied: usize,
+}
+
+impl<R: Read, W: Write> Applier<R, W> {
+    pub fn new(src: R, out: W) -> Self {
+        Applier {
+            src,
+            out,
+            pos: 0,
+            pending: Vec::new(),
+            anchor: 0,
+            applied: 0,
+        }
+    }
+
+    /// Whether `fix` may still be applied: its edits are in order, start
+    /// where nothing was written yet, and overlap no edit accepted before
+    /// (a fix is applied whole or not at all).
+    pub fn fits(&self, fix: &Fix) -> bool {
+        let overlaps = |a: &Edit, b: &Edit| {
+            a.span.start < b.span.end && b.span.start < a.span.end
+                // Two edits at one point: which goes first is not defined.
+                || a.span.start == b.span.start
+        };
+        !fix.edits.is_empty()
+            && fix.edits.iter().all(|e| e.span.start <= e.span.end)
+            && fix
+                .edits
+                .windows(2)
+                .all(|w| w[0].span.end <= w[1].span.start)
+            && fix.edits[0].span.start >= self.pos
+            && !fix
+                .edits
+                .iter()
+                .any(|e| self.pending.iter().any(|p| overlaps(e, p)))
+    }
+
+    /// Applies `fix`, whose finding starts at `anchor`, if it
+    /// [`fits`](Self::fits); `Ok(false)` if it does not.
+    pub fn offer(&mut self, fix: &Fix, anchor: u64) -> io::Result<bool> {
+        // A finding out of order, or an edit before its own finding, would
+        // break the order the writing relies on.
+        if anchor < self.anchor {
+            return Ok(false);
+        }
+        self.anchor = anchor;
+        self.advance(anchor)?;
+        if !self.fits(fix) || fix.edits[0].span.start < anchor {
+            return Ok(false);
+        }
+        self.pending.extend(fix.edits.iter().cloned());
+        self.pending.sort_by_key(|e| e.span.start);
+        self.applied += 1;
+        Ok(true)
+    }
+
+    /// Writes the edits that end by `anchor`: no later fix reaches before
+    /// it.
+    pub fn advance(&mut self, anchor: u64) -> io::Result<()> {
+        let n = self
+            .pending
+            .iter()
+            .take_while(|e| e.span.end <= anchor)
+            .count();
+        let ready: Vec<Edit> = self.pending.drain(..n).collect();
+        for e in ready {
+            self.copy_to(e.span.start)?;
+            self.out.write_all(e.content.as_bytes())?;
+            self.skip_to(e.span.end)?;
+        }
+        Ok(())
+    }
+
+    fn copy_to(&mut self, at: u64) -> io::Result<()> {
+        let want = at.saturating_sub(self.pos);
+        let n = io::copy(&mut (&mut self.src).take(want), &mut self.out)?;
+        self.pos += n;
+        if n < want {
+            return Err(short());
+        }
+        Ok(())
+    }
+
+    fn skip_to(&mut self, at: u64) -> io::Result<()> {
+        let want = at.saturating_sub(self.pos);
+        let n = io::copy(&mut (&mut self.src).take(want), &mut io::sink())?;
+        self.pos += n;
+        if n < want {
+            return Err(short());
+        }
+        Ok(())
+    }
+
+    /// Writes what is pending, copies the rest of the source and hands back
+    /// the output.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.advance(u64::MAX)?;
+        io::copy(&mut self.src, &mut self.out)?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+fn short() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        "the file changed while it was being fixed",
+    )
+}
+
+/// Whether `fix` is applied in a run that takes `unsafe_fixes` too.
+pub fn applies(fix: &Fix, unsafe_fixes: bool) -> bool {
+    fix.applicability == Applicability::Safe || unsafe_fixes
+}
+
+/// Lines of context around each change, as `diff -u` shows them.
+const CONTEXT: usize = 3;
+/// How far ahead a diff looks for where two files agree again.
+const WINDOW: usize = 64;
+
+/// Writes a unified diff of `old` and `new` (labelled `old_name` and
+/// `new_name`) to `out`; whether they differ. With `escape`, control
+/// characters in lines are shown escaped (the diff goes to a terminal), so
+/// a cell cannot write escape sequences to it; a CR before the line feed
+/// is kept, shown as `␍` when escaping.
+pub fn unified_diff(
+    old: impl BufRead,
+    new: impl BufRead,
+    old_name: &str,
+    new_name: &str,
+    escape: bool,
+    out: &mut dyn Write,
+) -> io::Result<bool> {
+    let mut d = Differ {
+        old: Side::new(old),
+        new: Side::new(new),
+        before: VecDeque::new(),
+        hunk: None,
+        out,
+        header: Some((old_name.to_owned(), new_name.to_owned())),
+        escape,
+    };
+    d.run()?;
+    Ok(d.header.is_none())
+}
+
+struct Side<R> {
+    reader: R,
+    ahead: VecDeque<Vec<u8>>,
+    /// 1-based number of the first line in `ahead`.
+    line: u64,
+    done: bool,
+}
+
+impl<R: BufRead> Side<R> {
+    fn new(reader: R) -> Self {
+        Side {
+            reader,
+            ahead: VecDeque::new(),
+            line: 1,
+            done: false,
+        }
+    }
+
+    fn fill(&mut self, n: usize) -> io::Result<()> {
+        while self.ahead.len() < n && !self.done {
+            let mut l = Vec::new();
+            if self.reader.read_until(b'\n', &mut l)? == 0 {
+                self.done = true;
+            } else {
+                self.ahead.push_back(l);
+            }
+        }
+        Ok(())
+    }
+
+    fn pop(&mut self) -> Option<Vec<u8>> {
+        let l = self.ahead.pop_front()?;
+        self.line += 1;
+        Some(l)
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tag {
+    Same,
+    Gone,
+    Added,
+}
+
+struct Hunk {
+    old_start: u64,
+    new_start: u64,
+    lines: Vec<(Tag, Vec<u8>)>,
+    /// Equal lines since the last change, not yet in `lines`.
+    pending: Vec<Vec<u8>>,
+}
+
+struct Differ<'o, A, B> {
+    old: Side<A>,
+    new: Side<B>,
+    /// The last equal lines before any hunk: its leading context.
+    before: VecDeque<Vec<u8>>,
+    hunk: Option<Hunk>,
+    out: &'o mut dyn Write,
+    /// The file names, until the first hunk writes them.
+    header: Option<(String, String)>,
+    escape: bool,
+}
+
+impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
+    fn run(&mut self) -> io::Result<()> {
+        loop {
+            self.old.fill(1)?;
+            self.new.fill(1)?;
+            match (self.old.ahead.front(), self.new.ahead.front()) {
+                (None, None) => break,
+                (Some(a), Some(b)) if a == b => {
+                    self.new.pop();
+                    if let Some(l) = self.old.pop() {
+                        self.same(l)?;
+                    }
+                }
+                _ => self.change()?,
+            }
+        }
+        self.close(true)
+    }
+
+    /// At lines that differ: the nearest pair of equal lines within the
+    /// window (fewest lines changed), everything before it changed.
+    fn change(&mut self) -> io::Result<()> {
+        self.old.fill(WINDOW)?;
+        self.new.fill(WINDOW)?;
+        let (na, nb) = (self.old.ahead.len(), self.new.ahead.len());
+        let mut best = None;
+        let both = na > 0 && nb > 0;
+        'search: for cost in 1..if both { na + nb } else { 1 } {
+            for a in cost.saturating_sub(nb.saturating_sub(1))..=cost.min(na.saturating_sub(1)) {
+                let b = cost - a;
+                if b < nb && self.old.ahead[a] == self.new.ahead[b] {
+                    best = Some((a, b));
+                    break 'search;
+                }
+            }
+        }
+        // No agreement in sight: one line each way (or what is left).
+        let (a, b) = best.unwrap_or((na.min(1), nb.min(1)));
+        self.open();
+        for _ in 0..a {
+            if let Some(l) = self.old.pop() {
+                self.push(Tag::Gone, l);
+            }
+        }
+        for _ in 0..b {
+            if let Some(l) = self.new.pop() {
+                self.push(Tag::Added, l);
+            }
+        }
+        Ok(())
+    }
+
+    /// Starts a hunk, if none is open, with the lines before as context.
+    fn open(&mut self) {
+        match &mut self.hunk {
+            Some(h) => {
+                for l in std::mem::take(&mut h.pending) {
+                    h.lines.push((Tag::Same, l));
+                }
+            }
+            None => {
+                let n = self.before.len() as u64;
+                self.hunk = Some(Hunk {
+                    old_start: self.old.line - n,
+                    new_start: self.new.line - n,
+                    lines: self.before.drain(..).map(|l| (Tag::Same, l)).collect(),
+                    pending: Vec::new(),
+                });
+            }
+        }
+    }
+
+    fn push(&mut self, tag: Tag, l: Vec<u8>) {
+        if let Some(h) = &mut self.hunk {
+            h.lines.push((tag, l));
+        }
+    }
+
+    fn same(&mut self, l: Vec<u8>) -> io::Result<()> {
+        match &mut self.hunk {
+            Some(h) => {
+                h.pending.push(l);
+                if h.pending.len() > 2 * CONTEXT {
+                    self.close(false)?;
+                }
+            }
+            None => {
+                self.before.push_back(l);
+                if self.before.len() > CONTEXT {
+                    self.before.pop_front();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the open hunk with its trailing context; the equal lines
+    /// after that become the next hunk's leading context.
+    fn close(&mut self, at_end: bool) -> io::Result<()> {
+        let Some(mut h) = self.hunk.take() else {
+            return Ok(());
+        };
+        let keep = h.pending.len().min(CONTEXT);
+        let rest = h.pending.split_off(keep);
+        for l in std::mem::take(&mut h.pending) {
+            h.lines.push((Tag::Same, l));
+        }
+        if !at_end {
+            self.before = rest.into_iter().rev().take(CONTEXT).rev().collect();
+        }
+        if let Some((a, b)) = self.header.take() {
+            writeln!(self.out, "--- {a}")?;
+            writeln!(self.out, "+++ {b}")?;
+        }
+        let olds = h.lines.iter().filter(|(t, _)| *t != Tag::Added).count() as u64;
+        let news = h.lines.iter().filter(|(t, _)| *t != Tag::Gone).count() as u64;
+        // An empty side is numbered by the line before it, as diff does.
+        let start = |s: u64, n: u64| if n == 0 { s - 1 } else { s };
+        writeln!(
+            self.out,
+            "@@ -{},{olds} +{},{news} @@",
+            start(h.old_start, olds),
+            start(h.new_start, news)
+        )?;
+        for (tag, l) in &h.lines {
+            let mark = match tag {
+                Tag::Same => b' ',
+                Tag::Gone => b'-',
+                Tag::Added => b'+',
+            };
+            self.out.write_all(&[mark])?;
+            self.line(l)?;
+        }
+        Ok(())
+    }
+
+    fn line(&mut self, l: &[u8]) -> io::Result<()> {
+        let (body, lf) = match l.strip_suffix(b"\n") {
+            Some(b) => (b, true),
+            None => (l, false),
+        };
+        if self.escape {
+            let (body, cr) = match body.strip_suffix(b"\r") {
+                Some(b) => (b, true),
+                None => (body, false),
+            };
+            let text = String::from_utf8_lossy(body);
+            self.out
+                .write_all(crate::report::printable(&text).as_bytes())?;
+            if cr {
+                self.out.write_all("␍".as_bytes())?;
+            }
+        } else {
+            self.out.write_all(body)?;
+        }
+        self.out.write_all(b"\n")?;
+        if !lf {
+            self.out.write_all(b"\\ No newline at end of file\n")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fix(edits: &[(u64, u64, &str)]) -> Fix {
+        Fix {
+            applicability: Applicability::Safe,
+            message: String::new(),
+            edits: edits
+                .iter()
+                .map(|&(s, e, c)| Edit {
+                    span: s..e,
+                    content: c.to_owned(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn fixes_of_one_cell_apply_in_any_order_and_overlaps_are_refused_whole() {
+        let src = b"a, TRUE ,x\r\nb,b\n";
+        let mut ap = Applier::new(&src[..], Vec::new());
+        // The value first, then the spaces around it: both apply.
+        assert!(ap.offer(&fix(&[(3, 7, "true")]), 2).expect("io"));
+        assert!(ap.offer(&fix(&[(2, 3, ""), (7, 8, "")]), 2).expect("io"));
+        // Overlaps the first fix: refused, nothing of it written.
+        assert!(!ap.offer(&fix(&[(2, 5, "zz"), (12, 13, "c")]), 2).expect("io"));
+        assert!(ap.offer(&fix(&[(12, 13, "c")]), 12).expect("io"));
+        // Before its own finding, and before what is written already.
+        assert!(!ap.offer(&fix(&[(9, 10, "y")]), 12).expect("io"));
+        assert!(!ap.offer(&fix(&[(9, 10, "y")]), 9).expect("io"));
+        assert_eq!(ap.applied, 3);
+        let out = ap.finish().expect("io");
+        assert_eq!(out, b"a,true,x\r\nc,b\n");
+    }
+
+    #[test]
+    fn an_edit_past_the_end_is_an_error_not_a_panic() {
+        let ap = Applier::new(&b"abc"[..], Vec::new());
+        let mut ap = ap;
+        assert!(ap.offer(&fix(&[(5, 6, "x")]), 5).expect("accepted"));
+        assert!(ap.finish().is_err());
+    }
+
+    fn diff(a: &str, b: &str) -> String {
+        let mut out = Vec::new();
+        let changed =
+            unified_diff(a.as_bytes(), b.as_bytes(), "a", "b", false, &mut out).expect("io");
+        assert_eq!(changed, a != b);
+        String::from_utf8(out).expect("utf-8")
+    }
+
+    #[test]
+    fn diffs_show_changed_and_removed_lines_with_context() {
+        let a: String = (1..=20).map(|i| format!("l{i}\n")).collect();
+        let b = a
+            .replace("l2\n", "L2\n")
+            .replace("l15\n", "")
+            .replace("l20\n", "l20");
+        assert_eq!(
+            diff(&a, &b),
+            "--- a\n+++ b\n@@ -1,5 +1,5 @@\n l1\n-l2\n+L2\n l3\n l4\n l5\n\
+             @@ -12,9 +12,8 @@\n l12\n l13\n l14\n-l15\n l16\n l17\n l18\n l19\n-l20\n+l20\n\\ No newline at end of file\n"
+        );
+        assert_eq!(diff(&a, &a), "");
+        assert_eq!(diff("", "x\n"), "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n");
+        assert_eq!(diff("x\n", ""), "--- a\n+++ b\n@@ -1,1 +0,0 @@\n-x\n");
+    }
+
+    #[test]
+    fn diffs_to_a_terminal_escape_control_characters() {
+        let mut out = Vec::new();
+        unified_diff(
+            &b"a\x1b[2J\r\n"[..],
+            &b"b\r\n"[..],
+            "a",
+            "b",
+            true,
+            &mut out,
+        )
+        .expect("io");
+        let s = String::from_utf8(out).expect("utf-8");
+        assert!(s.contains("-a\\x1b[2J␍\n+b␍\n"), "{s}");
+    }
+}
