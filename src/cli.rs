@@ -206,6 +206,9 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
+    #[command(flatten)]
+    pub fixing: crate::fix_args::FixArgs,
+
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
@@ -471,6 +474,8 @@ fn request(args: &CheckArgs) -> Request {
         human: human_options(args.color),
         progress: io::stderr().is_terminal(),
         summary_to_err: false,
+        fix: args.fixing.request(),
+        unsafe_fixes: args.fixing.unsafe_fixes,
     }
 }
 

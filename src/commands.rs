@@ -18,6 +18,14 @@ pub fn explain(rule: &str, out: &mut dyn Write) -> io::Result<u8> {
     writeln!(out, "{} {} ({})\n", r.code, r.name, r.severity)?;
     writeln!(out, "{}\n", r.summary)?;
     writeln!(out, "{}\n", r.explanation)?;
+    if let Some(f) = &r.fix {
+        writeln!(
+            out,
+            "{}: {} (`bdxlint check --fix`)\n",
+            f.headline(),
+            f.text
+        )?;
+    }
     writeln!(out, "Spec: {}", r.spec)?;
     Ok(EXIT_CLEAN)
 }
@@ -28,11 +36,16 @@ pub fn rules(as_: RulesFormat, out: &mut dyn Write) -> io::Result<u8> {
         RulesFormat::Text => {
             // The rule-name column is as wide as the longest name.
             let width = rules::ALL.iter().map(|r| r.name.len()).max().unwrap_or(0);
+            // `[*]`: the rule's findings can carry a fix (`check --fix`).
             for r in rules::ALL {
                 writeln!(
                     out,
-                    "{:<5} {:<width$} {:<8} {}",
-                    r.code, r.name, r.severity, r.summary
+                    "{:<5} {:<width$} {:<8} {:<3} {}",
+                    r.code,
+                    r.name,
+                    r.severity,
+                    if r.fix.is_some() { "[*]" } else { "" },
+                    r.summary
                 )?;
             }
         }
@@ -46,6 +59,9 @@ pub fn rules(as_: RulesFormat, out: &mut dyn Write) -> io::Result<u8> {
                 summary: &'static str,
                 explanation: &'static str,
                 spec: &'static str,
+                /// `{"availability": "always" | "sometimes", "text"}`, or
+                /// null.
+                fix: Option<serde_json::Value>,
             }
             let list: Vec<RuleJson> = rules::ALL
                 .iter()
@@ -56,6 +72,15 @@ pub fn rules(as_: RulesFormat, out: &mut dyn Write) -> io::Result<u8> {
                     summary: r.summary,
                     explanation: r.explanation,
                     spec: r.spec,
+                    fix: r.fix.as_ref().map(|f| {
+                        serde_json::json!({
+                            "availability": match f.availability {
+                                rules::FixAvailability::Always => "always",
+                                rules::FixAvailability::Sometimes => "sometimes",
+                            },
+                            "text": f.text,
+                        })
+                    }),
                 })
                 .collect();
             serde_json::to_writer_pretty(&mut *out, &list)?;

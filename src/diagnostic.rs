@@ -111,6 +111,9 @@ pub struct Diagnostic {
     /// The edits that would resolve it, where a rule knows them. Boxed: few
     /// findings have one, and every finding carries the field.
     pub fix: Option<Box<Fix>>,
+    /// The offending cell's text, where the finding is about a cell and the
+    /// output wants it (JSON's `value`).
+    pub value: Option<Box<str>>,
 }
 
 impl Diagnostic {
@@ -197,6 +200,7 @@ fn weight(d: &Diagnostic) -> usize {
         + d.message.len()
         + d.help.as_ref().map_or(0, String::len)
         + d.snippet.as_ref().map_or(0, |s| s.text.len())
+        + d.value.as_ref().map_or(0, |v| v.len())
         + d.fix.as_ref().map_or(0, |f| {
             64 + f.message.len() + f.edits.iter().map(|e| 32 + e.content.len()).sum::<usize>()
         })

@@ -230,8 +230,23 @@ struct Hunk {
     old_start: u64,
     new_start: u64,
     lines: Vec<(Tag, Vec<u8>)>,
+    /// The change under way: its lines go out removed first, then added,
+    /// as `diff -u` groups them.
+    gone: Vec<Vec<u8>>,
+    added: Vec<Vec<u8>>,
     /// Equal lines since the last change, not yet in `lines`.
     pending: Vec<Vec<u8>>,
+}
+
+impl Hunk {
+    fn end_change(&mut self) {
+        for l in self.gone.drain(..) {
+            self.lines.push((Tag::Gone, l));
+        }
+        for l in self.added.drain(..) {
+            self.lines.push((Tag::Added, l));
+        }
+    }
 }
 
 struct Differ<'o, A, B> {
@@ -312,6 +327,8 @@ impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
                     old_start: self.old.line - n,
                     new_start: self.new.line - n,
                     lines: self.before.drain(..).map(|l| (Tag::Same, l)).collect(),
+                    gone: Vec::new(),
+                    added: Vec::new(),
                     pending: Vec::new(),
                 });
             }
@@ -320,13 +337,17 @@ impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
 
     fn push(&mut self, tag: Tag, l: Vec<u8>) {
         if let Some(h) = &mut self.hunk {
-            h.lines.push((tag, l));
+            match tag {
+                Tag::Gone => h.gone.push(l),
+                _ => h.added.push(l),
+            }
         }
     }
 
     fn same(&mut self, l: Vec<u8>) -> io::Result<()> {
         match &mut self.hunk {
             Some(h) => {
+                h.end_change();
                 h.pending.push(l);
                 if h.pending.len() > 2 * CONTEXT {
                     self.close(false)?;
@@ -348,6 +369,7 @@ impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
         let Some(mut h) = self.hunk.take() else {
             return Ok(());
         };
+        h.end_change();
         let keep = h.pending.len().min(CONTEXT);
         let rest = h.pending.split_off(keep);
         for l in std::mem::take(&mut h.pending) {
@@ -435,7 +457,9 @@ mod tests {
         assert!(ap.offer(&fix(&[(3, 7, "true")]), 2).expect("io"));
         assert!(ap.offer(&fix(&[(2, 3, ""), (7, 8, "")]), 2).expect("io"));
         // Overlaps the first fix: refused, nothing of it written.
-        assert!(!ap.offer(&fix(&[(2, 5, "zz"), (12, 13, "c")]), 2).expect("io"));
+        assert!(!ap
+            .offer(&fix(&[(2, 5, "zz"), (12, 13, "c")]), 2)
+            .expect("io"));
         assert!(ap.offer(&fix(&[(12, 13, "c")]), 12).expect("io"));
         // Before its own finding, and before what is written already.
         assert!(!ap.offer(&fix(&[(9, 10, "y")]), 12).expect("io"));

@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod fix_args;
 
 use clap::Parser;
 use std::process::ExitCode;

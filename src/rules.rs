@@ -114,7 +114,8 @@ rules! {
         "The file starts with a UTF-8 byte-order mark",
         "What it does: warns about a UTF-8 BOM (EF BB BF) before the header.\n\
          Why it matters: bdxlint and many parsers skip it, but a strict reader (Go's `encoding/csv`, which the platform most likely uses, among them) makes the first column name `\\u{feff}Employee ID`, which then matches no column: the same risk as a header name in another case (`column-name-variant`), so the same severity.\n\
-         Example: a file saved by Excel as \"CSV UTF-8\". Fix: save as plain CSV (UTF-8 without BOM).";
+         Example: a file saved by Excel as \"CSV UTF-8\". Fix: save as plain CSV (UTF-8 without BOM).",
+        fix Always "Safe: removes the three bytes of the byte-order mark.";
     INVALID_UTF8 = "F003", "invalid-utf8", Error, "CSV practice",
         "Bytes that are not valid UTF-8",
         "What it does: points at the first byte of every cell that is not valid UTF-8.\n\
@@ -194,12 +195,14 @@ rules! {
         "A header name differs from the spec's only by case, spaces or a trailing `*`",
         "What it does: flags header names that match a column once case, surrounding spaces and a trailing `*` (as in published templates, `Name*`) are ignored. The column is checked as the one it matches.\n\
          Why it matters: the spec states each name in one spelling but not how strictly the platform matches header names; its own tables write `Work Email*`. If matching is exact, the column is not found: a required column goes missing, an optional one's data is lost. So it is a warning, like a byte-order mark before the first name.\n\
-         Example: `work email` or `Work Email*`. Fix: write the name exactly as the spec does: `Work Email`.";
+         Example: `work email` or `Work Email*`. Fix: write the name exactly as the spec does: `Work Email`.",
+        fix Always "Safe: renames the column to the spec's spelling (the name differs only by case, spaces or a trailing `*`).";
     COLUMN_NAME_TYPO = "H006", "column-name-typo", Error, "Resources and their fields",
         "A header name looks like a misspelt column",
         "What it does: flags header names within a small edit distance of a column the header lacks, with \"did you mean\". The column is checked as the one it resembles, and is not also reported missing.\n\
          Why it matters: a misspelt column is an unknown column to the platform, and its data is lost or a required column is missing.\n\
-         Example: `Work Emial`. Fix: correct the spelling.";
+         Example: `Work Emial`. Fix: correct the spelling.",
+        fix Always "Unsafe: renames the column to the suggested one (a guess: review it).";
     TOO_MANY_COLUMNS = "H007", "too-many-columns", Error, "Resources and their fields",
         "The header has more columns than any format could use",
         "What it does: stops at a header of more than 1,024 names, with this one finding, and checks the file no further. The widest format has 29 columns.\n\
@@ -219,7 +222,8 @@ rules! {
         "A date does not have its column's shape or is not a real date",
         "What it does: checks date and date-time columns for their exact shape (digit counts included) and a real calendar date and time.\n\
          Why it matters: a date in the wrong shape is misread or rejected; `02/30/2024` does not exist.\n\
-         Example: `3/7/2024` or `2024-03-07` in an employees Start Date. Fix: write `03/07/2024`.";
+         Example: `3/7/2024` or `2024-03-07` in an employees Start Date. Fix: write `03/07/2024`.",
+        fix Sometimes "For a date written year first (`2024-03-07`, `2024/3/7`) or month first with slashes (`3/7/2024`): rewrites it in the column's shape. Safe where only one reading gives a date (year first; month first into `MM/DD/YYYY`; `03/25/2024` into `YYYY-MM-DD`); unsafe where two readings do (`03/07/2024` into `YYYY-MM-DD`) or the only one contradicts the column (`25/3/2024` in `MM/DD/YYYY`).";
     INVALID_BOOLEAN = "C005", "invalid-boolean", Error, "Resources and their fields",
         "A boolean cell is not true or false",
         "What it does: checks boolean columns for the format's spelling (`true`/`false`, or `TRUE`/`FALSE` in campaigns).\n\
@@ -229,7 +233,8 @@ rules! {
         "A boolean is spelt in a different case than the format uses",
         "What it does: flags `True`, `TRUE`, `False`... where the format writes `true`/`false` (and the converse in campaigns).\n\
          Why it matters: lenient parsers accept them, a strict one may not.\n\
-         Example: `TRUE` in Privilege Value. Fix: write `true`.";
+         Example: `TRUE` in Privilege Value. Fix: write `true`.",
+        fix Always "Safe: writes the format's spelling.";
     INVALID_INTEGER = "C007", "invalid-integer", Error, "Limits",
         "A cell is not an integer in its column's range",
         "What it does: checks integer columns for digits only (an optional `-`) and the allowed range.\n\
@@ -239,7 +244,8 @@ rules! {
         "A cell (or list element) is not one of its column's values",
         "What it does: checks enumerated columns and list elements against the values the spec allows, case-sensitively, suggesting the closest.\n\
          Why it matters: an unknown value is rejected or ignored.\n\
-         Example: `approve` in Review Status. Fix: use one of the listed values, e.g. `approved`.";
+         Example: `approve` in Review Status. Fix: use one of the listed values, e.g. `approved`.",
+        fix Sometimes "Safe where exactly one allowed value matches up to case (`Reviewer` → `reviewer`); unsafe for the suggestion of a near miss (`reviewr` → `reviewer`); none otherwise.";
     INVALID_LIST = "C009", "invalid-list", Error, "Resources and their fields",
         "A list cell has an empty or repeated element, or wrong braces",
         "What it does: checks comma-separated list cells for empty elements (`a,,b`, trailing commas), repeated elements, and `{...}` where the column requires or forbids them.\n\
@@ -274,7 +280,8 @@ rules! {
         "A value with a fixed shape has leading or trailing spaces",
         "What it does: flags spaces around values of shaped columns (dates, e-mails, enums...). The trimmed value is checked for its shape.\n\
          Why it matters: a strict parser reads ` true` or `ada@example.com ` as invalid or as a different value.\n\
-         Example: `reviewer ` in Platform Roles. Fix: remove the spaces.";
+         Example: `reviewer ` in Platform Roles. Fix: remove the spaces.",
+        fix Always "Safe: removes the white space around the value (two deletions; a fix of the value itself applies with it).";
     MISSING_ONE_OF = "K001", "missing-one-of", Error, "Resources and their fields",
         "None of a group of columns is filled where one is needed",
         "What it does: checks groups of which at least one cell must be filled, optionally only on some rows (a review without ID needs an identity column).\n\
@@ -370,7 +377,8 @@ rules! {
         "A row repeats an earlier row exactly",
         "What it does: flags a row whose cells, decoded (`\"a\"` equals `a`) but not trimmed, all equal an earlier row's, and names the earlier line. It remembers at most 1,500,000 distinct rows (an info says when a file passes that); rows after that are still compared with the remembered ones.\n\
          Why it matters: a repeated row is usually a paste or export done twice; depending on the format it creates a duplicate or applies the same change twice.\n\
-         Example: line 3 and line 8 are the same entitlement. Fix: remove the repeated row.";
+         Example: line 3 and line 8 are the same entitlement. Fix: remove the repeated row.",
+        fix Sometimes "Unsafe: removes the repeated row and its line ending (the two may be meant as one row changed later). Not for the info that the check stopped remembering rows.";
     BUNDLE_MISSING_MEMBER = "B001", "bundle-missing-member", Error, "Entity RBAC ZIP (upload)",
         "A ZIP bundle lacks its entities or relations CSV",
         "What it does: flags an `entity-rbac` or `entities-bulk` ZIP that has no member whose header is an entities CSV, or none whose header is the relations CSV of that bundle.\n\

@@ -68,5 +68,6 @@ pub(crate) fn finding(code: &str, line: u64, message: String) -> crate::diagnost
         once_per_file: false,
         shared: None,
         fix: None,
+        value: None,
     }
 }

@@ -448,7 +448,13 @@ fn json_document_follows_the_contract() {
                 "line": 3,
                 "col": 27,
                 "column": "Start Date",
-                "span": {"start": 69, "end": 77}
+                "span": {"start": 69, "end": 77},
+                "value": "3/7/2024",
+                "fix": {
+                    "applicability": "safe",
+                    "message": "write `03/07/2024`",
+                    "edits": [{"span": {"start": 69, "end": 77}, "content": "03/07/2024"}]
+                }
             }]
         }],
         "summary": {"files": 1, "errors": 1, "warnings": 0, "infos": 0, "unreadable": 0}
@@ -695,7 +701,7 @@ fn select_ignore_and_severity_filter_and_rewrite_findings() {
     );
     assert_eq!(
         out,
-        "testdata/example/employees.csv:4:70: C004 [warning] `2024-03-07` is not MM/DD/YYYY (e.g. 03/07/2024)\n\
+        "testdata/example/employees.csv:4:70: C004 [warning] [*] `2024-03-07` is not MM/DD/YYYY (e.g. 03/07/2024)\n\
          testdata/example/employees.csv:5:64: C004 [warning] `02/30/2024`: 2024-02-30 is not a calendar date\n\
          testdata/example/employees.csv:5:111: C008 [warning] `auditor` is not a value of `Platform Roles`\n"
     );
@@ -774,7 +780,7 @@ fn max_diagnostics_caps_printing_per_file_but_not_counting() {
     );
     assert!(
         human.ends_with(
-            "4 errors, 2 warnings, 0 infos in 2 files; 2 findings not shown (--max-diagnostics)\n"
+            "4 errors, 2 warnings, 0 infos in 2 files; 2 fixable with --fix; 2 findings not shown (--max-diagnostics)\n"
         ),
         "{human}"
     );
@@ -808,7 +814,10 @@ fn a_file_named_twice_is_checked_once() {
         ]),
         1,
     );
-    assert_eq!(out, "4 errors, 2 warnings, 0 infos in 2 files\n");
+    assert_eq!(
+        out,
+        "4 errors, 2 warnings, 0 infos in 2 files; 2 fixable with --fix\n"
+    );
 }
 
 #[test]
@@ -824,14 +833,17 @@ fn statistics_count_findings_per_rule() {
               1  C006  boolean-case                     warning\n     \
               1  C008  invalid-enum                     warning\n     \
               1  K002  missing-dependent-value          error\n\
-         4 errors, 2 warnings, 0 infos in 2 files\n"
+         4 errors, 2 warnings, 0 infos in 2 files; 2 fixable with --fix\n"
     );
 }
 
 #[test]
 fn quiet_prints_the_summary_or_nothing() {
     let out = stdout_of(example().args(["check", "-q", "testdata/example/"]), 1);
-    assert_eq!(out, "4 errors, 2 warnings, 0 infos in 2 files\n");
+    assert_eq!(
+        out,
+        "4 errors, 2 warnings, 0 infos in 2 files; 2 fixable with --fix\n"
+    );
     let out = stdout_of(
         example().args(["check", "-q", "--select", "F001", "testdata/example/"]),
         0,
@@ -876,7 +888,7 @@ fn config_is_found_above_the_working_directory_and_flags_override_it() {
     let out = stdout_of(bdxlint().current_dir(&uploads).args(["check", "."]), 1);
     assert_eq!(
         out,
-        "./employees.csv:4:70: C004 [error] `2024-03-07` is not MM/DD/YYYY (e.g. 03/07/2024)\n\
+        "./employees.csv:4:70: C004 [error] [*] `2024-03-07` is not MM/DD/YYYY (e.g. 03/07/2024)\n\
          ./employees.csv:5:64: C004 [error] `02/30/2024`: 2024-02-30 is not a calendar date\n\
          ./employees.csv:5:111: C008 [warning] `auditor` is not a value of `Platform Roles`\n"
     );
@@ -1016,7 +1028,7 @@ fn baselines_survive_re_sorted_rows_and_report_new_and_fixed_findings() {
         .assert()
         .code(1)
         .stdout(
-            "uploads/employees.csv:3:70: C004 [error] `2024-03-08` is not MM/DD/YYYY (e.g. 03/07/2024)\n",
+            "uploads/employees.csv:3:70: C004 [error] [*] `2024-03-08` is not MM/DD/YYYY (e.g. 03/07/2024)\n",
         )
         .stderr(predicate::str::contains("2 baseline entries no longer match"));
     let out = stdout_of(
@@ -1031,7 +1043,7 @@ fn baselines_survive_re_sorted_rows_and_report_new_and_fixed_findings() {
         1,
     );
     assert!(
-        out.ends_with("1 error, 0 warnings, 0 infos in 2 files; 4 findings in the baseline; 2 baseline entries no longer match (rewrite it with --write-baseline)\n"),
+        out.ends_with("1 error, 0 warnings, 0 infos in 2 files; 1 fixable with --fix; 4 findings in the baseline; 2 baseline entries no longer match (rewrite it with --write-baseline)\n"),
         "{out}"
     );
     bdxlint()
@@ -1472,7 +1484,7 @@ fn output_file_is_written_whole_or_not_at_all() {
     );
     assert_eq!(
         String::from_utf8_lossy(&to_file.stderr),
-        "bdxlint: 4 errors, 2 warnings, 0 infos in 2 files\n"
+        "bdxlint: 4 errors, 2 warnings, 0 infos in 2 files; 2 fixable with --fix\n"
     );
     // A directory that does not exist: exit 2, one line.
     let out = bdxlint()

@@ -68,7 +68,10 @@ impl CellParts {
     pub(crate) fn replace(&self, new: &str) -> Option<(Range<usize>, String)> {
         if self.quoted {
             Some((self.value.clone(), new.replace('"', "\"\"")))
-        } else if new.bytes().any(|b| matches!(b, b',' | b'"' | b'\r' | b'\n')) {
+        } else if new
+            .bytes()
+            .any(|b| matches!(b, b',' | b'"' | b'\r' | b'\n'))
+        {
             None
         } else {
             Some((self.value.clone(), new.to_owned()))
@@ -102,28 +105,27 @@ pub(crate) fn date(shape: DateShape, value: &str) -> Option<(String, Applicabili
             .flatten()
     };
     let real = |y: u32, m: u32, d: u32| NaiveDate::from_ymd_opt(y as i32, m, d).is_some();
-    let (y, m, d, applicability) = if let (Some(y), Some(m), Some(d)) =
-        (num(a, 4..5), num(b, 1..3), num(c, 1..3))
-    {
-        (y, m, d, Applicability::Safe)
-    } else if sep == '/' {
-        let (Some(p), Some(q), Some(y)) = (num(a, 1..3), num(b, 1..3), num(c, 4..5)) else {
+    let (y, m, d, applicability) =
+        if let (Some(y), Some(m), Some(d)) = (num(a, 4..5), num(b, 1..3), num(c, 1..3)) {
+            (y, m, d, Applicability::Safe)
+        } else if sep == '/' {
+            let (Some(p), Some(q), Some(y)) = (num(a, 1..3), num(b, 1..3), num(c, 4..5)) else {
+                return None;
+            };
+            let month_first = real(y, p, q);
+            let day_first = real(y, q, p);
+            match (shape, month_first, day_first) {
+                (DateShape::Mdy, true, _) => (y, p, q, Applicability::Safe),
+                (DateShape::Mdy, false, true) => (y, q, p, Applicability::Unsafe),
+                (DateShape::Ymd, true, false) => (y, p, q, Applicability::Safe),
+                (DateShape::Ymd, false, true) => (y, q, p, Applicability::Safe),
+                (DateShape::Ymd, true, true) if p == q => (y, p, q, Applicability::Safe),
+                (DateShape::Ymd, true, true) => (y, p, q, Applicability::Unsafe),
+                _ => return None,
+            }
+        } else {
             return None;
         };
-        let month_first = real(y, p, q);
-        let day_first = real(y, q, p);
-        match (shape, month_first, day_first) {
-            (DateShape::Mdy, true, _) => (y, p, q, Applicability::Safe),
-            (DateShape::Mdy, false, true) => (y, q, p, Applicability::Unsafe),
-            (DateShape::Ymd, true, false) => (y, p, q, Applicability::Safe),
-            (DateShape::Ymd, false, true) => (y, q, p, Applicability::Safe),
-            (DateShape::Ymd, true, true) if p == q => (y, p, q, Applicability::Safe),
-            (DateShape::Ymd, true, true) => (y, p, q, Applicability::Unsafe),
-            _ => return None,
-        }
-    } else {
-        return None;
-    };
     if !real(y, m, d) {
         return None;
     }

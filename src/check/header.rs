@@ -140,7 +140,12 @@ pub(crate) fn map_columns(
                 ),
                 Some(format!("rename it to `{}`", table.columns[c].name)),
             );
-            rename_fix(emit, &rec.fields[i], &table.columns[c].name, Applicability::Safe);
+            rename_fix(
+                emit,
+                &rec.fields[i],
+                &table.columns[c].name,
+                Applicability::Safe,
+            );
         }
     }
     // Typos and unknown names.
@@ -184,7 +189,12 @@ pub(crate) fn map_columns(
                         table.columns[c].name
                     )),
                 );
-                rename_fix(emit, &rec.fields[i], &table.columns[c].name, Applicability::Unsafe);
+                rename_fix(
+                    emit,
+                    &rec.fields[i],
+                    &table.columns[c].name,
+                    Applicability::Unsafe,
+                );
             }
             _ => on_field(
                 emit,

@@ -44,6 +44,8 @@ pub struct Options {
     pub format: Option<String>,
     /// Capture source lines for the human renderer.
     pub snippets: bool,
+    /// Capture the text of the offending cell (JSON's `value`).
+    pub values: bool,
     /// Once the caller sets it, findings made from then on capture no
     /// source lines. A human report sets it when it hides a finding past
     /// `--max-diagnostics`: every finding the sink gets after a hidden one
@@ -97,6 +99,7 @@ impl Default for Options {
         Options {
             format: None,
             snippets: true,
+            values: false,
             snippet_stop: None,
             chunk_size: 1 << 20,
             max_record_bytes: 64 << 20,
@@ -760,6 +763,7 @@ pub(crate) fn file_diag(
         once_per_file: false,
         shared: None,
         fix: None,
+        value: None,
     }
 }
 
@@ -1137,6 +1141,8 @@ impl Fold {
 pub(crate) struct Snippets {
     on: bool,
     stop: Option<Arc<AtomicBool>>,
+    /// Capture cell values too.
+    values: bool,
 }
 
 impl Snippets {
@@ -1144,6 +1150,7 @@ impl Snippets {
         Snippets {
             on: opts.snippets,
             stop: opts.snippet_stop.clone(),
+            values: opts.values,
         }
     }
 
@@ -1160,7 +1167,11 @@ impl Snippets {
 
 impl From<bool> for Snippets {
     fn from(on: bool) -> Self {
-        Snippets { on, stop: None }
+        Snippets {
+            on,
+            stop: None,
+            values: false,
+        }
     }
 }
 
@@ -1174,6 +1185,26 @@ pub(crate) struct Emitter<'a> {
     /// come in offset order, so counting resumes there instead of from the
     /// line start (a cell with 200,000 bad list elements stays linear).
     col_memo: (usize, usize, u64),
+}
+
+/// The text of `span` inside field `f`, as the cell means it: without the
+/// quotes around a whole quoted field, `""` read as `"`, invalid UTF-8
+/// replaced, cut after MAX_SNIPPET bytes (on a character boundary).
+fn cell_value(data: &[u8], span: &Range<usize>, f: &crate::scan::FieldSpan) -> Box<str> {
+    let mut span = span.start.min(data.len())..span.end.min(data.len());
+    if f.quoted && span.start == f.start && span.end == f.end && span.len() >= 2 {
+        span = span.start + 1..span.end - 1;
+    }
+    let bytes = &data[span.clone()];
+    let bytes = &bytes[..bytes.len().min(MAX_SNIPPET)];
+    let text = String::from_utf8_lossy(bytes);
+    // A cut through a character leaves one replacement character at the
+    // end, which is kept: the value was longer.
+    if f.escapes {
+        text.replace("\"\"", "\"").into()
+    } else {
+        text.into()
+    }
 }
 
 /// Longest snippet kept per diagnostic, so a huge cell does not balloon the
@@ -1233,6 +1264,7 @@ impl<'a> Emitter<'a> {
             once_per_file: false,
             shared: None,
             fix: None,
+            value: None,
         });
     }
 
@@ -1257,9 +1289,14 @@ impl<'a> Emitter<'a> {
                 f.start + last + 1,
             ),
         };
+        let value =
+            (self.snippets.values && column.is_some()).then(|| cell_value(self.data, &span, f));
         self.at(
             rule, severity, span, line, line_start, column, message, help,
         );
+        if let (Some(v), Some(d)) = (value, self.diags.last_mut()) {
+            d.value = Some(v);
+        }
     }
 
     /// Gives the last finding a fix; `edits` are buffer offsets, in order.

@@ -1380,7 +1380,11 @@ impl Plan {
                         enum_fix(el, values).filter(|(n, _)| made && !n.contains([',', '"']))
                     {
                         let span = Self::inner_span(data, f, lead + el_start, lead + el_end);
-                        emit.fix_last(applicability, format!("write {}", quote(new)), vec![(span, new.to_owned())]);
+                        emit.fix_last(
+                            applicability,
+                            format!("write {}", quote(new)),
+                            vec![(span, new.to_owned())],
+                        );
                     }
                 }
             }

@@ -97,8 +97,11 @@ impl std::error::Error for Finding<'_> {}
 impl miette::Diagnostic for Finding<'_> {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         Some(Box::new(format!(
-            "{}({}) {}",
-            self.d.severity, self.d.rule.code, self.d.rule.name
+            "{}({}) {}{}",
+            self.d.severity,
+            self.d.rule.code,
+            self.d.rule.name,
+            super::fix_mark(self.d)
         )))
     }
 

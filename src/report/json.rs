@@ -106,6 +106,30 @@ pub(super) fn write_diag(
         }
         buf.push(b']');
     }
+    if let Some(v) = &d.value {
+        buf.extend_from_slice(b",\"value\":");
+        write_str(buf, v);
+    }
+    if let Some(f) = &d.fix {
+        buf.extend_from_slice(b",\"fix\":{\"applicability\":");
+        write_str(buf, f.applicability.as_str());
+        buf.extend_from_slice(b",\"message\":");
+        write_str(buf, &f.message);
+        buf.extend_from_slice(b",\"edits\":[");
+        for (i, e) in f.edits.iter().enumerate() {
+            if i > 0 {
+                buf.push(b',');
+            }
+            buf.extend_from_slice(b"{\"span\":{\"start\":");
+            write_u64(buf, e.span.start);
+            buf.extend_from_slice(b",\"end\":");
+            write_u64(buf, e.span.end);
+            buf.extend_from_slice(b"},\"content\":");
+            write_str(buf, &e.content);
+            buf.push(b'}');
+        }
+        buf.extend_from_slice(b"]}");
+    }
     buf.push(b'}');
 }
 
@@ -122,7 +146,10 @@ fn write_opt_str(buf: &mut Vec<u8>, s: Option<&str>) {
 
 /// A JSON string as serde_json writes it: `"` and `\\` escaped with a
 /// backslash, the control characters below U+0020 as `\b \t \n \f \r` or
-/// `\u00xx` (lowercase hex), everything else (non-ASCII included) as is.
+/// `\u00xx` (lowercase hex), everything else (non-ASCII included) as is;
+/// but for the C1 controls U+0080-U+009F, which serde_json leaves raw and
+/// which are written `\u00xx` here: a cell's `value` may hold U+009B, a
+/// terminal's CSI, and the document may be read on a terminal.
 fn write_str(buf: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
@@ -139,6 +166,21 @@ fn write_str(buf: &mut Vec<u8>, s: &str) {
         }
         let b = bytes[i];
         i += 1;
+        if b == 0xC2 && bytes.get(i).is_some_and(|n| (0x80..0xA0).contains(n)) {
+            let c = bytes[i];
+            buf.extend_from_slice(&bytes[start..i - 1]);
+            buf.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(c >> 4)],
+                HEX[usize::from(c & 0xF)],
+            ]);
+            i += 1;
+            start = i;
+            continue;
+        }
         if b >= 0x20 && b != b'"' && b != b'\\' {
             continue;
         }
@@ -166,13 +208,18 @@ fn write_str(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
 }
 
-/// Whether any of the eight bytes of `w` is below 0x20, `"` or `\\`. The
+/// Whether any of the eight bytes of `w` is below 0x20, `"`, `\\` or 0xC2
+/// (the lead byte of the C1 controls). The
 /// classic tests (a byte below n: `(w - n·0x01…) & !w & 0x80…`; a zero byte
 /// after xor with the byte) may mark the wrong byte after a true one, but
 /// are non-zero exactly when some byte matches, which is all this asks.
 fn any_needs_escape(w: u64) -> bool {
     use crate::swar::{first_below, splat};
-    (first_below(w, 0x20) | first_below(w ^ splat(b'"'), 1) | first_below(w ^ splat(b'\\'), 1)) != 0
+    (first_below(w, 0x20)
+        | first_below(w ^ splat(b'"'), 1)
+        | first_below(w ^ splat(b'\\'), 1)
+        | first_below(w ^ splat(0xC2), 1))
+        != 0
 }
 
 #[cfg(test)]
@@ -197,6 +244,23 @@ mod tests {
         member: Option<&'a str>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
         related: Vec<Rel<'a>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        fix: Option<FixJson<'a>>,
+    }
+
+    #[derive(Serialize)]
+    struct FixJson<'a> {
+        applicability: &'a str,
+        message: &'a str,
+        edits: Vec<EditJson<'a>>,
+    }
+
+    #[derive(Serialize)]
+    struct EditJson<'a> {
+        span: Span,
+        content: &'a str,
     }
 
     #[derive(Serialize)]
@@ -243,7 +307,38 @@ mod tests {
                     message: &r.message,
                 })
                 .collect(),
+            value: d.value.as_deref(),
+            fix: d.fix.as_ref().map(|f| FixJson {
+                applicability: f.applicability.as_str(),
+                message: &f.message,
+                edits: f
+                    .edits
+                    .iter()
+                    .map(|e| EditJson {
+                        span: Span {
+                            start: e.span.start,
+                            end: e.span.end,
+                        },
+                        content: &e.content,
+                    })
+                    .collect(),
+            }),
         }
+    }
+
+    /// serde_json's bytes with the C1 controls escaped, as `write_str`
+    /// writes them.
+    fn c1_escaped(v: Vec<u8>) -> Vec<u8> {
+        let s = String::from_utf8(v).expect("utf-8");
+        let mut out = String::new();
+        for c in s.chars() {
+            if ('\u{80}'..'\u{a0}').contains(&c) {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            } else {
+                out.push(c);
+            }
+        }
+        out.into_bytes()
     }
 
     /// Text weighted towards what needs escaping: every control character,
@@ -258,6 +353,8 @@ mod tests {
                 Just('\u{7f}'),
                 Just('é'),
                 Just('\u{2028}'),
+                Just('\u{9b}'),
+                Just('\u{85}'),
                 Just('😀'),
                 any::<char>(),
                 prop::char::range('a', 'z'),
@@ -279,6 +376,8 @@ mod tests {
             start in any::<u64>(),
             end in any::<u64>(),
             related in prop::collection::vec((any::<u64>(), prop::option::of(text()), text()), 0..3),
+            value in prop::option::of(text()),
+            fix in prop::option::of((any::<bool>(), text(), prop::collection::vec((any::<u64>(), any::<u64>(), text()), 0..3))),
         ) -> Diagnostic {
             Diagnostic {
                 rule: crate::rules::ALL[rule],
@@ -296,7 +395,19 @@ mod tests {
                 snippet: None,
                 once_per_file: false,
                 shared: None,
-                fix: None,
+                fix: fix.map(|(safe, message, edits)| Box::new(crate::diagnostic::Fix {
+                    applicability: if safe {
+                        crate::diagnostic::Applicability::Safe
+                    } else {
+                        crate::diagnostic::Applicability::Unsafe
+                    },
+                    message,
+                    edits: edits
+                        .into_iter()
+                        .map(|(start, end, content)| crate::diagnostic::Edit { span: start..end, content })
+                        .collect(),
+                })),
+                value: value.map(Into::into),
             }
         }
     }
@@ -313,13 +424,15 @@ mod tests {
             let member = member.as_deref();
             let mut buf = Vec::new();
             write_diag(&mut buf, &d, None, member);
-            let want = serde_json::to_vec(&oracle(&d, member)).expect("serialises");
+            let want = c1_escaped(serde_json::to_vec(&oracle(&d, member)).expect("serialises"));
             prop_assert_eq!(String::from_utf8_lossy(&buf), String::from_utf8_lossy(&want));
 
             buf.clear();
             write_diag(&mut buf, &d, Some(&path), member);
-            let want = serde_json::to_vec(&Line { path: &path, diag: oracle(&d, member) })
-                .expect("serialises");
+            let want = c1_escaped(
+                serde_json::to_vec(&Line { path: &path, diag: oracle(&d, member) })
+                    .expect("serialises"),
+            );
             prop_assert_eq!(String::from_utf8_lossy(&buf), String::from_utf8_lossy(&want));
         }
     }

@@ -129,6 +129,19 @@ pub struct Summary {
     pub baselined: usize,
     /// Baseline entries, for the files of this run, that no longer occur.
     pub stale_baseline: usize,
+    /// The run applied fixes (`--fix`, `--diff`): the line says how many.
+    pub fixing: bool,
+    /// Findings fixed (or, with `--diff`, that would be).
+    pub fixed: usize,
+    /// `--diff`: nothing is written, the fixes are what would be made.
+    pub dry_run: bool,
+    /// Findings counted above whose fix this run's settings would apply.
+    pub fixable: usize,
+    /// Findings counted above whose only fix is unsafe, without
+    /// `--unsafe-fixes`.
+    pub unsafe_fixable: usize,
+    /// Fixes left unapplied because their file is a ZIP bundle member.
+    pub in_bundles: usize,
 }
 
 impl Summary {
@@ -229,13 +242,50 @@ fn location(path: &str, member: Option<&str>) -> String {
 /// `--quiet`).
 pub fn summary_line(s: &Summary) -> String {
     let checked = s.files - s.failures;
-    let mut line = format!(
+    let mut line = String::new();
+    if s.fixing {
+        let remaining = s.errors + s.warnings + s.infos;
+        let verb = if s.dry_run { "would fix" } else { "fixed" };
+        line.push_str(&format!("{verb} {} ({remaining} remaining", s.fixed));
+        if s.unsafe_fixable > 0 {
+            line.push_str(&format!(
+                "; {} more fixable with --unsafe-fixes",
+                s.unsafe_fixable
+            ));
+        }
+        line.push_str("); ");
+    }
+    line.push_str(&format!(
         "{}, {}, {} in {}",
         plural(s.errors, "error"),
         plural(s.warnings, "warning"),
         plural(s.infos, "info"),
         plural(checked, "file"),
-    );
+    ));
+    if !s.fixing && s.fixable > 0 {
+        line.push_str(&format!("; {} fixable with --fix", s.fixable));
+        if s.unsafe_fixable > 0 {
+            line.push_str(&format!(
+                " ({} more with --fix --unsafe-fixes)",
+                s.unsafe_fixable
+            ));
+        }
+    } else if !s.fixing && s.unsafe_fixable > 0 {
+        line.push_str(&format!(
+            "; {} fixable with --fix --unsafe-fixes",
+            s.unsafe_fixable
+        ));
+    }
+    if s.in_bundles > 0 {
+        line.push_str(&format!(
+            "; {} in ZIP bundles not applied (bundles are not rewritten)",
+            if s.in_bundles == 1 {
+                "1 fix".to_owned()
+            } else {
+                format!("{} fixes", s.in_bundles)
+            }
+        ));
+    }
     if s.failures > 0 {
         line.push_str(&format!("; {} not checked", plural(s.failures, "file")));
     }
@@ -279,6 +329,15 @@ pub fn statistics(reports: &[FileReport]) -> Vec<(&'static crate::rules::Rule, S
             .1 += 1;
     }
     sink::ranked(counts)
+}
+
+/// ` [*]` after a finding a safe fix resolves (`bdxlint check --fix`), as
+/// ruff marks them; nothing otherwise.
+fn fix_mark(d: &crate::diagnostic::Diagnostic) -> &'static str {
+    match &d.fix {
+        Some(f) if f.applicability == crate::diagnostic::Applicability::Safe => " [*]",
+        _ => "",
+    }
 }
 
 fn plural(n: usize, word: &str) -> String {

@@ -118,6 +118,7 @@ mod tests {
             once_per_file: false,
             shared: None,
             fix: None,
+            value: None,
         }
     }
 

@@ -93,6 +93,38 @@ struct SarifResult<'a> {
     message: Text<'a>,
     locations: [Location; 1],
     partial_fingerprints: BTreeMap<&'static str, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fixes: Vec<SarifFix<'a>>,
+}
+
+/// A finding's fix as SARIF's `fix`: one change to the file, its edits as
+/// byte regions replaced.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct SarifFix<'a> {
+    description: Text<'a>,
+    artifact_changes: [ArtifactChange<'a>; 1],
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ArtifactChange<'a> {
+    artifact_location: ArtifactLocation,
+    replacements: Vec<Replacement<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Replacement<'a> {
+    deleted_region: ByteRegion,
+    inserted_content: Text<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ByteRegion {
+    byte_offset: u64,
+    byte_length: u64,
 }
 
 #[derive(Serialize)]
@@ -212,6 +244,9 @@ pub(super) struct SarifWriter<'w> {
     uri: String,
     numbering: Numbering,
     in_file: usize,
+    /// The current file is a file of its own (not a bundle member), whose
+    /// byte offsets a fix can name.
+    fixable: bool,
     /// The most results the log takes ([`MAX_RESULTS`] unless told).
     pub(super) max_results: usize,
     /// Findings past `max_results`, counted and left out.
@@ -236,6 +271,7 @@ impl<'w> SarifWriter<'w> {
             uri: String::new(),
             numbering: Numbering::default(),
             in_file: 0,
+            fixable: true,
             max_results: MAX_RESULTS,
             left_out: 0,
             buf: Vec::new(),
@@ -245,6 +281,9 @@ impl<'w> SarifWriter<'w> {
 
 impl Report for SarifWriter<'_> {
     fn start_file(&mut self, path: &str, member: Option<&str>) {
+        // A member's bytes are inside its archive: no byte offset in a
+        // file names them.
+        self.fixable = member.is_none();
         self.location = super::location(path, member);
         self.uri = artifact_uri(&self.location);
         self.numbering.clear();
@@ -288,6 +327,28 @@ impl Report for SarifWriter<'_> {
                 "primaryLocationLineHash",
                 self.numbering.fingerprint(&self.location, d),
             )]),
+            fixes: match &d.fix {
+                Some(f) if self.fixable => vec![SarifFix {
+                    description: Text { text: &f.message },
+                    artifact_changes: [ArtifactChange {
+                        artifact_location: ArtifactLocation {
+                            uri: self.uri.clone(),
+                        },
+                        replacements: f
+                            .edits
+                            .iter()
+                            .map(|e| Replacement {
+                                deleted_region: ByteRegion {
+                                    byte_offset: e.span.start,
+                                    byte_length: e.span.end - e.span.start,
+                                },
+                                inserted_content: Text { text: &e.content },
+                            })
+                            .collect(),
+                    }],
+                }],
+                _ => Vec::new(),
+            },
         };
         self.buf.clear();
         pretty::element(&mut self.buf, false, RESULT);

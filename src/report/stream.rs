@@ -124,17 +124,29 @@ impl<'w> StreamWriter<'w> {
             }
             OutputFormat::Human => {
                 if let Some(h) = &self.handler {
-                    super::human::write_one(&mut *self.out, h, &self.location, d)?;
+                    // `--fix` leaves bundle members as they are: no `[*]`.
+                    if self.member.is_some() && d.fix.is_some() {
+                        let mut d = d.clone();
+                        d.fix = None;
+                        super::human::write_one(&mut *self.out, h, &self.location, &d)?;
+                    } else {
+                        super::human::write_one(&mut *self.out, h, &self.location, d)?;
+                    }
                 }
             }
             OutputFormat::Concise => writeln!(
                 self.out,
-                "{}:{}:{}: {} [{}] {}",
+                "{}:{}:{}: {} [{}] {}{}",
                 super::safe::printable(&self.location),
                 d.line,
                 d.col,
                 d.rule.code,
                 d.severity,
+                if super::fix_mark(d).is_empty() || self.member.is_some() {
+                    ""
+                } else {
+                    "[*] "
+                },
                 super::safe::printable(&d.message)
             )?,
             // `new` refuses them.

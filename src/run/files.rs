@@ -59,7 +59,7 @@ impl Run<'_> {
     /// The options for one input: a config override may name its format
     /// (`--format` still wins), and cross-row rules its filter drops keep
     /// no state.
-    fn opts_for(&self, format: Option<&str>, filter: &RuleFilter) -> Options {
+    pub(super) fn opts_for(&self, format: Option<&str>, filter: &RuleFilter) -> Options {
         let mut opts = self.opts.clone();
         if let Some(f) = self.format_of(format) {
             if self.req.format.is_none() && Kind::from_name(f).is_none() {
@@ -81,7 +81,7 @@ impl Run<'_> {
         opts
     }
 
-    fn is_bundle(&self, input: &Input, format: Option<&str>) -> bool {
+    pub(super) fn is_bundle(&self, input: &Input, format: Option<&str>) -> bool {
         matches!(input, Input::File(p) if bundle::is_bundle_path(p, self.format_of(format)))
     }
 
@@ -108,6 +108,23 @@ impl Run<'_> {
         bar: Option<indicatif::ProgressBar>,
         out: &mut dyn Reports,
     ) -> Result<(), Error> {
+        self.check_from(input, None, format, opts, more, bar, out)
+    }
+
+    /// [`check_into`](Self::check_into), reading a regular file's bytes
+    /// from `source` when given (its fixed copy) while naming it by the
+    /// input's own path.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn check_from(
+        &self,
+        input: &Input,
+        source: Option<&Path>,
+        format: Option<&str>,
+        opts: &Options,
+        more: Vec<Diagnostic>,
+        bar: Option<indicatif::ProgressBar>,
+        out: &mut dyn Reports,
+    ) -> Result<(), Error> {
         let kind = self.format_of(format).and_then(Kind::from_name);
         let path = match input {
             Input::File(p) if self.is_bundle(input, format) => {
@@ -122,6 +139,7 @@ impl Run<'_> {
                 );
             }
             Input::File(p) => p,
+            Input::Stdin if source.is_some() => Path::new("-"),
             Input::Stdin => {
                 out.start_file("-", None, true);
                 let rep =
@@ -133,13 +151,17 @@ impl Run<'_> {
             }
         };
         let display = path.display().to_string();
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let read = source.unwrap_or(path);
+        let file = std::fs::File::open(read).map_err(|e| Error::io(path, e))?;
         let opts = &Options {
             size_hint: file.metadata().ok().map(|m| m.len()),
             ..opts.clone()
         };
         out.start_file(&display, None, true);
-        let name = path.file_name().and_then(|n| n.to_str());
+        let name = match input {
+            Input::Stdin => None,
+            Input::File(_) => path.file_name().and_then(|n| n.to_str()),
+        };
         let file = Progress {
             inner: file,
             bar,
@@ -166,7 +188,7 @@ impl Run<'_> {
             out.diagnostic(d);
         }
         if let Some(format) = rep.format {
-            self.references(path, format, opts, out)?;
+            self.references(read, format, opts, out)?;
         }
         out.end_file(rep.format, rep.records);
         Ok(())
@@ -310,8 +332,21 @@ impl Run<'_> {
         failures: &mut Vec<Failure>,
         w: &mut dyn Report,
         t: &mut Tally,
+        fixing: Option<&mut super::fix::Fixing<'_>>,
     ) -> io::Result<()> {
         let mut extra = self.batch_up_front(inputs, per_input, failures);
+        // Fixing goes input by input: each is read, fixed and written in
+        // its turn (its chunks still in parallel).
+        if let Some(fixing) = fixing {
+            for (i, input) in inputs.iter().enumerate() {
+                let more = extra.remove(&i).unwrap_or_default();
+                self.fix_input(input, &per_input[i], more, fixing, failures, w, t);
+                if let Some(e) = t.error.take() {
+                    return Err(e);
+                }
+            }
+            return Ok(());
+        }
         let window = 2 * rayon::current_num_threads().max(1);
         let budget = AHEAD_BYTES / window;
         let mut i = 0;
@@ -374,7 +409,7 @@ impl Run<'_> {
 
     /// Checks one input in its turn, writing its findings as each chunk is
     /// folded; its batch findings and references follow.
-    fn stream_input(
+    pub(super) fn stream_input(
         &self,
         input: &Input,
         (format, filter): &(Option<&str>, RuleFilter),

@@ -9,6 +9,7 @@
 //! process's streams itself: the binary hands it stdout and stderr.
 
 mod files;
+mod fix;
 mod inputs;
 mod settings;
 mod tally;
@@ -81,9 +82,49 @@ pub struct Request {
     pub progress: bool,
     /// Also write the summary line to `err` (the report goes to a file).
     pub summary_to_err: bool,
+    /// `--fix`, `--diff`: apply the findings' fixes (or show them).
+    pub fix: Option<FixRequest>,
+    /// `--unsafe-fixes`: count (and, fixing, apply) unsafe fixes too.
+    pub unsafe_fixes: bool,
+}
+
+/// How `--fix` and its companions were asked for.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FixRequest {
+    /// `--unsafe-fixes`: apply the fixes that are guesses too.
+    pub unsafe_fixes: bool,
+    /// `--diff`: write a unified diff of what would change, change nothing.
+    pub diff: bool,
+    /// `--fix-only`: list no findings, only the summary.
+    pub only: bool,
+    /// `--show-fixes`: list what was fixed, per file and rule.
+    pub show_fixes: bool,
+    /// Escape control characters in the diff (it goes to a terminal).
+    pub escape: bool,
+}
+
+/// One of the run's two streams, shared: with `--fix` on standard input
+/// the fixed file goes to `out` while the report goes to `err`, where the
+/// run's messages go too.
+struct Shared<'a, 'w>(&'a std::cell::RefCell<&'w mut dyn Write>);
+
+impl Write for Shared<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.0.borrow_mut().write_all(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.borrow_mut().flush()
+    }
 }
 
 pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {
+    let out_cell = std::cell::RefCell::new(out);
+    let err_cell = std::cell::RefCell::new(err);
+    let mut err_w = Shared(&err_cell);
+    let err = &mut err_w as &mut dyn Write;
     let settings = match settings(req) {
         Ok(s) => s,
         Err(e) => {
@@ -137,6 +178,11 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         format: req.format.clone().filter(|_| forced_kind.is_none()),
         // Baselines fingerprint the offending cell's text, held in the
         // snippet; a count needs no source lines.
+        // JSON's `value`: the offending cell's text.
+        values: matches!(
+            settings.output_format,
+            OutputFormat::Json | OutputFormat::Jsonl
+        ) && !counting,
         snippets: (settings.output_format.needs_snippets() && !counting)
             || req.baseline.is_some()
             || req.write_baseline.is_some(),
@@ -187,18 +233,29 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         },
         None => None,
     };
+    // Where the report goes: standard output, unless that carries the
+    // fixed file or the diff.
+    let fix_stdin = req.fix.is_some_and(|f| !f.diff) && stdin_count > 0;
+    let mut report_to_err = Shared(&err_cell);
+    let mut report_to_out = Shared(&out_cell);
+    let mut content_w = Shared(&out_cell);
+    let report_out: &mut dyn Write = if fix_stdin || req.fix.is_some_and(|f| f.diff) {
+        &mut report_to_err
+    } else {
+        &mut report_to_out
+    };
     let mut w: Box<dyn Report + '_> = if req.statistics {
         Box::new(Statistics::new(
-            &mut *out,
+            report_out,
             settings.output_format == OutputFormat::Json,
         ))
-    } else if req.quiet && plain {
-        Box::new(Statistics::quiet(&mut *out))
+    } else if (req.quiet && plain) || req.fix.is_some_and(|f| f.diff || f.only) {
+        Box::new(Statistics::quiet(report_out))
     } else {
         // --max-diagnostics (flag or config) also sets how many results a
         // SARIF log takes in all, up or down from code scanning's 25,000.
         report::writer_capped(
-            &mut *out,
+            report_out,
             settings.output_format,
             &req.human,
             settings.max_diagnostics,
@@ -210,7 +267,24 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         old.as_ref().map(Matcher::new),
         req.write_baseline.as_ref().map(|_| Recorder::default()),
     );
-    run.execute(&inputs, &per_input, &mut failures, &mut *w, &mut t)?;
+    t.unsafe_fixes = req.unsafe_fixes;
+    t.summary.fixing = req.fix.is_some();
+    t.summary.dry_run = req.fix.is_some_and(|f| f.diff);
+    let mut fixing = req.fix.map(|f| fix::Fixing {
+        req: f,
+        out: &mut content_w,
+        escape: f.escape,
+        shown: Vec::new(),
+    });
+    run.execute(
+        &inputs,
+        &per_input,
+        &mut failures,
+        &mut *w,
+        &mut t,
+        fixing.as_mut(),
+    )?;
+    let shown = fixing.map(|f| f.shown).unwrap_or_default();
     for f in &failures {
         writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
     }
@@ -222,6 +296,13 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     }
     let mut code = if s.failures > 0 {
         EXIT_TROUBLE
+    } else if req.fix.is_some_and(|f| f.diff) {
+        // A diff says whether anything would change, as `ruff --diff` does.
+        if s.fixed > 0 && !settings.exit_zero {
+            EXIT_FINDINGS
+        } else {
+            EXIT_CLEAN
+        }
     } else if t.failing && !settings.exit_zero {
         EXIT_FINDINGS
     } else {
@@ -242,6 +323,16 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     }
     w.finish(&failures, &s)?;
     drop(w);
+    if req.fix.is_some_and(|f| f.show_fixes) {
+        // Beside the report: on standard output unless that carries the
+        // fixed file or the diff.
+        let to: &mut dyn Write = if fix_stdin || req.fix.is_some_and(|f| f.diff) {
+            &mut *err
+        } else {
+            &mut content_w
+        };
+        write_shown(&shown, s.dry_run, to)?;
+    }
     if req.summary_to_err {
         writeln!(err, "bdxlint: {}", report::summary_line(&s))?;
     }
@@ -268,6 +359,35 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         }
     }
     Ok(code)
+}
+
+/// `--show-fixes`: what was fixed, per file and rule, as ruff lists it.
+fn write_shown(
+    shown: &[(String, Vec<(&'static crate::rules::Rule, usize)>)],
+    dry_run: bool,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let n: usize = shown.iter().flat_map(|(_, r)| r).map(|(_, n)| n).sum();
+    if n == 0 {
+        return writeln!(
+            out,
+            "No fixes {}.",
+            if dry_run { "available" } else { "applied" }
+        );
+    }
+    writeln!(
+        out,
+        "{} {n} {}:",
+        if dry_run { "Would fix" } else { "Fixed" },
+        if n == 1 { "finding" } else { "findings" }
+    )?;
+    for (path, rules) in shown {
+        writeln!(out, "- {}:", report::printable(path))?;
+        for (rule, n) in rules {
+            writeln!(out, "    {n} × {} ({})", rule.code, rule.name)?;
+        }
+    }
+    Ok(())
 }
 
 /// The most worker threads a run takes: 4 a core, at least 64.

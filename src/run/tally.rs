@@ -36,6 +36,8 @@ pub(super) struct Tally {
     /// `--write-baseline`: every finding is recorded; without `--baseline`
     /// they are then all left out, as the new baseline records them.
     pub(super) recorder: Option<Recorder>,
+    /// `--unsafe-fixes`: unsafe fixes count as applicable.
+    pub(super) unsafe_fixes: bool,
 }
 
 impl Tally {
@@ -60,6 +62,7 @@ impl Tally {
             member: None,
             baseline,
             recorder,
+            unsafe_fixes: false,
         }
     }
 
@@ -101,6 +104,17 @@ impl Tally {
             Severity::Info => self.summary.infos += 1,
         }
         self.failing |= severity >= self.fail_on;
+        // A bundle member's fixes are not applied (the archive is not
+        // rewritten): counted apart when fixing, not offered otherwise.
+        if let Some(f) = &d.fix {
+            let applies = crate::fix::applies(f, self.unsafe_fixes);
+            match (member.is_some(), applies) {
+                (true, true) if self.summary.fixing => self.summary.in_bundles += 1,
+                (true, _) => {}
+                (false, true) => self.summary.fixable += 1,
+                (false, false) => self.summary.unsafe_fixable += 1,
+            }
+        }
         self.in_file += 1;
         if self.max.is_some_and(|m| self.in_file > m) {
             self.summary.hidden += 1;

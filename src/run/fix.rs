@@ -1,0 +1,288 @@
+//! `--fix` and `--diff`: each input is checked with its findings' fixes
+//! applied as they are found, into a temporary file beside it, then checked
+//! again until a pass fixes nothing (fixes that overlapped one applied
+//! before wait for the next pass); the last pass's findings are the
+//! report. The original is replaced only at the end, by renaming the
+//! temporary file over it with the original's permissions, so a failure at
+//! any point leaves it as it was. `--diff` shows the change instead, and
+//! standard input is fixed to standard output.
+//!
+//! A pass keeps its findings (up to a budget, as files checked ahead do)
+//! because they are the report only if the pass fixes nothing; a file that
+//! needed no fix is read once, one that did is read once more than it had
+//! passes with fixes.
+
+use super::files::Run;
+use super::inputs::Input;
+use super::tally::{Streamer, Tally};
+use super::{failure, FixRequest};
+use crate::diagnostic::{Collector, Diagnostic, Reports};
+use crate::error::Error;
+use crate::filter::RuleFilter;
+use crate::fix::{self, Applier};
+use crate::report::{Failure, Report};
+use crate::rules::Rule;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use tempfile::NamedTempFile;
+
+/// Passes with fixes before the findings are reported as they stand.
+/// Fixes of one cell never overlap, so a second pass is rare and a third
+/// rarer (a row removed after its cells were fixed).
+const MAX_PASSES: usize = 8;
+
+/// Bytes of findings a pass keeps for its report.
+const KEEP_BYTES: usize = 32 << 20;
+
+/// What a fixing run carries from file to file.
+pub(super) struct Fixing<'o> {
+    pub(super) req: FixRequest,
+    /// Where diffs and fixed standard input go.
+    pub(super) out: &'o mut dyn Write,
+    /// Escape control characters in diffs (they go to a terminal).
+    pub(super) escape: bool,
+    /// `--show-fixes`: per file, the rules fixed and how often.
+    pub(super) shown: Vec<(String, Vec<(&'static Rule, usize)>)>,
+}
+
+/// One pass over one file: findings whose fix applies go to the applier
+/// (and out of the report), the others are kept.
+struct Pass<'a> {
+    source: &'a Path,
+    /// Where the fixed copy is made: beside the original, so the rename
+    /// that replaces it stays on one file system.
+    dir: &'a Path,
+    unsafe_fixes: bool,
+    filter: &'a RuleFilter,
+    applier: Option<Applier<BufReader<File>, BufWriter<NamedTempFile>>>,
+    keep: Collector,
+    fixed: BTreeMap<&'static str, (&'static Rule, usize)>,
+    error: Option<io::Error>,
+}
+
+impl Pass<'_> {
+    fn offer(&mut self, d: &Diagnostic) -> io::Result<bool> {
+        let Some(f) = &d.fix else {
+            return Ok(false);
+        };
+        if !fix::applies(f, self.unsafe_fixes) || self.filter.judge(d.rule, d.severity).is_none() {
+            return Ok(false);
+        }
+        let applier = match &mut self.applier {
+            Some(a) => a,
+            None => {
+                let src = BufReader::new(File::open(self.source)?);
+                let out = tempfile::Builder::new()
+                    .prefix(".bdxlint-fix-")
+                    .tempfile_in(self.dir)?;
+                self.applier.insert(Applier::new(src, BufWriter::new(out)))
+            }
+        };
+        applier.offer(f, d.span.start)
+    }
+
+    /// The fixed copy, if any fix was applied.
+    fn finish(self) -> io::Result<Option<NamedTempFile>> {
+        match self.applier {
+            Some(a) if a.applied > 0 => {
+                let out = a.finish()?;
+                out.into_inner().map(Some).map_err(|e| e.into_error())
+            }
+            _ => Ok(None),
+        }
+    }
+}
+
+impl Reports for Pass<'_> {
+    fn start_file(&mut self, path: &str, member: Option<&str>, sort: bool) {
+        self.keep.start_file(path, member, sort);
+    }
+
+    fn diagnostic(&mut self, d: Diagnostic) {
+        if self.error.is_none() {
+            match self.offer(&d) {
+                Ok(true) => {
+                    self.fixed.entry(d.rule.code).or_insert((d.rule, 0)).1 += 1;
+                    return;
+                }
+                Ok(false) => {}
+                Err(e) => self.error = Some(e),
+            }
+        }
+        self.keep.diagnostic(d);
+    }
+
+    fn end_file(&mut self, format: Option<&'static str>, records: u64) {
+        self.keep.end_file(format, records);
+    }
+}
+
+impl Run<'_> {
+    /// Fixes one input (or shows its diff), then reports what is left.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fix_input(
+        &self,
+        input: &Input,
+        per: &(Option<&str>, RuleFilter),
+        more: Vec<Diagnostic>,
+        fixing: &mut Fixing<'_>,
+        failures: &mut Vec<Failure>,
+        w: &mut dyn Report,
+        t: &mut Tally,
+    ) {
+        // A bundle is checked as always: its members' fixes are reported,
+        // not applied (the archive is not rewritten).
+        if matches!(input, Input::File(_)) && self.is_bundle(input, per.0) {
+            self.stream_input(input, per, more, failures, w, t);
+            return;
+        }
+        if let Err(e) = self.fix_passes(input, per, more, fixing, w, t) {
+            t.abandon_file(w);
+            failures.push(failure(e));
+        }
+    }
+
+    fn fix_passes(
+        &self,
+        input: &Input,
+        (format, filter): &(Option<&str>, RuleFilter),
+        more: Vec<Diagnostic>,
+        fixing: &mut Fixing<'_>,
+        w: &mut dyn Report,
+        t: &mut Tally,
+    ) -> Result<(), Error> {
+        // Standard input is read once, into a temporary file the passes
+        // read again.
+        let (original, spill, dir): (PathBuf, Option<NamedTempFile>, PathBuf) = match input {
+            Input::File(p) => {
+                // A symbolic link's target is what gets fixed; the link
+                // stays a link.
+                let target = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
+                let dir = match target.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+                (target, None, dir)
+            }
+            Input::Stdin => {
+                let stdin = Path::new("-");
+                let mut spill = NamedTempFile::new().map_err(|e| Error::io(stdin, e))?;
+                io::copy(&mut io::stdin().lock(), spill.as_file_mut())
+                    .map_err(|e| Error::io(stdin, e))?;
+                let path = spill.path().to_path_buf();
+                (path, Some(spill), std::env::temp_dir())
+            }
+        };
+        let opts = self.opts_for(*format, filter);
+        let mut current: Option<NamedTempFile> = None;
+        let mut fixed: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
+        let mut report_from: Option<Collector> = None;
+        for _ in 0..MAX_PASSES {
+            let source = current.as_ref().map_or(original.as_path(), |c| c.path());
+            let mut pass = Pass {
+                source,
+                dir: &dir,
+                unsafe_fixes: fixing.req.unsafe_fixes,
+                filter,
+                applier: None,
+                keep: Collector::with_budget(KEEP_BYTES),
+                fixed: BTreeMap::new(),
+                error: None,
+            };
+            // Keeping fewer findings must not end the check: every fix is
+            // wanted.
+            pass.keep.cancel = None;
+            // The first pass reads the input as a check does (a walked file
+            // of no format is then a finding, not a failure).
+            let from = (current.is_some() || spill.is_some()).then_some(source);
+            self.check_from(input, from, *format, &opts, more.clone(), None, &mut pass)?;
+            if let Some(e) = pass.error.take() {
+                return Err(Error::io(&original, e));
+            }
+            let counts = std::mem::take(&mut pass.fixed);
+            let keep = std::mem::take(&mut pass.keep);
+            match pass.finish().map_err(|e| Error::io(&original, e))? {
+                None => {
+                    report_from = Some(keep);
+                    break;
+                }
+                Some(next) => {
+                    for (code, (rule, n)) in counts {
+                        fixed.entry(code).or_insert((rule, 0)).1 += n;
+                    }
+                    current = Some(next);
+                }
+            }
+        }
+        // The report: the last pass's findings, kept or (past the budget,
+        // or after the last pass allowed still fixed something) checked
+        // once more, streamed.
+        match report_from {
+            Some(c) if !c.overflowed => {
+                let mut s = Streamer {
+                    tally: t,
+                    report: w,
+                    filter,
+                };
+                for rep in c.reports {
+                    s.start_file(&rep.path, rep.member.as_deref(), false);
+                    for d in rep.diagnostics {
+                        s.diagnostic(d);
+                    }
+                    s.end_file(rep.format, rep.records);
+                }
+            }
+            _ => {
+                let source = current.as_ref().map_or(original.as_path(), |c| c.path());
+                let from = (current.is_some() || spill.is_some()).then_some(source);
+                let mut s = Streamer {
+                    tally: t,
+                    report: w,
+                    filter,
+                };
+                self.check_from(input, from, *format, &opts, more, None, &mut s)?;
+            }
+        }
+        let n: usize = fixed.values().map(|(_, n)| n).sum();
+        t.summary.fixed += n;
+        let shown_path = match input {
+            Input::File(p) => p.display().to_string(),
+            Input::Stdin => "-".to_owned(),
+        };
+        if n > 0 {
+            fixing
+                .shown
+                .push((shown_path.clone(), fixed.into_values().collect()));
+        }
+        let out_err = |e| Error::io(Path::new(&shown_path), e);
+        if fixing.req.diff {
+            if let Some(c) = &current {
+                let old = BufReader::new(File::open(&original).map_err(out_err)?);
+                let new = BufReader::new(File::open(c.path()).map_err(out_err)?);
+                fix::unified_diff(
+                    old,
+                    new,
+                    &shown_path,
+                    &shown_path,
+                    fixing.escape,
+                    &mut *fixing.out,
+                )
+                .map_err(out_err)?;
+            }
+        } else if matches!(input, Input::Stdin) {
+            let source = current.as_ref().map_or(original.as_path(), |c| c.path());
+            let mut f = File::open(source).map_err(out_err)?;
+            io::copy(&mut f, &mut *fixing.out).map_err(out_err)?;
+            fixing.out.flush().map_err(out_err)?;
+        } else if let Some(c) = current {
+            // The original's permissions, then one rename: the file is
+            // either the old bytes or the new, never half of them.
+            let perms = std::fs::metadata(&original).map_err(out_err)?.permissions();
+            std::fs::set_permissions(c.path(), perms).map_err(out_err)?;
+            c.persist(&original).map_err(|e| out_err(e.error))?;
+        }
+        Ok(())
+    }
+}
