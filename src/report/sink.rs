@@ -95,7 +95,8 @@ impl Report for Statistics<'_> {
     fn finish(&mut self, _failures: &[Failure], s: &Summary) -> io::Result<()> {
         let json = match self.shows {
             Shows::Summary => {
-                if s.errors + s.warnings + s.infos + s.failures > 0 {
+                // What was fixed is news too (`--fix-only`, `--fix -q`).
+                if s.errors + s.warnings + s.infos + s.failures + s.fixed > 0 {
                     writeln!(self.out, "{}", super::summary_line(s))?;
                 }
                 return Ok(());

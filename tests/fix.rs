@@ -1,0 +1,432 @@
+//! `bdxlint check --fix` and its companions (`--unsafe-fixes`, `--diff`,
+//! `--fix-only`, `--show-fixes`, standard input).
+//!
+//! `testdata/fixes/<format>/<rule-name>[.<case>].csv` is a damaged file and
+//! `….fixed.csv` what `--fix` must make of it (`--unsafe-fixes` when the
+//! name says `unsafe`). Each pair is checked for the guarantees: the fixed
+//! bytes, a second `--fix` changing nothing, no fixable finding left, and
+//! the diff (snapshot-tested).
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn bdxlint() -> Command {
+    let mut c = Command::cargo_bin("bdxlint").expect("binary builds");
+    c.env_remove("NO_COLOR")
+        .env_remove("FORCE_COLOR")
+        .env_remove("BDXLINT_OUTPUT_FORMAT");
+    c
+}
+
+fn fixes_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/fixes")
+}
+
+/// Every (format, damaged fixture, expected twin), sorted.
+fn pairs() -> Vec<(String, PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(fixes_dir()).expect("testdata/fixes") {
+        let dir = dir.expect("entry").path();
+        let format = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("utf-8")
+            .to_owned();
+        for f in std::fs::read_dir(&dir).expect("format dir") {
+            let f = f.expect("entry").path();
+            let name = f.file_name().and_then(|n| n.to_str()).expect("utf-8");
+            if name.ends_with(".fixed.csv") || !name.ends_with(".csv") {
+                continue;
+            }
+            let twin = f.with_file_name(name.replace(".csv", ".fixed.csv"));
+            assert!(twin.exists(), "{} has no .fixed.csv twin", f.display());
+            out.push((format.clone(), f, twin));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn json_findings(out: &[u8]) -> Vec<Value> {
+    let doc: Value = serde_json::from_slice(out).expect("JSON");
+    doc["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .flat_map(|f| f["diagnostics"].as_array().cloned().unwrap_or_default())
+        .collect()
+}
+
+#[test]
+fn every_fixture_fixes_to_its_twin_once_and_for_all() {
+    let pairs = pairs();
+    assert!(pairs.len() >= 10, "{pairs:?}");
+    for (format, before, after) in pairs {
+        let name = before.file_name().and_then(|n| n.to_str()).expect("utf-8");
+        let unsafe_ = name.contains("unsafe");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join(name);
+        std::fs::copy(&before, &file).expect("copy");
+        let fix = |extra: &[&str]| {
+            let mut c = bdxlint();
+            c.current_dir(dir.path())
+                .args(["check", "--fix", "--format", &format])
+                .args(extra)
+                .arg(name);
+            if unsafe_ {
+                c.arg("--unsafe-fixes");
+            }
+            c.assert().get_output().clone()
+        };
+        let out = fix(&["--output-format", "json"]);
+        let fixed = std::fs::read(&file).expect("read");
+        let want = std::fs::read(&after).expect("read");
+        assert!(
+            fixed == want,
+            "{name}: fixed\n{}\nexpected\n{}",
+            String::from_utf8_lossy(&fixed),
+            String::from_utf8_lossy(&want)
+        );
+        // After --fix no finding is left that this fixing would fix.
+        for d in json_findings(&out.stdout) {
+            let fixable = match d["fix"]["applicability"].as_str() {
+                Some("safe") => true,
+                Some("unsafe") => unsafe_,
+                _ => false,
+            };
+            assert!(!fixable, "{name}: left fixable: {d}");
+        }
+        // A second --fix changes nothing and says it fixed nothing.
+        let again = fix(&["--color", "never"]);
+        assert_eq!(std::fs::read(&file).expect("read"), want, "{name}");
+        let summary = String::from_utf8_lossy(&again.stdout);
+        assert!(
+            summary.lines().any(|l| l.starts_with("fixed 0 (")),
+            "{name}: {summary}"
+        );
+        // The diff of the damaged file, as a reviewer reads it.
+        std::fs::copy(&before, &file).expect("copy");
+        let mut c = bdxlint();
+        c.current_dir(dir.path())
+            .args(["check", "--diff", "--format", &format, name]);
+        if unsafe_ {
+            c.arg("--unsafe-fixes");
+        }
+        let diff = c.assert().code(1).get_output().stdout.clone();
+        assert_eq!(
+            std::fs::read(&before).expect("read"),
+            std::fs::read(&file).expect("read")
+        );
+        insta::assert_snapshot!(
+            format!("{format}__{}", name.trim_end_matches(".csv")),
+            String::from_utf8_lossy(&diff)
+        );
+    }
+}
+
+#[test]
+fn every_rule_with_a_fix_has_a_fixture_pair() {
+    let stems: Vec<String> = pairs()
+        .iter()
+        .map(|(_, f, _)| {
+            let name = f.file_name().and_then(|n| n.to_str()).expect("utf-8");
+            name.split('.').next().expect("stem").to_owned()
+        })
+        .collect();
+    for r in bdxlint::rules::ALL.iter().filter(|r| r.fix.is_some()) {
+        assert!(
+            stems.iter().any(|s| s == r.name),
+            "{} ({}) has a fix but no testdata/fixes fixture",
+            r.code,
+            r.name
+        );
+    }
+}
+
+const DAMAGED: &str =
+    "Full Name,Work Email,Start Date\nAda,ada@example.com,2024-03-07\nBob,bob@example,01/02/2024\n";
+const FIXED: &str =
+    "Full Name,Work Email,Start Date\nAda,ada@example.com,03/07/2024\nBob,bob@example,01/02/2024\n";
+
+#[test]
+fn standard_input_is_fixed_to_standard_output_and_reported_on_standard_error() {
+    let out = bdxlint()
+        .args(["check", "--fix", "--color", "never", "-"])
+        .write_stdin(DAMAGED)
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), FIXED);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("error(C003) invalid-email"), "{err}");
+    assert!(err.contains("fixed 1 (1 remaining)"), "{err}");
+    // Nothing to fix: the input comes out as it went in.
+    bdxlint()
+        .args(["check", "--fix", "-q", "-"])
+        .write_stdin(FIXED)
+        .assert()
+        .stdout(FIXED);
+}
+
+#[test]
+fn diff_writes_nothing_and_exits_by_whether_anything_would_change() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("employees.csv");
+    std::fs::write(&f, DAMAGED).expect("write");
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--diff", "employees.csv"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "--- employees.csv\n+++ employees.csv\n@@ -1,3 +1,3 @@\n Full Name,Work Email,Start Date\n-Ada,ada@example.com,2024-03-07\n+Ada,ada@example.com,03/07/2024\n Bob,bob@example,01/02/2024\n"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("would fix 1 (1 remaining)"));
+    assert_eq!(std::fs::read_to_string(&f).expect("read"), DAMAGED);
+    // Nothing would change: exit 0, though a finding remains.
+    std::fs::write(&f, FIXED).expect("write");
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--diff", "employees.csv"])
+        .assert()
+        .code(0)
+        .stdout("");
+}
+
+#[test]
+fn fix_only_lists_no_findings_and_fails_only_on_what_remains() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("employees.csv");
+    std::fs::write(&f, DAMAGED).expect("write");
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--fix-only", "employees.csv"])
+        .assert()
+        .code(1)
+        .stdout("fixed 1 (1 remaining); 1 error, 0 warnings, 0 infos in 1 file\n");
+    assert_eq!(std::fs::read_to_string(&f).expect("read"), FIXED);
+    let clean = DAMAGED.replace("bob@example,", "bob@example.com,");
+    std::fs::write(&f, clean).expect("write");
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--fix-only", "--show-fixes", "employees.csv"])
+        .assert()
+        .code(0)
+        .stdout(
+            "fixed 1 (0 remaining); 0 errors, 0 warnings, 0 infos in 1 file\n\
+             Fixed 1 finding:\n- employees.csv:\n    1 × C004 (invalid-date)\n",
+        );
+}
+
+#[test]
+fn unsafe_fixes_wait_for_their_flag_and_are_counted_apart() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("employees.csv");
+    let text =
+        "Full Name,Work Email,Start Date,Platform Roles\nAda,ada@example.com,2024-03-07,reviewr\n";
+    std::fs::write(&f, text).expect("write");
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--output-format", "concise", "employees.csv"])
+        .assert()
+        .get_output()
+        .clone();
+    let out = String::from_utf8_lossy(&out.stdout).into_owned();
+    let summary = bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "-q", "employees.csv"])
+        .assert()
+        .get_output()
+        .stdout
+        .clone();
+    let summary = String::from_utf8_lossy(&summary).into_owned();
+    // The safe fix is marked, the unsafe one is not.
+    assert!(out.contains("C004 [error] [*] `2024-03-07`"), "{out}");
+    assert!(out.contains("C008 [warning] `reviewr`"), "{out}");
+    assert!(
+        summary.ends_with("; 1 fixable with --fix (1 more with --fix --unsafe-fixes)\n"),
+        "{summary}"
+    );
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--fix", "-q", "employees.csv"])
+        .assert()
+        .stdout("fixed 1 (1 remaining; 1 more fixable with --unsafe-fixes); 0 errors, 1 warning, 0 infos in 1 file\n");
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--fix", "--unsafe-fixes", "-q", "employees.csv"])
+        .assert()
+        .code(0)
+        .stdout("fixed 1 (0 remaining); 0 errors, 0 warnings, 0 infos in 1 file\n");
+    assert_eq!(
+        std::fs::read_to_string(&f).expect("read"),
+        text.replace("2024-03-07", "03/07/2024")
+            .replace("reviewr", "reviewer")
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn permissions_are_kept_and_a_link_keeps_pointing_at_the_fixed_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let f = dir.path().join("employees.csv");
+    std::fs::write(&f, DAMAGED).expect("write");
+    std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    let link = dir.path().join("link.csv");
+    std::os::unix::fs::symlink("employees.csv", &link).expect("symlink");
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--fix", "-q", "--format", "employees", "link.csv"])
+        .assert()
+        .code(1);
+    assert!(std::fs::symlink_metadata(&link)
+        .expect("stat")
+        .file_type()
+        .is_symlink());
+    assert_eq!(std::fs::read_to_string(&f).expect("read"), FIXED);
+    let mode = std::fs::metadata(&f).expect("stat").permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+    // No temporary file is left beside it.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fix_that_cannot_be_written_leaves_the_original_intact() {
+    use std::os::unix::fs::PermissionsExt;
+    // Running as root, a read-only directory is writable all the same: then
+    // only the size limit below is tried.
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sub = dir.path().join("ro");
+    std::fs::create_dir(&sub).expect("mkdir");
+    let f = sub.join("employees.csv");
+    std::fs::write(&f, DAMAGED).expect("write");
+    if !root {
+        std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+        bdxlint()
+            .args(["check", "--fix", "-q"])
+            .arg(&f)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("employees.csv"));
+        assert_eq!(std::fs::read_to_string(&f).expect("read"), DAMAGED);
+        std::fs::set_permissions(&sub, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    }
+    // A write that fails part way (a file-size limit of 4 KiB, the file is
+    // bigger): the process stops, the original is whole.
+    let big: String = std::iter::once("Full Name,Work Email,Start Date\n".to_owned())
+        .chain((0..400).map(|i| format!("P{i},p{i}@example.com,2024-03-07\n")))
+        .collect();
+    std::fs::write(&f, &big).expect("write");
+    let bin = assert_cmd::cargo::cargo_bin("bdxlint");
+    let status = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -f 4; exec '{}' check --fix -q '{}'",
+            bin.display(),
+            f.display()
+        ))
+        .status()
+        .expect("bash runs");
+    assert!(!status.success(), "{status:?}");
+    assert_eq!(std::fs::read_to_string(&f).expect("read"), big);
+}
+
+#[test]
+fn json_edits_applied_by_another_tool_give_what_fix_writes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = fixes_dir().join("employees/several-per-row.csv");
+    let f = dir.path().join("e.csv");
+    std::fs::copy(&src, &f).expect("copy");
+    let out = bdxlint()
+        .args(["check", "--format", "employees", "--output-format", "json"])
+        .arg(&f)
+        .assert()
+        .get_output()
+        .clone();
+    let mut edits: Vec<(usize, usize, String)> = json_findings(&out.stdout)
+        .iter()
+        .filter(|d| d["fix"]["applicability"] == "safe")
+        .flat_map(|d| d["fix"]["edits"].as_array().cloned().unwrap_or_default())
+        .map(|e| {
+            (
+                e["span"]["start"].as_u64().expect("start") as usize,
+                e["span"]["end"].as_u64().expect("end") as usize,
+                e["content"].as_str().expect("content").to_owned(),
+            )
+        })
+        .collect();
+    assert!(edits.len() >= 3, "{edits:?}");
+    edits.sort();
+    let bytes = std::fs::read(&src).expect("read");
+    let mut applied = Vec::new();
+    let mut at = 0;
+    for (s, e, c) in edits {
+        applied.extend_from_slice(&bytes[at..s]);
+        applied.extend_from_slice(c.as_bytes());
+        at = e;
+    }
+    applied.extend_from_slice(&bytes[at..]);
+    let want =
+        std::fs::read(fixes_dir().join("employees/several-per-row.fixed.csv")).expect("read");
+    assert_eq!(
+        String::from_utf8_lossy(&applied),
+        String::from_utf8_lossy(&want)
+    );
+}
+
+#[test]
+fn bundles_are_reported_not_rewritten() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let zip_path = dir.path().join("entity-rbac.zip");
+    {
+        let file = std::fs::File::create(&zip_path).expect("create");
+        let mut z = zip::ZipWriter::new(file);
+        let opts: zip::write::SimpleFileOptions = Default::default();
+        z.start_file("entities.csv", opts).expect("member");
+        std::io::Write::write_all(
+            &mut z,
+            b"app,Name,Entity Type,Source System,Source ID,Source Type\nokta,admins,role,okta,r-1,group\n",
+        )
+        .expect("write");
+        z.start_file("relations.csv", opts).expect("member");
+        std::io::Write::write_all(
+            &mut z,
+            b"Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type\nr-1,role,ada@example.com,employee\n",
+        )
+        .expect("write");
+        z.finish().expect("finish");
+    }
+    let before = std::fs::read(&zip_path).expect("read");
+    let out = bdxlint()
+        .args(["check", "--fix", "--color", "never"])
+        .arg(&zip_path)
+        .assert()
+        .get_output()
+        .clone();
+    assert_eq!(std::fs::read(&zip_path).expect("read"), before);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("warning(H005) column-name-variant\n"),
+        "{text}"
+    );
+    assert!(!text.contains("[*]"), "{text}");
+    assert!(
+        text.contains("; 1 fix in ZIP bundles not applied"),
+        "{text}"
+    );
+}
