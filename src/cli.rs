@@ -476,6 +476,7 @@ fn request(args: &CheckArgs) -> Request {
         summary_to_err: false,
         fix: args.fixing.request(),
         unsafe_fixes: args.fixing.unsafe_fixes,
+        split: args.fixing.split(),
     }
 }
 

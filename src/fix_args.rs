@@ -1,6 +1,6 @@
 //! The flags of `bdxlint check` that repair files, ruff's names and
 //! meanings: `--fix`, `--unsafe-fixes`, `--fix-only`, `--diff`,
-//! `--show-fixes`.
+//! `--show-fixes`; and `--split`, which sorts rows for the same user.
 
 use bdxlint::run::FixRequest;
 use std::io::IsTerminal;
@@ -35,9 +35,23 @@ pub struct FixArgs {
     /// After fixing, list what was fixed, per file and rule.
     #[arg(long)]
     pub show_fixes: bool,
+
+    /// Write the rows of one CSV file that carry no error to GOOD and the
+    /// others to BAD, the header in both and every byte as it was, so the
+    /// clean rows can be uploaded now; the report is printed as usual.
+    #[arg(long, num_args = 2, value_names = ["GOOD", "BAD"])]
+    pub split: Option<Vec<std::path::PathBuf>>,
 }
 
 impl FixArgs {
+    /// `--split GOOD BAD`, if given.
+    pub fn split(&self) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+        match self.split.as_deref() {
+            Some([good, bad]) => Some((good.clone(), bad.clone())),
+            _ => None,
+        }
+    }
+
     /// The fixing asked for, if any.
     pub fn request(&self) -> Option<FixRequest> {
         (self.fix || self.fix_only || self.diff).then(|| FixRequest {

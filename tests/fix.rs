@@ -430,3 +430,79 @@ fn bundles_are_reported_not_rewritten() {
         "{text}"
     );
 }
+
+#[test]
+fn split_sends_rows_with_errors_to_bad_and_the_rest_to_good() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    // CRLF, a quoted cell across lines, a cross-row conflict (the later
+    // row is the one in error) and a row-once finding on two rows: the
+    // column Connection Type is missing and two rows have a Connection.
+    let text = "Project,Privilege Name,Privilege Value,Email,User ID,Username,Connection\r\n\
+                p,admin,true,ada@example.com,583231,ada,\r\n\
+                p,read,\"tr\nue\",grace@example.com,583240,ghopper,\r\n\
+                p,read,true,ada@example.com,583231,alovelace,\r\n\
+                p,write,true,bob@example.com,583250,bob,db-admins\r\n\
+                p,write,true,eve@example.com,583260,eve,db-admins\r\n\
+                p,read,true,kim@example.com,583270,kim,\r\n";
+    std::fs::write(d.join("ent.csv"), text).expect("write");
+    let out = bdxlint()
+        .current_dir(d)
+        .args(["check", "-q", "--split", "good.csv", "bad.csv", "ent.csv"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("split ent.csv: 2 rows without errors to good.csv, 4 to bad.csv"),
+        "{err}"
+    );
+    let lines: Vec<&str> = text.split_inclusive("\r\n").collect();
+    let good = std::fs::read_to_string(d.join("good.csv")).expect("good");
+    let bad = std::fs::read_to_string(d.join("bad.csv")).expect("bad");
+    assert_eq!(good, [lines[0], lines[1], lines[6]].concat());
+    assert_eq!(
+        bad,
+        [lines[0], lines[2], lines[3], lines[4], lines[5]].concat()
+    );
+    // Both halves check as their rows did: GOOD has no error at all.
+    bdxlint()
+        .current_dir(d)
+        .args(["check", "-q", "--format", "entitlements", "good.csv"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn split_refuses_a_header_in_error_and_what_it_cannot_split() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(d.join("e.csv"), "Full Name,Start Date\nAda,03/07/2024\n").expect("write");
+    bdxlint()
+        .current_dir(d)
+        .args([
+            "check",
+            "-q",
+            "--split",
+            "g.csv",
+            "b.csv",
+            "--format",
+            "employees",
+            "e.csv",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("the header has errors"));
+    assert!(!d.join("g.csv").exists() && !d.join("b.csv").exists());
+    std::fs::write(d.join("f.csv"), "Full Name,Start Date\nAda,03/07/2024\n").expect("write");
+    for args in [&["--fix", "e.csv"][..], &["e.csv", "f.csv"][..], &["-"][..]] {
+        bdxlint()
+            .current_dir(d)
+            .args(["check", "--split", "g.csv", "b.csv"])
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("--split:"));
+    }
+}

@@ -19,6 +19,7 @@ mod record;
 pub mod refs;
 mod row;
 pub mod shapes;
+pub mod split;
 mod text;
 
 use crate::diagnostic::{Diagnostic, Severity, Snippet};
@@ -46,6 +47,9 @@ pub struct Options {
     pub snippets: bool,
     /// Capture the text of the offending cell (JSON's `value`).
     pub values: bool,
+    /// Report every row of a finding that is otherwise reported once a
+    /// file (a column every row would need): `--split` must know each row.
+    pub every_row: bool,
     /// Once the caller sets it, findings made from then on capture no
     /// source lines. A human report sets it when it hides a finding past
     /// `--max-diagnostics`: every finding the sink gets after a hidden one
@@ -100,6 +104,7 @@ impl Default for Options {
             format: None,
             snippets: true,
             values: false,
+            every_row: false,
             snippet_stop: None,
             chunk_size: 1 << 20,
             max_record_bytes: 64 << 20,
@@ -417,6 +422,7 @@ fn check_stream<R: Read>(
         CrossState::new(opts.max_distinct_rows, snippets.clone()),
         opts.size_hint,
     );
+    fold.every_row = opts.every_row;
     report
         .diagnostics
         .extend(emit.diags.into_iter().map(|d| rebase(d, first.base)));
@@ -1002,6 +1008,8 @@ struct Fold {
     /// Once-per-file findings: (rule, message) -> the first one, held back
     /// until the end, and how many more were dropped.
     once: HashMap<(&'static str, String), (Diagnostic, u64)>,
+    /// Report once-a-file findings on every row ([`Options::every_row`]).
+    every_row: bool,
     /// The line ending the file uses, from its first terminated record.
     convention: Option<LineEnding>,
     mixed: bool,
@@ -1025,6 +1033,7 @@ impl Fold {
             next_line,
             records: 0,
             once: HashMap::new(),
+            every_row: false,
             convention: header_ending.filter(|e| *e != LineEnding::Eof),
             mixed: false,
             cross,
@@ -1060,7 +1069,7 @@ impl Fold {
             for rel in &mut d.related {
                 rel.line = abs(rel.line);
             }
-            if d.once_per_file {
+            if d.once_per_file && !self.every_row {
                 let key = (d.rule.code, d.message.clone());
                 match self.once.get_mut(&key) {
                     Some((_, dropped)) => *dropped += 1,

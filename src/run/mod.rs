@@ -15,7 +15,7 @@ mod settings;
 mod tally;
 
 use crate::baseline::{Baseline, Matcher, Recorder};
-use crate::bundle::{Kind, Limits};
+use crate::bundle::{self, Kind, Limits};
 use crate::check::refs::{self, EntityKeys};
 use crate::check::{self, Options};
 use crate::config::FailOn;
@@ -86,6 +86,9 @@ pub struct Request {
     pub fix: Option<FixRequest>,
     /// `--unsafe-fixes`: count (and, fixing, apply) unsafe fixes too.
     pub unsafe_fixes: bool,
+    /// `--split GOOD BAD`: the rows without errors to GOOD, the others to
+    /// BAD, the header in both.
+    pub split: Option<(PathBuf, PathBuf)>,
 }
 
 /// How `--fix` and its companions were asked for.
@@ -159,6 +162,10 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         writeln!(err, "bdxlint: `-` can be given only once")?;
         return Ok(EXIT_TROUBLE);
     }
+    if let Some(problem) = split_problem(req, &inputs) {
+        writeln!(err, "bdxlint: --split: {problem}")?;
+        return Ok(EXIT_TROUBLE);
+    }
     let forced_kind = req.format.as_deref().and_then(Kind::from_name);
     if stdin_count > 0 && forced_kind.is_some() {
         writeln!(
@@ -183,6 +190,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
             settings.output_format,
             OutputFormat::Json | OutputFormat::Jsonl
         ) && !counting,
+        every_row: req.split.is_some(),
         snippets: (settings.output_format.needs_snippets() && !counting)
             || req.baseline.is_some()
             || req.write_baseline.is_some(),
@@ -268,6 +276,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         req.write_baseline.as_ref().map(|_| Recorder::default()),
     );
     t.unsafe_fixes = req.unsafe_fixes;
+    t.split_errors = req.split.as_ref().map(|_| Vec::new());
     t.summary.fixing = req.fix.is_some();
     t.summary.dry_run = req.fix.is_some_and(|f| f.diff);
     let mut fixing = req.fix.map(|f| fix::Fixing {
@@ -285,6 +294,27 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         fixing.as_mut(),
     )?;
     let shown = fixing.map(|f| f.shown).unwrap_or_default();
+    if let (Some((good, bad)), Some(errors), [Input::File(path)]) =
+        (&req.split, t.split_errors.take(), inputs.as_slice())
+    {
+        if failures.is_empty() {
+            match split(path, &opts, errors, good, bad) {
+                Ok(n) => writeln!(
+                    err,
+                    "bdxlint: split {}: {} rows without errors to {}, {} to {}",
+                    path.display(),
+                    n.good,
+                    good.display(),
+                    n.bad,
+                    bad.display()
+                )?,
+                Err(e) => failures.push(Failure {
+                    path: path.display().to_string(),
+                    reason: format!("--split {}: {e}", path.display()),
+                }),
+            }
+        }
+    }
     for f in &failures {
         writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
     }
@@ -359,6 +389,66 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         }
     }
     Ok(code)
+}
+
+/// Why `--split` cannot run as asked, if it cannot: it takes one CSV file
+/// and does not mix with fixing.
+fn split_problem(req: &Request, inputs: &[Input]) -> Option<&'static str> {
+    req.split.as_ref()?;
+    if req.fix.is_some() {
+        return Some("it does not combine with --fix or --diff (fix first, then split)");
+    }
+    match inputs {
+        [Input::File(p)] if bundle::is_bundle_path(p, req.format.as_deref()) => {
+            Some("it splits a CSV file, not a ZIP bundle")
+        }
+        [Input::File(p)] if p.is_file() => None,
+        [Input::File(_)] => Some("it needs a regular file"),
+        [Input::Stdin] => Some("it needs a file to read twice, not standard input"),
+        _ => Some("it splits one file; name exactly one"),
+    }
+}
+
+/// Writes the rows of `path` to `good` and `bad` by whether an error lies
+/// in them, each written beside itself and renamed into place.
+fn split(
+    path: &Path,
+    opts: &Options,
+    mut errors: Vec<u64>,
+    good: &Path,
+    bad: &Path,
+) -> Result<check::split::Split, String> {
+    errors.sort_unstable();
+    let beside = |p: &Path| {
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        tempfile::Builder::new()
+            .prefix(".bdxlint-split-")
+            .tempfile_in(dir)
+            .map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let (mut g, mut b) = (beside(good)?, beside(bad)?);
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let opts = Options {
+        cancel: None,
+        ..opts.clone()
+    };
+    let n = {
+        let mut gw = io::BufWriter::new(g.as_file_mut());
+        let mut bw = io::BufWriter::new(b.as_file_mut());
+        let n = check::split::split_rows(file, &opts, &errors, &mut gw, &mut bw)
+            .map_err(|e| e.to_string())?;
+        gw.flush().map_err(|e| e.to_string())?;
+        bw.flush().map_err(|e| e.to_string())?;
+        n
+    };
+    g.persist(good)
+        .map_err(|e| format!("{}: {}", good.display(), e.error))?;
+    b.persist(bad)
+        .map_err(|e| format!("{}: {}", bad.display(), e.error))?;
+    Ok(n)
 }
 
 /// `--show-fixes`: what was fixed, per file and rule, as ruff lists it.

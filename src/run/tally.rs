@@ -38,6 +38,9 @@ pub(super) struct Tally {
     pub(super) recorder: Option<Recorder>,
     /// `--unsafe-fixes`: unsafe fixes count as applicable.
     pub(super) unsafe_fixes: bool,
+    /// `--split`: where the errors are (byte offsets), baselined or not:
+    /// the platform refuses those rows either way.
+    pub(super) split_errors: Option<Vec<u64>>,
 }
 
 impl Tally {
@@ -63,6 +66,7 @@ impl Tally {
             baseline,
             recorder,
             unsafe_fixes: false,
+            split_errors: None,
         }
     }
 
@@ -86,6 +90,11 @@ impl Tally {
             return;
         };
         d.severity = severity;
+        if let Some(errors) = &mut self.split_errors {
+            if severity == Severity::Error {
+                errors.push(d.span.start);
+            }
+        }
         let member = self.member.as_deref();
         if let Some(r) = &mut self.recorder {
             r.add(&self.path, member, &d);
