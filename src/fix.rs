@@ -86,8 +86,15 @@ impl<R: Read, W: Write> Applier<R, W> {
         if !self.fits(fix) || fix.edits[0].span.start < anchor {
             return Ok(false);
         }
+        // Mostly the fix lies after every pending edit: then no sort.
+        let in_order = self
+            .pending
+            .last()
+            .is_none_or(|p| p.span.start < fix.edits[0].span.start);
         self.pending.extend(fix.edits.iter().cloned());
-        self.pending.sort_by_key(|e| e.span.start);
+        if !in_order {
+            self.pending.sort_by_key(|e| e.span.start);
+        }
         self.applied += 1;
         Ok(true)
     }
@@ -100,12 +107,13 @@ impl<R: Read, W: Write> Applier<R, W> {
             .iter()
             .take_while(|e| e.span.end <= anchor)
             .count();
-        let ready: Vec<Edit> = self.pending.drain(..n).collect();
-        for e in ready {
-            self.copy_to(e.span.start)?;
-            self.out.write_all(e.content.as_bytes())?;
-            self.skip_to(e.span.end)?;
+        for i in 0..n {
+            let (start, end) = (self.pending[i].span.start, self.pending[i].span.end);
+            self.copy_to(start)?;
+            self.out.write_all(self.pending[i].content.as_bytes())?;
+            self.skip_to(end)?;
         }
+        self.pending.drain(..n);
         Ok(())
     }
 

@@ -109,7 +109,14 @@ fn records(bytes: &[u8]) -> Vec<Vec<u8>> {
 fn findings(dir: &std::path::Path) -> Vec<Value> {
     let out = bdxlint()
         .current_dir(dir)
-        .args(["check", "--format", "employees", "--output-format", "json", "e.csv"])
+        .args([
+            "check",
+            "--format",
+            "employees",
+            "--output-format",
+            "json",
+            "e.csv",
+        ])
         .assert()
         .get_output()
         .stdout

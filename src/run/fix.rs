@@ -16,6 +16,7 @@ use super::files::Run;
 use super::inputs::Input;
 use super::tally::{Streamer, Tally};
 use super::{failure, FixRequest};
+use crate::check::Options;
 use crate::diagnostic::{Collector, Diagnostic, Reports};
 use crate::error::Error;
 use crate::filter::RuleFilter;
@@ -26,12 +27,17 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use tempfile::NamedTempFile;
 
 /// Passes with fixes before the findings are reported as they stand.
 /// Fixes of one cell never overlap, so a second pass is rare and a third
 /// rarer (a row removed after its cells were fixed).
 const MAX_PASSES: usize = 8;
+
+/// The read and write buffers of the copy a pass makes.
+const IO_BUFFER: usize = 1 << 20;
 
 /// Bytes of findings a pass keeps for its report.
 const KEEP_BYTES: usize = 32 << 20;
@@ -60,6 +66,10 @@ struct Pass<'a> {
     keep: Collector,
     fixed: BTreeMap<&'static str, (&'static Rule, usize)>,
     error: Option<io::Error>,
+    /// Raised once a fix is applied: this pass's findings will not be the
+    /// report (the fixed copy is checked again), so the check stops
+    /// capturing source lines for them, and they are no longer kept.
+    stop: Arc<AtomicBool>,
 }
 
 impl Pass<'_> {
@@ -73,11 +83,14 @@ impl Pass<'_> {
         let applier = match &mut self.applier {
             Some(a) => a,
             None => {
-                let src = BufReader::new(File::open(self.source)?);
+                // Large buffers: the copy between fixes is most of the
+                // bytes, and 8 KiB ones cost a system call each.
+                let src = BufReader::with_capacity(IO_BUFFER, File::open(self.source)?);
                 let out = tempfile::Builder::new()
                     .prefix(".bdxlint-fix-")
                     .tempfile_in(self.dir)?;
-                self.applier.insert(Applier::new(src, BufWriter::new(out)))
+                self.applier
+                    .insert(Applier::new(src, BufWriter::with_capacity(IO_BUFFER, out)))
             }
         };
         applier.offer(f, d.span.start)
@@ -105,13 +118,16 @@ impl Reports for Pass<'_> {
             match self.offer(&d) {
                 Ok(true) => {
                     self.fixed.entry(d.rule.code).or_insert((d.rule, 0)).1 += 1;
+                    self.stop.store(true, Ordering::Relaxed);
                     return;
                 }
                 Ok(false) => {}
                 Err(e) => self.error = Some(e),
             }
         }
-        self.keep.diagnostic(d);
+        if !self.stop.load(Ordering::Relaxed) {
+            self.keep.diagnostic(d);
+        }
     }
 
     fn end_file(&mut self, format: Option<&'static str>, records: u64) {
@@ -181,7 +197,13 @@ impl Run<'_> {
         let mut report_from: Option<Collector> = None;
         for _ in 0..MAX_PASSES {
             let source = current.as_ref().map_or(original.as_path(), |c| c.path());
+            let stop = Arc::new(AtomicBool::new(false));
+            let pass_opts = Options {
+                snippet_stop: Some(Arc::clone(&stop)),
+                ..opts.clone()
+            };
             let mut pass = Pass {
+                stop,
                 source,
                 dir: &dir,
                 unsafe_fixes: fixing.req.unsafe_fixes,
@@ -197,7 +219,15 @@ impl Run<'_> {
             // The first pass reads the input as a check does (a walked file
             // of no format is then a finding, not a failure).
             let from = (current.is_some() || spill.is_some()).then_some(source);
-            self.check_from(input, from, *format, &opts, more.clone(), None, &mut pass)?;
+            self.check_from(
+                input,
+                from,
+                *format,
+                &pass_opts,
+                more.clone(),
+                None,
+                &mut pass,
+            )?;
             if let Some(e) = pass.error.take() {
                 return Err(Error::io(&original, e));
             }
