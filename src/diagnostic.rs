@@ -70,6 +70,16 @@ pub struct Fix {
     pub message: String,
     /// In file order, none overlapping another.
     pub edits: Vec<Edit>,
+    /// A rewrite of the whole file instead of edits (which are then
+    /// empty): what it changes is known only once the file is read.
+    pub transform: Option<Transform>,
+}
+
+/// A fix that rewrites the whole file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transform {
+    /// Every record's line ending becomes the file's most common one.
+    LineEndings,
 }
 
 impl Fix {

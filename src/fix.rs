@@ -454,6 +454,7 @@ mod tests {
                     content: c.to_owned(),
                 })
                 .collect(),
+            transform: None,
         }
     }
 

@@ -130,7 +130,8 @@ rules! {
         "Rows end with both CRLF and LF",
         "What it does: reports the first line whose ending differs from the first row's (CRLF vs LF).\n\
          Why it matters: mixed endings usually mean two files were pasted together; some readers then keep a stray `\\r` in the last cell.\n\
-         Example: rows 1-10 end in CRLF, rows 11-20 in LF. Fix: normalise line endings.";
+         Example: rows 1-10 end in CRLF, rows 11-20 in LF. Fix: normalise line endings.",
+        fix Always "Safe: rewrites the file with every row's line ending the most common one (a tie keeps the header's); line breaks inside quoted cells are content and stay. A whole-file rewrite: JSON shows it with no edits, SARIF with no fix.";
     DEPRECATED_FORMAT = "F006", "deprecated-format", Warning, "Versioning",
         "The format is deprecated",
         "What it does: warns once per file of a deprecated upload format.\n\

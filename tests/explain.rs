@@ -20,10 +20,14 @@ fn run(args: &[&str]) -> String {
 fn explain_prints_every_rule_by_code_and_by_name() {
     for r in rules::ALL {
         let by_code = run(&["explain", r.code]);
+        let fix = match &r.fix {
+            Some(f) => format!("{}: {} (`bdxlint check --fix`)\n\n", f.headline(), f.text),
+            None => String::new(),
+        };
         assert_eq!(
             by_code,
             format!(
-                "{} {} ({})\n\n{}\n\n{}\n\nSpec: {}\n",
+                "{} {} ({})\n\n{}\n\n{}\n\n{fix}Spec: {}\n",
                 r.code, r.name, r.severity, r.summary, r.explanation, r.spec
             )
         );
@@ -72,8 +76,21 @@ fn rules_lists_every_rule_as_text_and_as_json() {
                 "summary": r.summary,
                 "explanation": r.explanation,
                 "spec": r.spec,
+                "fix": r.fix.as_ref().map(|f| serde_json::json!({
+                    "availability": match f.availability {
+                        rules::FixAvailability::Always => "always",
+                        rules::FixAvailability::Sometimes => "sometimes",
+                    },
+                    "text": f.text,
+                })),
             })
         );
+        // `[*]` marks the rules that can fix, and only those.
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(r.code))
+            .expect("listed");
+        assert_eq!(line.contains(" [*] "), r.fix.is_some(), "{line}");
     }
 }
 

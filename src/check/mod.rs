@@ -248,6 +248,7 @@ fn check_stream<R: Read>(
                 span: 0..3,
                 content: String::new(),
             }],
+            transform: None,
         }));
         report.diagnostics.push(d);
     } else if let Some(enc) = wide_encoding(&head) {
@@ -1113,6 +1114,14 @@ impl Fold {
                     &format!("use {want} line endings throughout"),
                 );
                 d.line = line;
+                // Which ending most rows have is known only at the end of
+                // the file: the fix is a rewrite of it, not edits.
+                d.fix = Some(Box::new(crate::diagnostic::Fix {
+                    applicability: crate::diagnostic::Applicability::Safe,
+                    message: "end every row with the file's most common line ending".into(),
+                    edits: Vec::new(),
+                    transform: Some(crate::diagnostic::Transform::LineEndings),
+                }));
                 out.push(d);
             }
         }
@@ -1326,6 +1335,7 @@ impl<'a> Emitter<'a> {
                         content,
                     })
                     .collect(),
+                transform: None,
             }));
         }
     }

@@ -1,5 +1,6 @@
-//! `--split GOOD BAD`: the rows of a file that carry no error, and the
-//! others, as two files with the header in both. Rows are copied as bytes
+//! Whole-file rewrites, record by record: `--split GOOD BAD` (the rows of a
+//! file that carry no error, and the others, as two files with the header
+//! in both) and the line-ending fix of `--fix`. Rows are copied as bytes
 //! (their quoting, line endings and all), read with the checker's own chunk
 //! reader and tokenizer, so a row is exactly what the check called a row.
 
@@ -25,6 +26,57 @@ pub enum SplitError {
     Io(#[from] io::Error),
 }
 
+/// What [`walk_records`] hands each record to: its bytes, their offset,
+/// and the record (`None` for bytes after the last one).
+pub(crate) type RecordFn<'a> = dyn FnMut(&[u8], u64, Option<&Record>) -> io::Result<()> + 'a;
+
+/// Hands every record of `reader` to `each` as the bytes it spans (from the
+/// end of the one before, so a BOM and blank lines travel with the next
+/// record; its line ending included), with its file offset and whether it
+/// is the header; bytes after the last record go to `each` as well, as a
+/// record of no ending. Read with the checker's chunk reader and tokenizer,
+/// so a record is exactly what the check calls one.
+pub(crate) fn walk_records(
+    reader: impl Read,
+    opts: &Options,
+    each: &mut RecordFn<'_>,
+) -> io::Result<()> {
+    let reader = super::Cancellable::new(reader, opts);
+    let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
+    let mut rec = Record::default();
+    let mut line = 1;
+    while let Some(chunk) = chunks.next_chunk()? {
+        let data = chunk.data.as_slice();
+        let start = if chunk.base == 0 {
+            data.len() - crate::scan::strip_bom(data).len()
+        } else {
+            0
+        };
+        let mut scanner = Scanner::new(data, start, line);
+        // Bytes of the chunk handed out so far.
+        let mut done = 0;
+        while scanner.next_record(&mut rec) {
+            let end = (rec.end + ending_len(rec.ending)).min(data.len());
+            each(&data[done..end], chunk.base + done as u64, Some(&rec))?;
+            done = end;
+        }
+        // Chunks end at record boundaries: nothing is left, or blank lines.
+        if done < data.len() {
+            each(&data[done..], chunk.base + done as u64, None)?;
+        }
+        line = scanner.line();
+    }
+    Ok(())
+}
+
+fn ending_len(e: Option<LineEnding>) -> usize {
+    match e {
+        Some(LineEnding::Lf) => 1,
+        Some(LineEnding::CrLf) => 2,
+        _ => 0,
+    }
+}
+
 /// Copies the records of `reader` to `good` or `bad`: a record holding one
 /// of the `errors` (byte offsets in the file, sorted) goes to `bad`. The
 /// header, and what comes before it (a BOM, blank lines), goes to both.
@@ -35,64 +87,98 @@ pub fn split_rows(
     good: &mut dyn Write,
     bad: &mut dyn Write,
 ) -> Result<Split, SplitError> {
-    let reader = super::Cancellable::new(reader, opts);
-    let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
-    let mut rec = Record::default();
-    let mut line = 1;
     let mut header = true;
     let mut next_error = 0;
     let mut out = Split::default();
-    while let Some(chunk) = chunks.next_chunk()? {
-        let data = chunk.data.as_slice();
-        let start = if chunk.base == 0 {
-            data.len() - crate::scan::strip_bom(data).len()
-        } else {
-            0
-        };
-        let mut scanner = Scanner::new(data, start, line);
-        // Bytes of the chunk written so far.
-        let mut done = 0;
-        while scanner.next_record(&mut rec) {
-            let end = rec.end
-                + match rec.ending {
-                    Some(LineEnding::Lf) => 1,
-                    Some(LineEnding::CrLf) => 2,
-                    _ => 0,
-                };
-            let end = end.min(data.len());
-            let bytes = &data[done..end];
-            let (from, to) = (chunk.base + done as u64, chunk.base + end as u64);
-            // Errors before this record's end belong to it (or to the
-            // blank lines before it, which travel with it).
-            let mut holds_error = false;
-            while errors.get(next_error).is_some_and(|&e| e < to) {
-                holds_error |= errors[next_error] >= from || header;
-                next_error += 1;
-            }
-            if header {
-                if holds_error {
-                    return Err(SplitError::Header);
-                }
-                good.write_all(bytes)?;
-                bad.write_all(bytes)?;
-                header = false;
-            } else if holds_error {
-                bad.write_all(bytes)?;
-                out.bad += 1;
-            } else {
-                good.write_all(bytes)?;
-                out.good += 1;
-            }
-            done = end;
+    let mut header_error = false;
+    walk_records(reader, opts, &mut |bytes, from, rec| {
+        let to = from + bytes.len() as u64;
+        // Errors before this record's end belong to it (or to the blank
+        // lines before it, which travel with it).
+        let mut holds_error = false;
+        while errors.get(next_error).is_some_and(|&e| e < to) {
+            holds_error = true;
+            next_error += 1;
         }
-        // Chunks end at record boundaries; anything after the last record
-        // (nothing, or blank lines) stays with the good rows.
-        good.write_all(&data[done..])?;
-        line = scanner.line();
-    }
+        if rec.is_none() {
+            // What follows the last record stays with the good rows.
+            return good.write_all(bytes);
+        }
+        if std::mem::take(&mut header) {
+            if holds_error {
+                header_error = true;
+                return Err(io::Error::other("header"));
+            }
+            good.write_all(bytes)?;
+            bad.write_all(bytes)
+        } else if holds_error {
+            out.bad += 1;
+            bad.write_all(bytes)
+        } else {
+            out.good += 1;
+            good.write_all(bytes)
+        }
+    })
+    .map_err(|e| {
+        if header_error {
+            SplitError::Header
+        } else {
+            SplitError::Io(e)
+        }
+    })?;
     good.flush()?;
     bad.flush()?;
     Ok(out)
+}
+
+/// Rewrites `reader` to `out` with every record's line ending the file's
+/// most common one (CRLF or LF; a tie keeps the header's). Line breaks
+/// inside quoted cells are cell content and stay. `counts` are the record
+/// endings of the same file, `(lf, crlf)`, from [`count_endings`].
+pub fn normalise_endings(
+    reader: impl Read,
+    opts: &Options,
+    counts: (u64, u64),
+    header: Option<LineEnding>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let crlf = counts.1 > counts.0 || (counts.1 == counts.0 && header == Some(LineEnding::CrLf));
+    walk_records(
+        reader,
+        opts,
+        &mut |bytes, _, rec| match rec.map(|r| r.ending) {
+            Some(Some(e @ (LineEnding::Lf | LineEnding::CrLf))) => {
+                let body = &bytes[..bytes.len() - ending_len(Some(e))];
+                out.write_all(body)?;
+                out.write_all(if crlf { b"\r\n" } else { b"\n" })
+            }
+            _ => out.write_all(bytes),
+        },
+    )?;
+    out.flush()
+}
+
+/// The record endings of `reader`: `(lf, crlf, the header's)`.
+pub fn count_endings(
+    reader: impl Read,
+    opts: &Options,
+) -> io::Result<(u64, u64, Option<LineEnding>)> {
+    let (mut lf, mut crlf, mut header) = (0, 0, None);
+    let mut first = true;
+    walk_records(reader, opts, &mut |_, _, rec| {
+        if let Some(r) = rec {
+            if std::mem::take(&mut first) {
+                header = r.ending;
+            }
+            match r.ending {
+                Some(LineEnding::Lf) => lf += 1,
+                Some(LineEnding::CrLf) => crlf += 1,
+                _ => {}
+            }
+        }
+        Ok(())
+    })?;
+    Ok((lf, crlf, header))
 }
 
 #[cfg(test)]
@@ -126,5 +212,38 @@ mod tests {
         let (g, b, _) = split(text, &[]).expect("splits");
         assert_eq!(g, text);
         assert_eq!(b, "\u{feff}A,B\r\n");
+    }
+
+    #[test]
+    fn line_endings_go_to_the_majority_and_quoted_breaks_stay() {
+        let opts = Options {
+            chunk_size: 16,
+            ..Options::default()
+        };
+        let text = "A,B\r\n1,\"x\r\ny\"\n2,z\n3,w";
+        let counts = count_endings(text.as_bytes(), &opts).expect("reads");
+        assert_eq!(counts, (2, 1, Some(LineEnding::CrLf)));
+        let mut out = Vec::new();
+        normalise_endings(
+            text.as_bytes(),
+            &opts,
+            (counts.0, counts.1),
+            counts.2,
+            &mut out,
+        )
+        .expect("writes");
+        assert_eq!(String::from_utf8_lossy(&out), "A,B\n1,\"x\r\ny\"\n2,z\n3,w");
+        // A tie keeps the header's.
+        let text = "A,B\r\n1,2\n";
+        let mut out = Vec::new();
+        normalise_endings(
+            text.as_bytes(),
+            &opts,
+            (1, 1),
+            Some(LineEnding::CrLf),
+            &mut out,
+        )
+        .expect("writes");
+        assert_eq!(String::from_utf8_lossy(&out), "A,B\r\n1,2\r\n");
     }
 }

@@ -406,6 +406,7 @@ mod tests {
                         .into_iter()
                         .map(|(start, end, content)| crate::diagnostic::Edit { span: start..end, content })
                         .collect(),
+                    transform: None,
                 })),
                 value: value.map(Into::into),
             }

@@ -328,7 +328,8 @@ impl Report for SarifWriter<'_> {
                 self.numbering.fingerprint(&self.location, d),
             )]),
             fixes: match &d.fix {
-                Some(f) if self.fixable => vec![SarifFix {
+                // A whole-file rewrite has no replacements to list.
+                Some(f) if self.fixable && !f.edits.is_empty() => vec![SarifFix {
                     description: Text { text: &f.message },
                     artifact_changes: [ArtifactChange {
                         artifact_location: ArtifactLocation {

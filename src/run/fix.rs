@@ -17,7 +17,7 @@ use super::inputs::Input;
 use super::tally::{Streamer, Tally};
 use super::{failure, FixRequest};
 use crate::check::Options;
-use crate::diagnostic::{Collector, Diagnostic, Reports};
+use crate::diagnostic::{Collector, Diagnostic, Reports, Transform};
 use crate::error::Error;
 use crate::filter::RuleFilter;
 use crate::fix::{self, Applier};
@@ -70,6 +70,8 @@ struct Pass<'a> {
     /// report (the fixed copy is checked again), so the check stops
     /// capturing source lines for them, and they are no longer kept.
     stop: Arc<AtomicBool>,
+    /// A rewrite of the whole file a finding asked for.
+    transform: Option<Transform>,
 }
 
 impl Pass<'_> {
@@ -79,6 +81,11 @@ impl Pass<'_> {
         };
         if !fix::applies(f, self.unsafe_fixes) || self.filter.judge(d.rule, d.severity).is_none() {
             return Ok(false);
+        }
+        if let Some(t) = f.transform {
+            // Applied to the whole file once this pass's edits are made.
+            self.transform = Some(t);
+            return Ok(true);
         }
         let applier = match &mut self.applier {
             Some(a) => a,
@@ -204,6 +211,7 @@ impl Run<'_> {
             };
             let mut pass = Pass {
                 stop,
+                transform: None,
                 source,
                 dir: &dir,
                 unsafe_fixes: fixing.req.unsafe_fixes,
@@ -233,7 +241,16 @@ impl Run<'_> {
             }
             let counts = std::mem::take(&mut pass.fixed);
             let keep = std::mem::take(&mut pass.keep);
-            match pass.finish().map_err(|e| Error::io(&original, e))? {
+            let transform = pass.transform.take();
+            let edited = pass.finish().map_err(|e| Error::io(&original, e))?;
+            let next = match transform {
+                Some(t) => {
+                    let from = edited.as_ref().map_or(source, |e| e.path());
+                    Some(rewrite(t, from, &dir, &opts).map_err(|e| Error::io(&original, e))?)
+                }
+                None => edited,
+            };
+            match next {
                 None => {
                     report_from = Some(keep);
                     break;
@@ -315,4 +332,32 @@ impl Run<'_> {
         }
         Ok(())
     }
+}
+
+/// The copy of `from` a whole-file fix makes, beside the original.
+fn rewrite(t: Transform, from: &Path, dir: &Path, opts: &Options) -> io::Result<NamedTempFile> {
+    let opts = Options {
+        cancel: None,
+        ..opts.clone()
+    };
+    let out = tempfile::Builder::new()
+        .prefix(".bdxlint-fix-")
+        .tempfile_in(dir)?;
+    let mut w = BufWriter::with_capacity(IO_BUFFER, out);
+    match t {
+        Transform::LineEndings => {
+            let (lf, crlf, header) = crate::check::split::count_endings(
+                BufReader::with_capacity(IO_BUFFER, File::open(from)?),
+                &opts,
+            )?;
+            crate::check::split::normalise_endings(
+                BufReader::with_capacity(IO_BUFFER, File::open(from)?),
+                &opts,
+                (lf, crlf),
+                header,
+                &mut w,
+            )?;
+        }
+    }
+    w.into_inner().map_err(|e| e.into_error())
 }
