@@ -20,10 +20,12 @@ use std::io::{self, BufRead, Read, Write};
 
 /// Copies `src` to `out` with fixes applied, as they are offered.
 ///
-/// Fixes come in the order of their findings, and every edit of a fix lies
-/// at or after its finding's start (its anchor): so once a finding at `a`
-/// is offered, no later fix touches bytes before `a`, and the edits before
-/// it can be written. Edits of fixes on one cell (the spaces around a value,
+/// Fixes come in the order of their findings, and the edits of a fix lie
+/// at or after its finding's start (its anchor), or at least after the
+/// anchor before it (a JSON cell's repair starts at the cell, its finding at
+/// the error): so once a finding at `a` is offered, the edits that end by
+/// `a` can be written, and a later fix that reaches into them is refused
+/// (and applied by the next pass). Edits of fixes on one cell (the spaces around a value,
 /// the value itself) wait until the next anchor passes them, so that fixes
 /// of one cell that do not overlap all apply, whichever comes first.
 pub struct Applier<R, W> {
@@ -83,7 +85,7 @@ impl<R: Read, W: Write> Applier<R, W> {
         }
         self.anchor = anchor;
         self.advance(anchor)?;
-        if !self.fits(fix) || fix.edits[0].span.start < anchor {
+        if !self.fits(fix) {
             return Ok(false);
         }
         // Mostly the fix lies after every pending edit: then no sort.
@@ -470,8 +472,8 @@ mod tests {
             .offer(&fix(&[(2, 5, "zz"), (12, 13, "c")]), 2)
             .expect("io"));
         assert!(ap.offer(&fix(&[(12, 13, "c")]), 12).expect("io"));
-        // Before its own finding, and before what is written already.
-        assert!(!ap.offer(&fix(&[(9, 10, "y")]), 12).expect("io"));
+        // Before what is written already, or offered out of order.
+        assert!(!ap.offer(&fix(&[(5, 6, "y")]), 12).expect("io"));
         assert!(!ap.offer(&fix(&[(9, 10, "y")]), 9).expect("io"));
         assert_eq!(ap.applied, 3);
         let out = ap.finish().expect("io");

@@ -261,7 +261,8 @@ rules! {
         "A JSON cell does not parse",
         "What it does: parses JSON cells and points at the first byte where parsing fails, mapped through CSV quote escaping to the file.\n\
          Why it matters: the platform cannot read the cell.\n\
-         Example: `{'location': 1}` (single quotes). Fix: write JSON with double quotes; in CSV, quote the cell and double each inner quote.";
+         Example: `{'location': 1}` (single quotes). Fix: write JSON with double quotes; in CSV, quote the cell and double each inner quote.",
+        fix Sometimes "Unsafe: where the cell is JSON but for single quotes (and holds no double quote) or commas before a closing `}` or `]`, and the repair parses as the column's kind, rewrites the cell with the repair (quoted, inner quotes doubled). An apostrophe inside a single-quoted value gets no fix.";
     JSON_WRONG_TYPE = "C012", "json-wrong-type", Error, "Resources and their fields",
         "A JSON cell is not the object or array its column needs",
         "What it does: checks that a JSON cell's top-level value is an object or an array as the spec says.\n\

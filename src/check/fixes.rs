@@ -9,7 +9,7 @@
 
 use crate::diagnostic::Applicability;
 use crate::scan::FieldSpan;
-use crate::schema::shape::DateShape;
+use crate::schema::shape::{DateShape, JsonKind};
 use chrono::NaiveDate;
 use std::ops::Range;
 
@@ -137,6 +137,58 @@ pub(crate) fn date(shape: DateShape, value: &str) -> Option<(String, Applicabili
     (text != value).then_some((text, applicability))
 }
 
+/// `text`, which is not JSON, repaired where one reading is plain: single
+/// quotes where JSON has double ones (only when the text has no double
+/// quote, so no string mixes them), and commas before a closing `}` or `]`.
+/// The repair must parse as JSON of the column's kind; anything else (an
+/// apostrophe inside a value, say) gets no fix.
+pub(crate) fn json(text: &str, kind: JsonKind) -> Option<String> {
+    let quoted = if text.contains('\'') && !text.contains('"') {
+        text.replace('\'', "\"")
+    } else {
+        text.to_owned()
+    };
+    let fixed = without_trailing_commas(&quoted);
+    if fixed == text {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(&fixed).ok()?;
+    let fits = match kind {
+        JsonKind::Any => true,
+        JsonKind::Object => v.is_object(),
+        JsonKind::Array => v.is_array(),
+    };
+    fits.then_some(fixed)
+}
+
+/// `s` without the commas that come right before a `}` or `]` (spaces
+/// between allowed), outside strings.
+fn without_trailing_commas(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, c) in s.char_indices() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if c == ',' {
+            let next = b[i + 1..].iter().find(|x| !x.is_ascii_whitespace());
+            if matches!(next, Some(b'}' | b']')) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,6 +222,26 @@ mod tests {
                 "{shape:?} {v}"
             );
         }
+    }
+
+    #[test]
+    fn json_is_repaired_only_where_one_reading_is_plain() {
+        let j = |s| json(s, JsonKind::Object);
+        assert_eq!(j("{'a':'b'}").as_deref(), Some("{\"a\":\"b\"}"));
+        assert_eq!(j("{\"a\":[1,2,],}").as_deref(), Some("{\"a\":[1,2]}"));
+        assert_eq!(
+            j("{'a': [1, 2 , ] }").as_deref(),
+            Some("{\"a\": [1, 2  ] }")
+        );
+        // A comma inside a string is text.
+        assert_eq!(j("{\"a\":\",}\",}").as_deref(), Some("{\"a\":\",}\"}"));
+        // An apostrophe in a value, quotes of both kinds, the wrong kind, or
+        // nothing to repair: no fix.
+        assert_eq!(j("{'name':'O'Brien'}"), None);
+        assert_eq!(j("{'a':\"b\"}"), None);
+        assert_eq!(json("['a',]", JsonKind::Object), None);
+        assert_eq!(j("{\"a\":1}"), None);
+        assert_eq!(j("{a:1}"), None);
     }
 
     #[test]

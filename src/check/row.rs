@@ -1464,6 +1464,18 @@ impl Plan {
                         "write JSON with double quotes; in CSV, quote the whole cell and double every quote inside it: \"{\"\"key\"\":\"\"value\"\"}\"".into(),
                     ),
                 );
+                let text = if f.escapes {
+                    std::borrow::Cow::Owned(raw.replace("\"\"", "\""))
+                } else {
+                    std::borrow::Cow::Borrowed(raw)
+                };
+                if let Some(fixed) = fixes::json(&text, kind) {
+                    emit.fix_last(
+                        Applicability::Unsafe,
+                        "rewrite the cell as the JSON it most likely means".into(),
+                        vec![(f.start..f.end, fixes::csv_field(&fixed))],
+                    );
+                }
                 return;
             }
         };
