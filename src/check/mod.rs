@@ -17,6 +17,7 @@ pub mod header;
 mod record;
 pub mod refs;
 mod row;
+mod sheet;
 pub mod shapes;
 mod text;
 

@@ -271,6 +271,9 @@ struct EmailMasks {
     /// The rest of [`LOCAL`] (`!`, `#`, `/`, ...) is rare, and testing
     /// for all of it would cost more than the test of the domain.
     usual: u64,
+    /// Bytes of non-ASCII characters: an address holding one is left to
+    /// the byte loop, which looks for invisible characters.
+    high: u64,
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -282,6 +285,9 @@ impl EmailMasks {
     #[inline]
     fn verdict(&self, n: usize) -> Option<bool> {
         let all = 1u64.checked_shl(n as u32).map_or(u64::MAX, |x| x - 1);
+        if self.high & all != 0 {
+            return None;
+        }
         let ats = self.at & all;
         if ats == 0 {
             return Some(false);
@@ -341,10 +347,10 @@ fn email_masks(b: &[u8]) -> Option<EmailMasks> {
             bitor_m128i(label, bitor_m128i(dot, hyphen)),
             bitor_m128i(eq(b'_'), eq(b'+')),
         );
-        [eq(b'@'), dot, hyphen, label, usual].map(bits)
+        [eq(b'@'), dot, hyphen, label, usual, high].map(bits)
     };
     let n = b.len();
-    let mut m = [0u64; 5];
+    let mut m = [0u64; 6];
     if n < 16 {
         let mut w = [0u8; 16];
         w.get_mut(..n)?.copy_from_slice(b);
@@ -365,19 +371,30 @@ fn email_masks(b: &[u8]) -> Option<EmailMasks> {
     } else {
         return None;
     }
-    let [at, dot, hyphen, label, usual] = m;
+    let [at, dot, hyphen, label, usual, high] = m;
     Some(EmailMasks {
         at,
         dot,
         hyphen,
         label,
         usual,
+        high,
     })
 }
 
-/// [`is_email`] a byte at a time: for long addresses, and CPUs without
-/// SSE2.
+/// [`is_email`] a byte at a time: for long addresses, addresses with
+/// non-ASCII characters, and CPUs without SSE2. An address holding an
+/// invisible character (a NBSP, a zero-width space) is not the address it
+/// looks like, and no mail server takes it.
 fn is_email_bytewise(b: &[u8]) -> bool {
+    is_email_ascii_rules(b)
+        && (b.is_ascii()
+            || std::str::from_utf8(b)
+                .map_or(true, |s| !s.chars().any(|c| super::text::invisible(c).is_some())))
+}
+
+/// The rule of [`is_email`] on bytes, non-ASCII bytes allowed.
+fn is_email_ascii_rules(b: &[u8]) -> bool {
     // One pass over the bytes with a class table: this runs on every e-mail
     // cell of files with millions of rows, so the usual byte (a letter)
     // costs one lookup and a dots and hyphens are checked against the byte
