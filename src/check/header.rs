@@ -157,10 +157,19 @@ pub(crate) fn map_columns(
                 ),
                 format!("save the file as UTF-8 without a BOM, or delete the invisible character before `{want}`"),
             )
-        } else if !invisible.is_empty() && name.chars().any(|ch| zero_width(ch) || (ch.is_whitespace() && ch != ' ')) {
+        } else if !invisible.is_empty()
+            && name
+                .chars()
+                .any(|ch| zero_width(ch) || (ch.is_whitespace() && ch != ' '))
+        {
             (
-                format!("column {} holds {invisible}; the spec writes `{want}`", quote_bare(name)),
-                format!("retype the name as `{want}`: the invisible characters make it another name"),
+                format!(
+                    "column {} holds {invisible}; the spec writes `{want}`",
+                    quote_bare(name)
+                ),
+                format!(
+                    "retype the name as `{want}`: the invisible characters make it another name"
+                ),
             )
         } else {
             (
@@ -179,10 +188,19 @@ pub(crate) fn map_columns(
         let examples: Vec<String> = of_kind
             .iter()
             .take(3)
-            .map(|&(i, c)| format!("{} for `{}`", quote(&header.names[i]), table.columns[c].name))
+            .map(|&(i, c)| {
+                format!(
+                    "{} for `{}`",
+                    quote(&header.names[i]),
+                    table.columns[c].name
+                )
+            })
             .collect();
         let more = if of_kind.len() > 3 { ", ..." } else { "" };
-        let names: Vec<&str> = of_kind.iter().map(|&(_, c)| table.columns[c].name.as_str()).collect();
+        let names: Vec<&str> = of_kind
+            .iter()
+            .map(|&(_, c)| table.columns[c].name.as_str())
+            .collect();
         emit.row(
             &rules::COLUMN_NAME_VARIANT,
             None,
@@ -195,7 +213,11 @@ pub(crate) fn map_columns(
             ),
             Some(format!(
                 "write the names as the spec does: {} (`bdxlint template {}` prints the header)",
-                names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", "),
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 table.name
             )),
         );

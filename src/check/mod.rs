@@ -17,8 +17,8 @@ pub mod header;
 mod record;
 pub mod refs;
 mod row;
-mod sheet;
 pub mod shapes;
+mod sheet;
 mod text;
 
 use crate::diagnostic::{Diagnostic, Severity, Snippet};

@@ -492,13 +492,16 @@ fn plain_cell(data: &[u8], text: &str, f: &FieldSpan, cell: &mut Cell) -> (bool,
     // The byte after an empty cell is a delimiter, a quote or a line end
     // (a CR, which `suspicious_start` marks): `filled` masks it.
     let first = data.get(a).copied().unwrap_or(b',');
-    let filled = a < b
-        && (shapes::visible_ascii(first) || text.get(a..b).is_some_and(shapes::is_filled));
+    let filled =
+        a < b && (shapes::visible_ascii(first) || text.get(a..b).is_some_and(shapes::is_filled));
     // Field by field: a whole `Cell` value went through the stack.
     cell.start = a;
     cell.end = b;
     cell.flags = Cell::UTF8 | u8::from(filled);
-    (filled, super::sheet::suspicious_start(first) & u8::from(filled))
+    (
+        filled,
+        super::sheet::suspicious_start(first) & u8::from(filled),
+    )
 }
 
 /// [`Cells::decode`] for a cell with `""` escapes, or in a chunk that is not
@@ -839,7 +842,10 @@ impl Plan {
             .field_col
             .iter()
             .enumerate()
-            .filter_map(|(i, c)| c.filter(|&c| table.columns[c].shape == Shape::Text).map(|c| (i, c)))
+            .filter_map(|(i, c)| {
+                c.filter(|&c| table.columns[c].shape == Shape::Text)
+                    .map(|c| (i, c))
+            })
             .collect();
         let id_fields = text_fields
             .iter()
@@ -967,12 +973,7 @@ impl Plan {
     /// What a spreadsheet leaves in free-text cells: error values, IDs in
     /// scientific notation, formulas. Out of line: few records get here.
     #[inline(never)]
-    fn check_text_cells(
-        &self,
-        rec: &Record,
-        cells: &Cells<'_>,
-        emit: &mut Emitter<'_>,
-    ) {
+    fn check_text_cells(&self, rec: &Record, cells: &Cells<'_>, emit: &mut Emitter<'_>) {
         for &(i, c) in &self.text_fields {
             let f = &rec.fields[i];
             // A cell nobody else reads keeps its `""` escapes; none of what
@@ -984,11 +985,7 @@ impl Plan {
             let trimmed = shapes::trim(v);
             if sheet::is_error_value(trimmed) {
                 self.report_error_value(f, i, &col.name, trimmed, emit);
-            } else if let Some(sci) = col
-                .identifier
-                .then(|| sheet::scientific(trimmed))
-                .flatten()
-            {
+            } else if let Some(sci) = col.identifier.then(|| sheet::scientific(trimmed)).flatten() {
                 let (message, help) = match (sci.exact, sci.digits) {
                     (Some(exact), _) => (
                         format!(
@@ -1228,13 +1225,7 @@ impl Plan {
                     format!("write {} without them", quote(trimmed)),
                 )
             };
-            at(
-                emit,
-                &rules::SURROUNDING_WHITESPACE,
-                None,
-                message,
-                help,
-            );
+            at(emit, &rules::SURROUNDING_WHITESPACE, None, message, help);
         }
         let v = trimmed;
         match &col.shape {

@@ -389,8 +389,9 @@ fn email_masks(b: &[u8]) -> Option<EmailMasks> {
 fn is_email_bytewise(b: &[u8]) -> bool {
     is_email_ascii_rules(b)
         && (b.is_ascii()
-            || std::str::from_utf8(b)
-                .map_or(true, |s| !s.chars().any(|c| super::text::invisible(c).is_some())))
+            || std::str::from_utf8(b).map_or(true, |s| {
+                !s.chars().any(|c| super::text::invisible(c).is_some())
+            }))
 }
 
 /// The rule of [`is_email`] on bytes, non-ASCII bytes allowed.

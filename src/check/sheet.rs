@@ -261,9 +261,17 @@ fn slashed(v: &str) -> Option<(NaiveDateTime, bool, Option<&'static str>, bool)>
     let (a, b) = (num(a)?, num(b)?);
     let y: i32 = y.parse().ok()?;
     let (m, d, note) = if a > 12 && b <= 12 {
-        (b, a, Some("read day first, since the first number is no month"))
+        (
+            b,
+            a,
+            Some("read day first, since the first number is no month"),
+        )
     } else if a <= 12 && b <= 12 && a != b {
-        (a, b, Some("read month first, as US English spreadsheets write it"))
+        (
+            a,
+            b,
+            Some("read month first, as US English spreadsheets write it"),
+        )
     } else {
         (a, b, None)
     };
@@ -333,7 +341,9 @@ mod tests {
 
     #[test]
     fn error_values() {
-        for v in ["#N/A", "#VALUE!", "#REF!", "#NAME?", "#DIV/0!", "#NULL!", "#NUM!"] {
+        for v in [
+            "#N/A", "#VALUE!", "#REF!", "#NAME?", "#DIV/0!", "#NULL!", "#NUM!",
+        ] {
             assert!(is_error_value(v), "{v}");
             assert_eq!(suspicious_start(v.as_bytes()[0]), 1);
         }
@@ -373,12 +383,24 @@ mod tests {
         let s = scientific("1.5E+2").expect("scientific");
         assert_eq!((s.kept, s.digits, s.exact), (2, Some(3), None));
         let s = scientific("1.23E+2").expect("scientific");
-        assert_eq!((s.kept, s.digits, s.exact.as_deref()), (3, Some(3), Some("123")));
+        assert_eq!(
+            (s.kept, s.digits, s.exact.as_deref()),
+            (3, Some(3), Some("123"))
+        );
         let s = scientific("5.83231E+011").expect("LibreOffice's three digits");
         assert_eq!((s.kept, s.digits), (6, Some(12)));
         assert!(maybe_exponent(b"5.83231E+011"));
         assert!(maybe_exponent(b"1E5"));
-        for v in ["583231", "E-1001", "role-0001", "1.5", "E+11", "5.8E", "5.8E+1234", "x1E+5"] {
+        for v in [
+            "583231",
+            "E-1001",
+            "role-0001",
+            "1.5",
+            "E+11",
+            "5.8E",
+            "5.8E+1234",
+            "x1E+5",
+        ] {
             assert!(scientific(v).is_none(), "{v}");
         }
         assert!(!maybe_exponent(b"583231"));
@@ -403,12 +425,21 @@ mod tests {
     #[test]
     fn displayed_date_times() {
         let d = |shape, v| spreadsheet_date(shape, v).map(|s| s.meant);
-        assert_eq!(d(DateShape::Mdy, "7/1/2024 9:00").as_deref(), Some("07/01/2024"));
+        assert_eq!(
+            d(DateShape::Mdy, "7/1/2024 9:00").as_deref(),
+            Some("07/01/2024")
+        );
         assert_eq!(d(DateShape::Mdy, "7/1/2024"), None);
         assert_eq!(d(DateShape::Ymd, "7/1/2024").as_deref(), Some("2024-07-01"));
-        assert_eq!(d(DateShape::Ymd, "13/1/2024").as_deref(), Some("2024-01-13"));
+        assert_eq!(
+            d(DateShape::Ymd, "13/1/2024").as_deref(),
+            Some("2024-01-13")
+        );
         assert_eq!(d(DateShape::Ymd, "07/01/2024"), None);
-        assert_eq!(d(DateShape::Ymd, "07/01/2024 09:00").as_deref(), Some("2024-07-01"));
+        assert_eq!(
+            d(DateShape::Ymd, "07/01/2024 09:00").as_deref(),
+            Some("2024-07-01")
+        );
         assert_eq!(
             d(DateShape::DateTimeOffset, "7/1/2024 9:00 PM").as_deref(),
             Some("2024-07-01T21:00:00Z")

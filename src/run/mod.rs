@@ -210,6 +210,11 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         old.as_ref().map(Matcher::new),
         req.write_baseline.as_ref().map(|_| Recorder::default()),
     );
+    // The human report folds repeated findings of one rule on one column
+    // into a line each; every other output keeps them all.
+    if settings.fold && !counting {
+        t.folder = Some(crate::report::fold::Folder::default());
+    }
     run.execute(&inputs, &per_input, &mut failures, &mut *w, &mut t)?;
     for f in &failures {
         writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
