@@ -173,7 +173,12 @@ pub(crate) fn spreadsheet_date(shape: DateShape, v: &str) -> Option<SheetDate> {
         if !has_time && (padded || shape == DateShape::Mdy) {
             return None;
         }
-        (at, "a date as a spreadsheet displays it", has_time, note)
+        let what = if has_time {
+            "a date-time as a spreadsheet displays it"
+        } else {
+            "a date as a spreadsheet displays it"
+        };
+        (at, what, has_time, note)
     } else if let Some(at) = spaced_iso(v) {
         (at, "a date-time as a spreadsheet writes it", true, None)
     } else {
