@@ -982,22 +982,24 @@ impl Plan {
                 continue;
             };
             let col = &self.table.columns[c];
-            let trimmed = shapes::trim(v);
-            if sheet::is_error_value(trimmed) {
-                self.report_error_value(f, i, &col.name, trimmed, emit);
-            } else if let Some(sci) = col.identifier.then(|| sheet::scientific(trimmed)).flatten() {
+            // As it stands, unv: what the quick tests of
+            // `check_record` see (the first byte, the last ones), so that
+            // a record's findings do not depend on the way it was decoded.
+            if sheet::is_error_value(v) {
+                self.report_error_value(f, i, &col.name, v, emit);
+            } else if let Some(sci) = col.identifier.then(|| sheet::scientific(v)).flatten() {
                 let (message, help) = match (sci.exact, sci.digits) {
                     (Some(exact), _) => (
                         format!(
                             "{} is the ID `{exact}` written as a number in scientific notation by a spreadsheet",
-                            quote(trimmed)
+                            quote(v)
                         ),
                         format!("write `{exact}`; format the column as text in the spreadsheet so that it keeps IDs as they are"),
                     ),
                     (None, Some(digits)) => (
                         format!(
                             "{}: a spreadsheet turned this ID into a number; the digits after {} significant places are lost (the ID had {digits} digits)",
-                            quote(trimmed),
+                            quote(v),
                             sci.kept
                         ),
                         "export the IDs again from their source, and format the column as text before the file goes through a spreadsheet".into(),
@@ -1005,7 +1007,7 @@ impl Plan {
                     (None, None) => (
                         format!(
                             "{}: a spreadsheet turned this ID into a number in scientific notation",
-                            quote(trimmed)
+                            quote(v)
                         ),
                         "export the IDs again from their source, and format the column as text before the file goes through a spreadsheet".into(),
                     ),
@@ -2245,6 +2247,65 @@ mod tests {
             "only {quick_clean} cells passed quickly"
         );
         assert!(full_found > 20_000, "only {full_found} cells drew findings");
+    }
+
+    #[test]
+    fn spreadsheet_findings_do_not_depend_on_how_a_record_is_decoded() {
+        // The quick flags of `check_record` (a cell's first byte, an
+        // identifier's last ones) decide whether text cells are looked at:
+        // they must find what the slow way, taken by any record with a
+        // `""` escape, finds.
+        let table = crate::schema::table("entitlements")
+            .expect("rules/ parses")
+            .expect("entitlements is a format");
+        let head = "User ID,Name,Username";
+        let mut hrec = Record::default();
+        assert!(Scanner::new(head.as_bytes(), 0, 1).next_record(&mut hrec));
+        let header = Header {
+            names: head.split(',').map(str::to_owned).collect(),
+        };
+        let plan = Plan::new(
+            table,
+            &header,
+            head.as_bytes(),
+            &hrec,
+            &mut Emitter::new(head.as_bytes(), false),
+        );
+        let pieces = [
+            "5", "8", ".", "E", "e", "+", "-", "=", "@", "#", "N/A", "#N/A", "#REF!", "\t", " ",
+            "a", "1E+5", "11",
+        ];
+        let mut next = crate::testutil::xorshift(0x9e37_79b9_7f4a_7c15u64);
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let mut cell = || -> String {
+                (0..next() % 6)
+                    .map(|_| pieces[(next() % pieces.len() as u64) as usize])
+                    .collect()
+            };
+            let (id, name) = (cell(), cell());
+            let q = |v: &str| format!("\"{v}\"");
+            let findings = |third: &str| {
+                let line = format!("{},{},{third}\n", q(&id), q(&name));
+                let data = line.as_bytes();
+                let mut rec = Record::default();
+                assert!(Scanner::new(data, 0, 1).next_record(&mut rec));
+                let mut cells = Cells::for_chunk(data);
+                let mut emit = Emitter::new(data, false);
+                plan.check_record(data, &rec, &mut cells, &mut emit);
+                emit.diags
+                    .iter()
+                    .filter(|d| matches!(d.rule.code, "C016" | "C017" | "C019"))
+                    .filter(|d| d.column.as_deref() != Some("Username"))
+                    .map(|d| (d.rule.code, d.span.clone(), d.message.clone()))
+                    .collect::<Vec<_>>()
+            };
+            let quick = findings("ada");
+            let slow = findings("\"a\"\"b\"");
+            assert_eq!(quick, slow, "{id:?} {name:?}");
+            found += usize::from(!quick.is_empty());
+        }
+        assert!(found > 2_000, "only {found} records drew a finding");
     }
 
     #[test]
