@@ -264,9 +264,9 @@ pub(crate) struct Cells<'a> {
     /// fast as memory reads: a clean chunk costs no per-record search).
     nul: bool,
     /// Not 0 when a filled cell of the record may start like a formula or
-    /// a spreadsheet error value (`sheet::suspicious_start`), or when the
-    /// record took the slow way through `decode`: its text cells are then
-    /// looked at closely. Set by `decode`, a table lookup per cell.
+    /// a spreadsheet error value (`sheet::suspicious_start`): its text
+    /// cells are then looked at closely. Set by `decode`, a table lookup
+    /// per cell.
     suspicious: u8,
 }
 
@@ -346,6 +346,9 @@ impl<'a> Cells<'a> {
 
     /// The text of field `f` (number `i`) as it stands in the file, `""`
     /// escapes included; `None` when it is not valid UTF-8.
+    // Inlined into the JSON cells' check, as it was before a second
+    // caller came.
+    #[inline(always)]
     fn raw(&self, i: usize, f: &FieldSpan) -> Option<&'a str> {
         let (a, b) = f.content();
         if !self.cells.get(i)?.has(Cell::UTF8) {
@@ -456,18 +459,21 @@ impl<'a> Cells<'a> {
                 }
             }
             _ => {
-                suspicious = 1;
                 for (i, ((f, cell), &bit)) in fields.enumerate() {
-                    match text {
-                        Some(text) if !f.escapes => {
-                            plain_cell(data, text, f, cell);
-                        }
+                    let start = match text {
+                        Some(text) if !f.escapes => plain_cell(data, text, f, cell).1,
                         _ => {
                             *cell =
-                                decode_other(data, text, unescaped, i, f, reads_value, names, emit)
+                                decode_other(data, text, unescaped, i, f, reads_value, names, emit);
+                            // The first byte of the content as in
+                            // `plain_cell`: a `""` escape first is a
+                            // quote, which starts nothing.
+                            let first = data.get(f.content().0).copied().unwrap_or(b',');
+                            super::sheet::suspicious_start(first) & (cell.flags & Cell::FILLED)
                         }
-                    }
+                    };
                     filled_cols |= bit & u64::from(cell.flags & Cell::FILLED).wrapping_neg();
+                    suspicious |= start;
                 }
             }
         }
@@ -489,19 +495,25 @@ fn plain_cell(data: &[u8], text: &str, f: &FieldSpan, cell: &mut Cell) -> (bool,
     // The content of a quoted field without a branch.
     let q = usize::from(f.quoted);
     let (a, b) = (f.start + q, f.end - q);
-    // The byte after an empty cell is a delimiter, a quote or a line end
-    // (a CR, which `suspicious_start` marks): `filled` masks it.
-    let first = data.get(a).copied().unwrap_or(b',');
-    let filled =
-        a < b && (shapes::visible_ascii(first) || text.get(a..b).is_some_and(shapes::is_filled));
+    // Only a filled cell's first byte is looked up. A cell that starts
+    // with a space or a non-ASCII character (rare) is flagged whenever it
+    // is filled: `check_text_cells` then looks at it closely.
+    let (filled, start) = if a >= b {
+        (false, 0)
+    } else {
+        match data.get(a) {
+            Some(&c) if shapes::visible_ascii(c) => (true, super::sheet::suspicious_start(c)),
+            _ => {
+                let filled = text.get(a..b).is_some_and(shapes::is_filled);
+                (filled, u8::from(filled))
+            }
+        }
+    };
     // Field by field: a whole `Cell` value went through the stack.
     cell.start = a;
     cell.end = b;
     cell.flags = Cell::UTF8 | u8::from(filled);
-    (
-        filled,
-        super::sheet::suspicious_start(first) & u8::from(filled),
-    )
+    (filled, start)
 }
 
 /// [`Cells::decode`] for a cell with `""` escapes, or in a chunk that is not

@@ -271,9 +271,6 @@ struct EmailMasks {
     /// The rest of [`LOCAL`] (`!`, `#`, `/`, ...) is rare, and testing
     /// for all of it would cost more than the test of the domain.
     usual: u64,
-    /// Bytes of non-ASCII characters: an address holding one is left to
-    /// the byte loop, which looks for invisible characters.
-    high: u64,
 }
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -285,9 +282,6 @@ impl EmailMasks {
     #[inline]
     fn verdict(&self, n: usize) -> Option<bool> {
         let all = 1u64.checked_shl(n as u32).map_or(u64::MAX, |x| x - 1);
-        if self.high & all != 0 {
-            return None;
-        }
         let ats = self.at & all;
         if ats == 0 {
             return Some(false);
@@ -308,9 +302,13 @@ impl EmailMasks {
         let domain = all & !(2u64 << at).wrapping_sub(1);
         let (dots, hyphens) = (self.dot & domain, self.hyphen & domain);
         let ends = dots | hyphens;
+        // A byte of no label (a non-ASCII one, which may be an invisible
+        // character, or a wrong one) is left to the byte loop.
+        if domain & !(self.label | ends) != 0 {
+            return None;
+        }
         Some(
-            domain & !(self.label | ends) == 0
-                && dots != 0
+            dots != 0
                 && ends >> (at + 1) & 1 == 0
                 && ends >> (n - 1) & 1 == 0
                 && dots & ends << 1 == 0
@@ -326,7 +324,7 @@ impl EmailMasks {
 fn email_masks(b: &[u8]) -> Option<EmailMasks> {
     use safe_arch::{
         add_i8_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i,
-        load_unaligned_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i, zeroed_m128i,
+        load_unaligned_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i,
     };
     let splat = |c: u8| set_splat_i8_m128i(i8::from_ne_bytes([c]));
     let bits = |v: m128i| u64::from(move_mask_i8_m128i(v) as u16);
@@ -340,17 +338,18 @@ fn email_masks(b: &[u8]) -> Option<EmailMasks> {
         };
         let letter = below(0x80 - b'a', bitor_m128i(v, splat(0x20)), 26);
         let digit = below(0x80 - b'0', v, 10);
-        let high = cmp_lt_mask_i8_m128i(v, zeroed_m128i());
-        let label = bitor_m128i(bitor_m128i(letter, digit), high);
+        // Only ASCII: an address with a non-ASCII byte (an IDN, or an
+        // invisible character) is left to the byte loop.
+        let label = bitor_m128i(letter, digit);
         let (dot, hyphen) = (eq(b'.'), eq(b'-'));
         let usual = bitor_m128i(
             bitor_m128i(label, bitor_m128i(dot, hyphen)),
             bitor_m128i(eq(b'_'), eq(b'+')),
         );
-        [eq(b'@'), dot, hyphen, label, usual, high].map(bits)
+        [eq(b'@'), dot, hyphen, label, usual].map(bits)
     };
     let n = b.len();
-    let mut m = [0u64; 6];
+    let mut m = [0u64; 5];
     if n < 16 {
         let mut w = [0u8; 16];
         w.get_mut(..n)?.copy_from_slice(b);
@@ -371,14 +370,13 @@ fn email_masks(b: &[u8]) -> Option<EmailMasks> {
     } else {
         return None;
     }
-    let [at, dot, hyphen, label, usual, high] = m;
+    let [at, dot, hyphen, label, usual] = m;
     Some(EmailMasks {
         at,
         dot,
         hyphen,
         label,
         usual,
-        high,
     })
 }
 

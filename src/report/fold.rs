@@ -69,7 +69,7 @@ impl TopValues {
     fn top(&self, n: usize) -> Vec<(String, u64)> {
         let mut v = self.slots.clone();
         // Stable: equal counts keep the order they came in.
-        v.sort_by(|a, b| b.1.cmp(&a.1));
+        v.sort_by_key(|s| std::cmp::Reverse(s.1));
         v.truncate(n);
         v
     }
@@ -88,15 +88,22 @@ struct Group {
 pub struct Folder {
     groups: Vec<Group>,
     index: HashMap<(&'static str, Severity, Option<Arc<str>>), usize>,
+    /// The group of the last finding: a file's findings come in runs of
+    /// one rule on one column, which then cost no hashing.
+    last: Option<usize>,
 }
 
 impl Folder {
     /// Counts `d`; true when it is past the first [`SHOWN`] of its rule
     /// and column, and so not to be shown.
     pub fn fold(&mut self, d: &Diagnostic) -> bool {
-        let key = (d.rule.code, d.severity, d.column.clone());
-        let k = match self.index.get(&key) {
-            Some(&k) => k,
+        let same = |g: &Group| {
+            std::ptr::eq(g.rule, d.rule) && g.severity == d.severity && g.column == d.column
+        };
+        let last = self.last.filter(|&k| self.groups.get(k).is_some_and(same));
+        let key = || (d.rule.code, d.severity, d.column.clone());
+        let k = match last.or_else(|| self.index.get(&key()).copied()) {
+            Some(k) => k,
             None => {
                 self.groups.push(Group {
                     rule: d.rule,
@@ -105,14 +112,15 @@ impl Folder {
                     total: 0,
                     values: TopValues::default(),
                 });
-                self.index.insert(key, self.groups.len() - 1);
+                self.index.insert(key(), self.groups.len() - 1);
                 self.groups.len() - 1
             }
         };
+        self.last = Some(k);
         let g = &mut self.groups[k];
         g.total += 1;
         if let Some(v) = value_of(d) {
-            g.values.add(&v);
+            g.values.add(v);
         }
         g.total > SHOWN as u64
     }
@@ -121,6 +129,7 @@ impl Folder {
     /// fresh start for the next file.
     pub fn finish(&mut self) -> Vec<Folded> {
         self.index.clear();
+        self.last = None;
         std::mem::take(&mut self.groups)
             .into_iter()
             .filter(|g| g.total > SHOWN as u64)
@@ -139,7 +148,7 @@ impl Folder {
 
 /// The text under a finding's span, from its snippet (the cell, or the
 /// part of it that is flagged), cut to [`MAX_VALUE`] characters.
-fn value_of(d: &Diagnostic) -> Option<String> {
+fn value_of(d: &Diagnostic) -> Option<&str> {
     let s = d.snippet.as_ref()?;
     let a = usize::try_from(d.span.start.checked_sub(s.offset)?).ok()?;
     let b = usize::try_from(d.span.end.checked_sub(s.offset)?).ok()?;
@@ -152,12 +161,11 @@ fn value_of(d: &Diagnostic) -> Option<String> {
         .strip_prefix('"')
         .and_then(|v| v.strip_suffix('"'))
         .unwrap_or(v);
-    Some(if v.chars().count() > MAX_VALUE {
-        let mut cut: String = v.chars().take(MAX_VALUE).collect();
-        cut.push('…');
-        cut
-    } else {
-        v.to_owned()
+    // Cut at a character boundary, the rest left out (a long value is
+    // counted by its start).
+    Some(match v.char_indices().nth(MAX_VALUE) {
+        Some((at, _)) => &v[..at],
+        None => v,
     })
 }
 
@@ -166,7 +174,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k) % 3 == 0 {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
