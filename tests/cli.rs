@@ -829,10 +829,15 @@ fn statistics_count_findings_per_rule() {
     assert_eq!(
         out,
         "     2  C004  invalid-date                     error\n     \
+              2        `Start Date`\n     \
               1  C003  invalid-email                    error\n     \
+              1        `Work Email`\n     \
               1  C006  boolean-case                     warning\n     \
+              1        `Privilege Value`\n     \
               1  C008  invalid-enum                     warning\n     \
-              1  K002  missing-dependent-value          error\n\
+              1        `Platform Roles`\n     \
+              1  K002  missing-dependent-value          error\n     \
+              1        `Connection Type`\n\
          4 errors, 2 warnings, 0 infos in 2 files; 2 fixable with --fix\n"
     );
 }

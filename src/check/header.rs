@@ -1,7 +1,7 @@
 //! Header checks: required, unknown, duplicate and near-miss column names,
 //! and the mapping from the file's fields to the table's columns.
 
-use super::text::quote;
+use super::text::{name_invisible, quote, quote_bare, zero_width};
 use super::Emitter;
 use crate::diagnostic::Applicability;
 use crate::names::{closest, typo_budget};
@@ -62,7 +62,21 @@ pub(crate) fn map_columns(
     let mut field_col: Vec<Option<ColumnId>> = vec![None; n];
     let mut col_field: Vec<Option<usize>> = vec![None; table.columns.len()];
     let names: Vec<Arc<str>> = header.names.iter().map(|s| Arc::from(s.as_str())).collect();
-    let normalized: Vec<String> = header.names.iter().map(|s| normalize_name(s)).collect();
+    // Zero-width characters (a second byte-order mark before the first
+    // name, a zero-width space pasted from a web page) are left out, as
+    // case and spaces are: a name that holds one is a variant of the
+    // column it spells, named as such, not an unknown name.
+    let normalized: Vec<String> = header
+        .names
+        .iter()
+        .map(|s| {
+            if s.chars().any(zero_width) {
+                normalize_name(&s.chars().filter(|&c| !zero_width(c)).collect::<String>())
+            } else {
+                normalize_name(s)
+            }
+        })
+        .collect();
     let col_norm: Vec<&str> = table
         .columns
         .iter()
@@ -119,6 +133,7 @@ pub(crate) fn map_columns(
         }
     }
     // Variants: same name up to case, spaces and a trailing `*`.
+    let mut variants: Vec<(usize, ColumnId, Variant)> = Vec::new();
     for i in 0..n {
         if duplicate[i] || field_col[i].is_some() {
             continue;
@@ -129,24 +144,115 @@ pub(crate) fn map_columns(
             }
             field_col[i] = Some(c);
             col_field[c] = Some(i);
-            on_field(
-                emit,
-                i,
-                &rules::COLUMN_NAME_VARIANT,
+            variants.push((i, c, Variant::of(&header.names[i], &table.columns[c].name)));
+        }
+    }
+    // A header written all in lower case (or with every required name
+    // starred, as published templates do) is one finding, not one a column.
+    let collapsed: Vec<Variant> = [Variant::Lower, Variant::Upper, Variant::Star]
+        .into_iter()
+        .filter(|&k| variants.iter().filter(|v| v.2 == k).count() >= COLLAPSE_AT)
+        .collect();
+    for &(i, c, kind) in &variants {
+        if collapsed.contains(&kind) {
+            continue;
+        }
+        let name = &header.names[i];
+        let want = &table.columns[c].name;
+        let invisible = name_invisible(name);
+        let (message, help) = if i == 0 && name.starts_with('\u{feff}') {
+            (
                 format!(
-                    "column {} is written `{}` in the spec",
+                    "the first column name {} starts with a second byte-order mark (U+FEFF): the file begins with two",
+                    quote_bare(name)
+                ),
+                format!("save the file as UTF-8 without a BOM, or delete the invisible character before `{want}`"),
+            )
+        } else if !invisible.is_empty()
+            && name
+                .chars()
+                .any(|ch| zero_width(ch) || (ch.is_whitespace() && ch != ' '))
+        {
+            (
+                format!(
+                    "column {} holds {invisible}; the spec writes `{want}`",
+                    quote_bare(name)
+                ),
+                format!(
+                    "retype the name as `{want}`: the invisible characters make it another name"
+                ),
+            )
+        } else {
+            (
+                format!("column {} is written `{want}` in the spec", quote(name)),
+                format!("rename it to `{want}`"),
+            )
+        };
+        on_field(emit, i, &rules::COLUMN_NAME_VARIANT, message, Some(help));
+        rename_fix(emit, &rec.fields[i], want, Applicability::Safe);
+    }
+    for kind in collapsed {
+        let of_kind: Vec<(usize, ColumnId)> = variants
+            .iter()
+            .filter(|v| v.2 == kind)
+            .map(|v| (v.0, v.1))
+            .collect();
+        let examples: Vec<String> = of_kind
+            .iter()
+            .take(3)
+            .map(|&(i, c)| {
+                format!(
+                    "{} for `{}`",
                     quote(&header.names[i]),
                     table.columns[c].name
-                ),
-                Some(format!("rename it to `{}`", table.columns[c].name)),
-            );
-            rename_fix(
-                emit,
-                &rec.fields[i],
-                &table.columns[c].name,
-                Applicability::Safe,
-            );
-        }
+                )
+            })
+            .collect();
+        let more = if of_kind.len() > 3 { ", ..." } else { "" };
+        let names: Vec<&str> = of_kind
+            .iter()
+            .map(|&(_, c)| table.columns[c].name.as_str())
+            .collect();
+        emit.row(
+            &rules::COLUMN_NAME_VARIANT,
+            None,
+            rec,
+            format!(
+                "{} column names are written {} ({}{more})",
+                of_kind.len(),
+                kind.describe(),
+                examples.join(", ")
+            ),
+            Some(format!(
+                "write the names as the spec does: {} (`bdxlint template {}` prints the header)",
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                table.name
+            )),
+        );
+        // One fix renames them all.
+        let mut fields: Vec<(usize, ColumnId)> = of_kind.clone();
+        fields.sort_unstable();
+        emit.fix_last(
+            Applicability::Safe,
+            format!(
+                "rename the {} columns as the spec writes them",
+                fields.len()
+            ),
+            fields
+                .iter()
+                .map(|&(i, c)| {
+                    let f = &rec.fields[i];
+                    (
+                        f.start..f.end,
+                        super::fixes::csv_field(&table.columns[c].name),
+                    )
+                })
+                .collect(),
+        );
     }
     // Typos and unknown names.
     for i in 0..n {
@@ -243,6 +349,46 @@ pub(crate) fn map_columns(
         field_col,
         col_field,
         names,
+    }
+}
+
+/// Variants of one kind, at least this many, are one finding.
+const COLLAPSE_AT: usize = 3;
+
+/// How a header name differs from the spec's, when it is a variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    /// All in lower case (`work email`).
+    Lower,
+    /// All in upper case (`WORK EMAIL`).
+    Upper,
+    /// The spec's name with a `*` after it (`Work Email*`).
+    Star,
+    /// Anything else (spaces, mixed case, invisible characters).
+    Other,
+}
+
+impl Variant {
+    fn of(name: &str, spec: &str) -> Variant {
+        let star = name.strip_suffix('*').map(str::trim_end);
+        if star == Some(spec) {
+            Variant::Star
+        } else if name == spec.to_lowercase() {
+            Variant::Lower
+        } else if name == spec.to_uppercase() {
+            Variant::Upper
+        } else {
+            Variant::Other
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Variant::Lower => "in lower case",
+            Variant::Upper => "in upper case",
+            Variant::Star => "with a `*` after them",
+            Variant::Other => "differently",
+        }
     }
 }
 

@@ -19,6 +19,7 @@ mod record;
 pub mod refs;
 mod row;
 pub mod shapes;
+mod sheet;
 pub mod split;
 mod text;
 

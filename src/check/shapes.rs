@@ -302,9 +302,13 @@ impl EmailMasks {
         let domain = all & !(2u64 << at).wrapping_sub(1);
         let (dots, hyphens) = (self.dot & domain, self.hyphen & domain);
         let ends = dots | hyphens;
+        // A byte of no label (a non-ASCII one, which may be an invisible
+        // character, or a wrong one) is left to the byte loop.
+        if domain & !(self.label | ends) != 0 {
+            return None;
+        }
         Some(
-            domain & !(self.label | ends) == 0
-                && dots != 0
+            dots != 0
                 && ends >> (at + 1) & 1 == 0
                 && ends >> (n - 1) & 1 == 0
                 && dots & ends << 1 == 0
@@ -320,7 +324,7 @@ impl EmailMasks {
 fn email_masks(b: &[u8]) -> Option<EmailMasks> {
     use safe_arch::{
         add_i8_m128i, bitor_m128i, cmp_eq_mask_i8_m128i, cmp_lt_mask_i8_m128i,
-        load_unaligned_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i, zeroed_m128i,
+        load_unaligned_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i,
     };
     let splat = |c: u8| set_splat_i8_m128i(i8::from_ne_bytes([c]));
     let bits = |v: m128i| u64::from(move_mask_i8_m128i(v) as u16);
@@ -334,8 +338,9 @@ fn email_masks(b: &[u8]) -> Option<EmailMasks> {
         };
         let letter = below(0x80 - b'a', bitor_m128i(v, splat(0x20)), 26);
         let digit = below(0x80 - b'0', v, 10);
-        let high = cmp_lt_mask_i8_m128i(v, zeroed_m128i());
-        let label = bitor_m128i(bitor_m128i(letter, digit), high);
+        // Only ASCII: an address with a non-ASCII byte (an IDN, or an
+        // invisible character) is left to the byte loop.
+        let label = bitor_m128i(letter, digit);
         let (dot, hyphen) = (eq(b'.'), eq(b'-'));
         let usual = bitor_m128i(
             bitor_m128i(label, bitor_m128i(dot, hyphen)),
@@ -375,9 +380,20 @@ fn email_masks(b: &[u8]) -> Option<EmailMasks> {
     })
 }
 
-/// [`is_email`] a byte at a time: for long addresses, and CPUs without
-/// SSE2.
+/// [`is_email`] a byte at a time: for long addresses, addresses with
+/// non-ASCII characters, and CPUs without SSE2. An address holding an
+/// invisible character (a NBSP, a zero-width space) is not the address it
+/// looks like, and no mail server takes it.
 fn is_email_bytewise(b: &[u8]) -> bool {
+    is_email_ascii_rules(b)
+        && (b.is_ascii()
+            || std::str::from_utf8(b).map_or(true, |s| {
+                !s.chars().any(|c| super::text::invisible(c).is_some())
+            }))
+}
+
+/// The rule of [`is_email`] on bytes, non-ASCII bytes allowed.
+fn is_email_ascii_rules(b: &[u8]) -> bool {
     // One pass over the bytes with a class table: this runs on every e-mail
     // cell of files with millions of rows, so the usual byte (a letter)
     // costs one lookup and a dots and hyphens are checked against the byte

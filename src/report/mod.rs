@@ -3,6 +3,7 @@
 //! write into any `io::Write` the binary hands them.
 
 pub mod fingerprint;
+pub mod fold;
 mod github;
 mod gitlab;
 mod human;
@@ -47,6 +48,13 @@ pub trait Report {
     fn diagnostic(&mut self, d: &crate::diagnostic::Diagnostic) -> io::Result<()>;
     /// Pushes buffered output out (before a progress bar redraws).
     fn flush(&mut self) -> io::Result<()>;
+    /// The findings of one rule on one column of the current file that
+    /// were folded rather than shown (human output only, see [`fold`]):
+    /// called before `end_file` (or `abandon_file`), once per group. Other
+    /// reports get every finding and ignore it.
+    fn folded(&mut self, _f: &fold::Folded) -> io::Result<()> {
+        Ok(())
+    }
     /// Ends the current file with what is known only at its end.
     fn end_file(&mut self, format: Option<&str>, records: u64) -> io::Result<()>;
     /// Ends the current file if anything of it reached the report (reading

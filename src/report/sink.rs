@@ -8,6 +8,12 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{self, Rule};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::sync::Arc;
+
+/// Findings per (rule, severity) and column (`None`: a finding on a file
+/// or a row): one entry per column name a header gave, so bounded by the
+/// headers.
+type ByColumn = BTreeMap<(&'static str, Severity), BTreeMap<Option<Arc<str>>, usize>>;
 
 /// Findings per (rule, severity), in code order.
 pub(super) type Counts = BTreeMap<(&'static str, Severity), (&'static Rule, usize)>;
@@ -40,6 +46,7 @@ pub struct Statistics<'w> {
     out: &'w mut dyn Write,
     shows: Shows,
     counts: Counts,
+    columns: ByColumn,
     /// Whether anything of the current file has reached the report: the
     /// writers' bookkeeping, so that a file that fails part way counts
     /// alike whatever the report.
@@ -60,6 +67,7 @@ impl<'w> Statistics<'w> {
             out,
             shows,
             counts: Counts::new(),
+            columns: ByColumn::new(),
             open: false,
         }
     }
@@ -76,6 +84,14 @@ impl Report for Statistics<'_> {
             .entry((d.rule.code, d.severity))
             .or_insert((d.rule, 0))
             .1 += 1;
+        if self.shows != Shows::Summary {
+            *self
+                .columns
+                .entry((d.rule.code, d.severity))
+                .or_default()
+                .entry(d.column.clone())
+                .or_insert(0) += 1;
+        }
         Ok(())
     }
 
@@ -104,11 +120,25 @@ impl Report for Statistics<'_> {
             Shows::Table { json } => json,
         };
         let stats = ranked(std::mem::take(&mut self.counts));
+        let columns = std::mem::take(&mut self.columns);
+        // A rule's columns, most findings first, then by name.
+        let columns_of = |code: &'static str, sev: Severity| -> Vec<(Option<Arc<str>>, usize)> {
+            let mut v: Vec<_> = columns
+                .get(&(code, sev))
+                .map(|m| m.iter().map(|(c, n)| (c.clone(), *n)).collect())
+                .unwrap_or_default();
+            v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            v
+        };
         if json {
             let list: Vec<serde_json::Value> = stats
                 .iter()
                 .map(|(r, sev, n)| {
-                    serde_json::json!({"code": r.code, "name": r.name, "severity": sev, "count": n})
+                    let by: Vec<serde_json::Value> = columns_of(r.code, *sev)
+                        .into_iter()
+                        .map(|(c, n)| serde_json::json!({"column": c.as_deref(), "count": n}))
+                        .collect();
+                    serde_json::json!({"code": r.code, "name": r.name, "severity": sev, "count": n, "columns": by})
                 })
                 .collect();
             serde_json::to_writer(&mut *self.out, &list)?;
@@ -117,6 +147,19 @@ impl Report for Statistics<'_> {
         let width = rules::ALL.iter().map(|r| r.name.len()).max().unwrap_or(0);
         for (r, sev, n) in &stats {
             writeln!(self.out, "{n:>6}  {:<5} {:<width$} {sev}", r.code, r.name)?;
+            // Per column, when the rule's findings name any: the rows of
+            // a rule that hit a million cells of one column say which.
+            let by = columns_of(r.code, *sev);
+            if by.iter().any(|(c, _)| c.is_some()) {
+                for (c, n) in by {
+                    match c {
+                        Some(c) => {
+                            writeln!(self.out, "{n:>6}        `{}`", super::safe::printable(&c))?
+                        }
+                        None => writeln!(self.out, "{n:>6}        (no column)")?,
+                    }
+                }
+            }
         }
         writeln!(self.out, "{}", super::summary_line(s))
     }

@@ -160,6 +160,43 @@ impl<'w> StreamWriter<'w> {
         Ok(())
     }
 
+    /// One line for the findings of one rule on one column that were
+    /// folded (human output; the other formats get every finding).
+    pub fn folded(&mut self, f: &super::fold::Folded) -> io::Result<()> {
+        if self.format != OutputFormat::Human {
+            return Ok(());
+        }
+        self.open()?;
+        use super::fold::{thousands, SHOWN};
+        use super::safe::printable;
+        let column = match &f.column {
+            Some(c) => format!(" in `{}`", printable(c)),
+            None => String::new(),
+        };
+        let mut line = format!(
+            "{}: {}({}) {}{column}: {} findings, the first {SHOWN} shown above",
+            printable(&self.location),
+            f.severity,
+            f.rule.code,
+            f.rule.name,
+            thousands(f.total),
+        );
+        if !f.values.is_empty() {
+            let values: Vec<String> = f
+                .values
+                .iter()
+                .map(|(v, n)| format!("{} × `{}`", thousands(*n), printable(v)))
+                .collect();
+            line.push_str(if f.exact {
+                "; most common: "
+            } else {
+                "; most common (counts at most): "
+            });
+            line.push_str(&values.join(", "));
+        }
+        writeln!(self.out, "{line}\n")
+    }
+
     /// Pushes buffered output out (before a progress bar redraws).
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
@@ -241,6 +278,10 @@ impl Report for StreamWriter<'_> {
 
     fn flush(&mut self) -> io::Result<()> {
         StreamWriter::flush(self)
+    }
+
+    fn folded(&mut self, f: &super::fold::Folded) -> io::Result<()> {
+        StreamWriter::folded(self, f)
     }
 
     fn end_file(&mut self, format: Option<&str>, records: u64) -> io::Result<()> {

@@ -275,6 +275,11 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         old.as_ref().map(Matcher::new),
         req.write_baseline.as_ref().map(|_| Recorder::default()),
     );
+    // The human report folds repeated findings of one rule on one column
+    // into a line each; every other output keeps them all.
+    if settings.fold && !counting {
+        t.folder = Some(crate::report::fold::Folder::default());
+    }
     t.unsafe_fixes = req.unsafe_fixes;
     t.split_errors = req.split.as_ref().map(|_| Vec::new());
     t.summary.fixing = req.fix.is_some();

@@ -203,6 +203,10 @@ pub(super) struct Settings {
     pub(super) output_format: OutputFormat,
     /// Findings printed per file; `None`: all.
     pub(super) max_diagnostics: Option<usize>,
+    /// The human report folds repeated findings of one rule on one column
+    /// (`report::fold`): its default, which `--max-diagnostics` (flag or
+    /// config), asking for a number of findings as they are, turns off.
+    pub(super) fold: bool,
     /// `--force-exclude` or the config's `force-exclude`.
     pub(super) force_exclude: bool,
     /// `--no-ignore`: walks take hidden, ignored and vendored files too.
@@ -315,6 +319,9 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
         exit_zero: req.exit_zero,
         output_format,
         max_diagnostics: max.filter(|&n| n > 0),
+        fold: output_format == OutputFormat::Human
+            && req.max_diagnostics.is_none()
+            && c.and_then(|c| c.max_diagnostics).is_none(),
         force_exclude,
         no_ignore: req.no_ignore,
         hidden: req.hidden,

@@ -4,6 +4,7 @@
 use crate::baseline::{Matcher, Recorder};
 use crate::diagnostic::{Diagnostic, Reports, Severity};
 use crate::filter::RuleFilter;
+use crate::report::fold::Folder;
 use crate::report::{Report, Summary};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,6 +42,8 @@ pub(super) struct Tally {
     /// `--split`: where the errors are (byte offsets), baselined or not:
     /// the platform refuses those rows either way.
     pub(super) split_errors: Option<Vec<u64>>,
+    /// The human report's folding of repeated findings, per file.
+    pub(super) folder: Option<Folder>,
 }
 
 impl Tally {
@@ -67,6 +70,7 @@ impl Tally {
             recorder,
             unsafe_fixes: false,
             split_errors: None,
+            folder: None,
         }
     }
 
@@ -124,6 +128,11 @@ impl Tally {
                 (false, false) => self.summary.unsafe_fixable += 1,
             }
         }
+        // A folded finding is counted above and summed up at the end of
+        // the file: it neither shows nor counts towards the cap.
+        if self.folder.as_mut().is_some_and(|f| f.fold(&d)) {
+            return;
+        }
         self.in_file += 1;
         if self.max.is_some_and(|m| self.in_file > m) {
             self.summary.hidden += 1;
@@ -145,6 +154,20 @@ impl Tally {
         }
     }
 
+    /// Writes the current file's folded groups, before it ends.
+    fn write_folded(&mut self, w: &mut dyn Report) {
+        let Some(folder) = &mut self.folder else {
+            return;
+        };
+        for f in folder.finish() {
+            if self.error.is_none() {
+                if let Err(e) = w.folded(&f) {
+                    self.error = Some(e);
+                }
+            }
+        }
+    }
+
     /// Whether findings are capped per file (`--max-diagnostics`).
     pub(super) fn caps(&self) -> bool {
         self.max.is_some()
@@ -156,6 +179,7 @@ impl Tally {
         if !std::mem::take(&mut self.open) {
             return;
         }
+        self.write_folded(w);
         match w.abandon_file() {
             Ok(false) => self.summary.files -= 1,
             Ok(true) => {}
@@ -185,6 +209,7 @@ impl Reports for Streamer<'_, '_> {
 
     fn end_file(&mut self, format: Option<&'static str>, records: u64) {
         self.tally.open = false;
+        self.tally.write_folded(self.report);
         if let Err(e) = self.report.end_file(format, records) {
             self.tally.error.get_or_insert(e);
         }

@@ -172,6 +172,8 @@ struct RawColumn {
     #[serde(default)]
     range_severity: Option<Severity>,
     #[serde(default)]
+    identifier: bool,
+    #[serde(default)]
     note: Option<String>,
     #[serde(default)]
     example: Option<String>,
@@ -427,6 +429,10 @@ pub struct Column {
     pub values_severity: Option<Severity>,
     /// Severity of an integer outside `min..=max`; `None` keeps `severity`.
     pub range_severity: Option<Severity>,
+    /// The cells are identifiers (IDs of records, people, entities): a
+    /// spreadsheet that took one for a number loses digits
+    /// (`scientific-notation-id`).
+    pub identifier: bool,
     pub note: Option<String>,
     pub example: Option<String>,
     pub trace: Trace,
@@ -657,6 +663,12 @@ impl Table {
                     c.name
                 )));
             }
+            if c.identifier && shape != Shape::Text {
+                return Err(err(format!(
+                    "column {:?}: only a text column takes `identifier`",
+                    c.name
+                )));
+            }
             if c.range_severity.is_some() && !matches!(shape, Shape::Integer { .. }) {
                 return Err(err(format!(
                     "column {:?}: only an integer takes `range_severity`",
@@ -673,6 +685,7 @@ impl Table {
                 repeat_severity: c.repeat_severity,
                 values_severity: c.values_severity,
                 range_severity: c.range_severity,
+                identifier: c.identifier,
                 note: c.note,
                 example: c.example,
                 trace: Trace::new(c.spec, c.clause),
