@@ -24,13 +24,14 @@ pub fn strip_bom(data: &[u8]) -> &[u8] {
 
 use crate::swar::{equal_bytes, gather};
 
-/// One bit per byte of `block` (at most 64 bytes): set for `,`, `\n`, `"`.
-/// The scanner asks for the next structural byte about once per cell, and
-/// most cells are a few bytes long, where a search's setup would cost more
-/// than the search: one mask serves the next several cells.
+/// One bit per byte of `block` (at most 64 bytes): set for the delimiter
+/// `delim`, `\n`, `"`. The scanner asks for the next structural byte about
+/// once per cell, and most cells are a few bytes long, where a search's
+/// setup would cost more than the search: one mask serves the next several
+/// cells.
 #[inline]
-pub(crate) fn structural_mask(block: &[u8]) -> u64 {
-    byte_mask(block, [b',', b'\n', b'"'])
+pub(crate) fn structural_mask(block: &[u8], delim: u8) -> u64 {
+    byte_mask(block, [delim, b'\n', b'"'])
 }
 
 /// One bit per byte of `block` (at most 64 bytes): set for the bytes equal
@@ -219,12 +220,21 @@ pub struct Scanner<'a> {
     mask: u64,
     window: usize,
     window_len: usize,
+    /// The field delimiter: `,` but for a file read in another dialect
+    /// (see the dialect sniffing of the checks).
+    delim: u8,
 }
 
 impl<'a> Scanner<'a> {
     /// `pos` must be at a record boundary; `line` is its 1-based line number,
     /// and `pos` is assumed to start that line.
     pub fn new(buf: &'a [u8], pos: usize, line: u64) -> Self {
+        Self::with_delimiter(buf, pos, line, b',')
+    }
+
+    /// [`Scanner::new`] for fields separated by `delim` (`;`, tab, `|`)
+    /// instead of commas. `delim` must not be `"`, `\n` or `\r`.
+    pub fn with_delimiter(buf: &'a [u8], pos: usize, line: u64, delim: u8) -> Self {
         Scanner {
             buf,
             pos,
@@ -233,10 +243,11 @@ impl<'a> Scanner<'a> {
             mask: 0,
             window: 0,
             window_len: 0,
+            delim,
         }
     }
 
-    /// The first `,`, `\n` or `"` at or after `from`.
+    /// The first delimiter, `\n` or `"` at or after `from`.
     #[inline(always)]
     fn next_special(&mut self, mut from: usize) -> Option<usize> {
         loop {
@@ -263,7 +274,7 @@ impl<'a> Scanner<'a> {
         // the rest: that needs registers, which every call would save and
         // restore.
         if let Some(block) = self.buf.get(from..).and_then(<[u8]>::first_chunk::<64>) {
-            let mask = structural_mask(block);
+            let mask = structural_mask(block, self.delim);
             if mask != 0 {
                 self.window = from;
                 self.window_len = 64;
@@ -284,11 +295,11 @@ impl<'a> Scanner<'a> {
         }
         let mut start = from;
         let mut end = buf.len().min(from + 64);
-        let mut mask = structural_mask(&buf[start..end]);
+        let mut mask = structural_mask(&buf[start..end], self.delim);
         if mask == 0 {
-            start = end + memchr3(b',', b'\n', b'"', &buf[end..])?;
+            start = end + memchr3(self.delim, b'\n', b'"', &buf[end..])?;
             end = buf.len().min(start + 64);
-            mask = structural_mask(&buf[start..end]);
+            mask = structural_mask(&buf[start..end], self.delim);
         }
         self.window = start;
         self.window_len = end - start;
@@ -325,6 +336,7 @@ impl<'a> Scanner<'a> {
         rec.fields.clear();
         rec.problems.clear();
         rec.escapes = false;
+        let delim = self.delim;
         loop {
             // The usual field: unquoted and ended by `,` or `\n`. It needs
             // none of `scan_field`'s bookkeeping for quotes, which is most
@@ -354,7 +366,7 @@ impl<'a> Scanner<'a> {
                         quoted: true,
                         escapes: false,
                     });
-                    if buf[close + 1] != b',' {
+                    if buf[close + 1] != delim {
                         self.end_line(rec, close + 1);
                         return true;
                     }
@@ -372,7 +384,7 @@ impl<'a> Scanner<'a> {
                     quoted: false,
                     escapes: false,
                 });
-                if c != b',' {
+                if c != delim {
                     self.end_line(rec, at);
                     return true;
                 }
@@ -381,7 +393,7 @@ impl<'a> Scanner<'a> {
             self.pos = p;
             let (field_end, terminator) = self.scan_field(rec);
             match terminator {
-                Some(b',') => {
+                Some(d) if d == delim => {
                     self.pos = field_end + 1;
                 }
                 Some(_) => {
@@ -447,11 +459,15 @@ impl<'a> Scanner<'a> {
         loop {
             let at = self.next_ahead(ahead, q)?;
             match self.buf[at] {
-                b',' => q = at + 1,
                 b'"' => {
-                    return matches!(self.buf.get(at + 1), Some(b',' | b'\n')).then_some(at);
+                    return self
+                        .buf
+                        .get(at + 1)
+                        .is_some_and(|&c| c == self.delim || c == b'\n')
+                        .then_some(at);
                 }
-                _ => return None,
+                b'\n' => return None,
+                _ => q = at + 1,
             }
         }
     }
@@ -602,7 +618,7 @@ impl<'a> Scanner<'a> {
             let Some(at) = self.next_special(p) else {
                 break None;
             };
-            if buf[at] == b',' {
+            if buf[at] == self.delim {
                 p = at + 1;
             } else if buf[at] == b'\n' {
                 self.line += 1;
@@ -813,6 +829,60 @@ mod tests {
         out
     }
 
+    /// Every record, as spans and problems, read with delimiter `delim`.
+    fn spans(input: &[u8], delim: u8) -> Vec<(Record, usize)> {
+        let mut s = Scanner::with_delimiter(input, 0, 1, delim);
+        let mut out = Vec::new();
+        loop {
+            let mut rec = Record::default();
+            if !s.next_record(&mut rec) {
+                return out;
+            }
+            out.push((rec, s.position()));
+        }
+    }
+
+    /// A file read with another delimiter is the same file with that
+    /// delimiter and the comma swapped, read with commas: same spans, same
+    /// problems, same lines.
+    #[test]
+    fn other_delimiters_read_as_commas_do_when_swapped() {
+        let mut next = crate::testutil::xorshift(0x1f83_d9ab_fb41_bd6bu64);
+        for delim in [b';', b'\t', b'|'] {
+            let alphabet = [b'a', b',', delim, b'"', b'\n', b'\r', b' '];
+            for _ in 0..3000 {
+                let len = (next() % 300) as usize;
+                let input: Vec<u8> = (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect();
+                let swapped: Vec<u8> = input
+                    .iter()
+                    .map(|&c| match c {
+                        b',' => delim,
+                        c if c == delim => b',',
+                        c => c,
+                    })
+                    .collect();
+                let got = spans(&input, delim);
+                let want = spans(&swapped, b',');
+                assert_eq!(
+                    got.len(),
+                    want.len(),
+                    "{:?}",
+                    String::from_utf8_lossy(&input)
+                );
+                for ((g, gp), (w, wp)) in got.iter().zip(&want) {
+                    assert_eq!(
+                        (&g.fields, &g.problems, g.line, g.start, g.end, g.ending, gp),
+                        (&w.fields, &w.problems, w.line, w.start, w.end, w.ending, wp),
+                        "{:?}",
+                        String::from_utf8_lossy(&input)
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn plain_crlf_and_blank_lines() {
         let r = records(b"a,b\r\n\r\n1,2\n\n3,\n");
@@ -954,16 +1024,16 @@ mod tests {
                 .enumerate()
                 .filter(|(_, b)| matches!(b, b',' | b'\n' | b'"'))
                 .fold(0u64, |m, (i, _)| m | 1 << i);
-            assert_eq!(structural_mask(block), want, "at {start}");
+            assert_eq!(structural_mask(block, b','), want, "at {start}");
         }
         let dense = [b','; 64];
-        assert_eq!(structural_mask(&dense), u64::MAX);
+        assert_eq!(structural_mask(&dense, b','), u64::MAX);
         for start in 0..all.len() - 64 {
             let block = &all[start..start + 64];
             let needles = [b',', b'\n', b'"'];
             assert_eq!(
                 swar_mask(block, needles),
-                structural_mask(block),
+                structural_mask(block, b','),
                 "at {start}"
             );
             assert_eq!(
