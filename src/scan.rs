@@ -232,9 +232,13 @@ impl<'a> Scanner<'a> {
         Self::with_delimiter(buf, pos, line, b',')
     }
 
-    /// [`Scanner::new`] for fields separated by `delim` (`;`, tab, `|`)
-    /// instead of commas. `delim` must not be `"`, `\n` or `\r`.
+    /// [`Scanner::new`] for fields separated by `delim` (`;`, tab or `|`)
+    /// instead of commas; any other byte reads commas.
     pub fn with_delimiter(buf: &'a [u8], pos: usize, line: u64, delim: u8) -> Self {
+        let delim = match delim {
+            b';' | b'\t' | b'|' => delim,
+            _ => b',',
+        };
         Scanner {
             buf,
             pos,
@@ -249,7 +253,7 @@ impl<'a> Scanner<'a> {
 
     /// The first delimiter, `\n` or `"` at or after `from`.
     #[inline(always)]
-    fn next_special(&mut self, mut from: usize) -> Option<usize> {
+    fn next_special<const D: u8>(&mut self, mut from: usize) -> Option<usize> {
         loop {
             let off = from.wrapping_sub(self.window);
             if off < self.window_len {
@@ -259,7 +263,7 @@ impl<'a> Scanner<'a> {
                 }
                 from = self.window + self.window_len;
             }
-            from = self.fill(from)?;
+            from = self.fill::<D>(from)?;
         }
     }
 
@@ -269,12 +273,12 @@ impl<'a> Scanner<'a> {
     /// Kept out of line so that the common path of `next_special` stays a
     /// few instructions inside its callers.
     #[inline(never)]
-    fn fill(&mut self, from: usize) -> Option<usize> {
+    fn fill<const D: u8>(&mut self, from: usize) -> Option<usize> {
         // The usual case, a whole block with a structural byte, apart from
         // the rest: that needs registers, which every call would save and
         // restore.
         if let Some(block) = self.buf.get(from..).and_then(<[u8]>::first_chunk::<64>) {
-            let mask = structural_mask(block, self.delim);
+            let mask = structural_mask(block, D);
             if mask != 0 {
                 self.window = from;
                 self.window_len = 64;
@@ -282,24 +286,24 @@ impl<'a> Scanner<'a> {
                 return Some(from);
             }
         }
-        self.fill_other(from)
+        self.fill_other::<D>(from)
     }
 
     /// [`Scanner::fill`] for a short block at the end of the buffer or a
     /// block without structural bytes.
     #[inline(never)]
-    fn fill_other(&mut self, from: usize) -> Option<usize> {
+    fn fill_other<const D: u8>(&mut self, from: usize) -> Option<usize> {
         let buf = self.buf;
         if from >= buf.len() {
             return None;
         }
         let mut start = from;
         let mut end = buf.len().min(from + 64);
-        let mut mask = structural_mask(&buf[start..end], self.delim);
+        let mut mask = structural_mask(&buf[start..end], D);
         if mask == 0 {
-            start = end + memchr3(self.delim, b'\n', b'"', &buf[end..])?;
+            start = end + memchr3(D, b'\n', b'"', &buf[end..])?;
             end = buf.len().min(start + 64);
-            mask = structural_mask(&buf[start..end], self.delim);
+            mask = structural_mask(&buf[start..end], D);
         }
         self.window = start;
         self.window_len = end - start;
@@ -320,7 +324,23 @@ impl<'a> Scanner<'a> {
     /// Reads the next non-blank record into `rec`. Blank lines (empty, or a
     /// lone `\r\n`) are skipped, as every common reader does. Returns false
     /// at the end of the buffer.
+    #[inline]
     pub fn next_record(&mut self, rec: &mut Record) -> bool {
+        // One copy of the loop per delimiter, each with its delimiter a
+        // constant: the comma's is the loop as it was before dialects, to
+        // the instruction.
+        match self.delim {
+            b';' => self.read_record::<b';'>(rec),
+            b'\t' => self.read_record::<b'\t'>(rec),
+            b'|' => self.read_record::<b'|'>(rec),
+            _ => self.read_record::<b','>(rec),
+        }
+    }
+
+    /// Kept whole, one function per delimiter: inlined four times into
+    /// `next_record` it read the comma's rows in more instructions.
+    #[inline(never)]
+    fn read_record<const D: u8>(&mut self, rec: &mut Record) -> bool {
         let buf = self.buf;
         // Skip blank lines.
         loop {
@@ -336,7 +356,7 @@ impl<'a> Scanner<'a> {
         rec.fields.clear();
         rec.problems.clear();
         rec.escapes = false;
-        let delim = self.delim;
+        let delim = D;
         loop {
             // The usual field: unquoted and ended by `,` or `\n`. It needs
             // none of `scan_field`'s bookkeeping for quotes, which is most
@@ -348,14 +368,14 @@ impl<'a> Scanner<'a> {
             // A field that opens with a quote needs no test of its own: its
             // first structural byte is that quote.
             let mut ahead = self.ahead(p);
-            while let Some(at) = self.next_ahead(&mut ahead, p) {
+            while let Some(at) = self.next_ahead::<D>(&mut ahead, p) {
                 let c = buf[at];
                 if c == b'"' {
                     // The usual quoted cell (quoted for a comma) in line:
                     // `scan_field` and `scan_quoted`, two calls with their
                     // bookkeeping for escapes, line breaks and problems,
                     // cost several times as much.
-                    let Some(close) = self.simple_quoted(p, at, &mut ahead) else {
+                    let Some(close) = self.simple_quoted::<D>(p, at, &mut ahead) else {
                         break;
                     };
                     rec.fields.push(FieldSpan {
@@ -391,7 +411,7 @@ impl<'a> Scanner<'a> {
                 p = at + 1;
             }
             self.pos = p;
-            let (field_end, terminator) = self.scan_field(rec);
+            let (field_end, terminator) = self.scan_field::<D>(rec);
             match terminator {
                 Some(d) if d == delim => {
                     self.pos = field_end + 1;
@@ -428,14 +448,14 @@ impl<'a> Scanner<'a> {
     /// after `from`; when they run out, the next window is loaded (and
     /// `ahead` moved to it) from `from` or the end of the window.
     #[inline(always)]
-    fn next_ahead(&mut self, ahead: &mut Ahead, from: usize) -> Option<usize> {
+    fn next_ahead<const D: u8>(&mut self, ahead: &mut Ahead, from: usize) -> Option<usize> {
         while ahead.bits == 0 {
             let next = if from.wrapping_sub(self.window) < self.window_len {
                 self.window + self.window_len
             } else {
                 from
             };
-            ahead.window = self.fill(next)?;
+            ahead.window = self.fill::<D>(next)?;
             ahead.bits = self.mask;
         }
         let at = ahead.window + ahead.bits.trailing_zeros() as usize;
@@ -451,23 +471,25 @@ impl<'a> Scanner<'a> {
     /// `ahead` is past `open` on the way in, and past the closing quote
     /// when it returns one.
     #[inline(always)]
-    fn simple_quoted(&mut self, p: usize, open: usize, ahead: &mut Ahead) -> Option<usize> {
+    fn simple_quoted<const D: u8>(
+        &mut self,
+        p: usize,
+        open: usize,
+        ahead: &mut Ahead,
+    ) -> Option<usize> {
         if open != p {
             return None;
         }
         let mut q = open + 1;
         loop {
-            let at = self.next_ahead(ahead, q)?;
+            let at = self.next_ahead::<D>(ahead, q)?;
             match self.buf[at] {
+                c if c == D => q = at + 1,
                 b'"' => {
-                    return self
-                        .buf
-                        .get(at + 1)
-                        .is_some_and(|&c| c == self.delim || c == b'\n')
+                    return matches!(self.buf.get(at + 1), Some(&c) if c == D || c == b'\n')
                         .then_some(at);
                 }
-                b'\n' => return None,
-                _ => q = at + 1,
+                _ => return None,
             }
         }
     }
@@ -502,7 +524,7 @@ impl<'a> Scanner<'a> {
     /// Scans one field starting at `self.pos`, pushes it (and any quote
     /// problems) into `rec`, and returns the offset of the byte that ended
     /// it and that byte (`,` or `\n`), or `None` at the end of input.
-    fn scan_field(&mut self, rec: &mut Record) -> (usize, Option<u8>) {
+    fn scan_field<const D: u8>(&mut self, rec: &mut Record) -> (usize, Option<u8>) {
         let buf = self.buf;
         let start = self.pos;
         let index = rec.fields.len();
@@ -512,7 +534,7 @@ impl<'a> Scanner<'a> {
         let mut escapes = false;
         let mut p = start;
         if starts_quoted {
-            match self.scan_quoted(p + 1, rec, index, start) {
+            match self.scan_quoted::<D>(p + 1, rec, index, start) {
                 Some((close, esc)) => {
                     escapes = esc;
                     p = close + 1;
@@ -534,7 +556,7 @@ impl<'a> Scanner<'a> {
         // A field gets at most one quote problem: the first explains the rest.
         let mut reported = false;
         loop {
-            match self.next_special(p).map(|at| at - p) {
+            match self.next_special::<D>(p).map(|at| at - p) {
                 None => {
                     if p < buf.len() && starts_quoted && !reported {
                         self.after_quote(rec, index, p);
@@ -569,7 +591,7 @@ impl<'a> Scanner<'a> {
                         reported = true;
                     }
                     well_formed = false;
-                    match self.scan_quoted(at + 1, rec, index, at) {
+                    match self.scan_quoted::<D>(at + 1, rec, index, at) {
                         Some((close, _)) => p = close + 1,
                         None => {
                             p = buf.len();
@@ -605,7 +627,7 @@ impl<'a> Scanner<'a> {
     /// `open`). Returns the offset of the closing quote and whether `""`
     /// escapes occurred, or `None` (after recording the problem) when the
     /// input ends first.
-    fn scan_quoted(
+    fn scan_quoted<const D: u8>(
         &mut self,
         mut p: usize,
         rec: &mut Record,
@@ -615,10 +637,10 @@ impl<'a> Scanner<'a> {
         let buf = self.buf;
         let (open_line, open_line_start) = (self.line, self.line_start);
         let close = loop {
-            let Some(at) = self.next_special(p) else {
+            let Some(at) = self.next_special::<D>(p) else {
                 break None;
             };
-            if buf[at] == self.delim {
+            if buf[at] == D {
                 p = at + 1;
             } else if buf[at] == b'\n' {
                 self.line += 1;
@@ -1082,10 +1104,10 @@ mod tests {
         for prime in std::iter::once(None).chain((open.saturating_sub(70)..=open).map(Some)) {
             let mut s = Scanner::new(buf, 0, 1);
             if let Some(at) = prime {
-                s.next_special(at);
+                s.next_special::<b','>(at);
             }
             let mut rec = Record::default();
-            let got = s.scan_quoted(open + 1, &mut rec, 0, open);
+            let got = s.scan_quoted::<b','>(open + 1, &mut rec, 0, open);
             let what = || {
                 format!(
                     "{:?} open {open} primed {prime:?}",
@@ -1184,24 +1206,33 @@ mod tests {
                     .then(|| open.saturating_sub((next() % 80) as usize));
                 let mut quick = Scanner::new(&buf, open, 1);
                 if let Some(at) = prime {
-                    quick.next_special(at);
+                    quick.next_special::<b','>(at);
                 }
                 let mut ahead = quick.ahead(open + 1);
                 // A quote inside a field does not open a quoted one.
-                assert_eq!(quick.simple_quoted(open + 1, open, &mut ahead), None);
+                assert_eq!(
+                    quick.simple_quoted::<b','>(open + 1, open, &mut ahead),
+                    None
+                );
                 if open > 0 {
-                    assert_eq!(quick.simple_quoted(open - 1, open, &mut ahead), None);
+                    assert_eq!(
+                        quick.simple_quoted::<b','>(open - 1, open, &mut ahead),
+                        None
+                    );
                 }
-                let Some(close) = quick.simple_quoted(open, open, &mut ahead) else {
+                let Some(close) = quick.simple_quoted::<b','>(open, open, &mut ahead) else {
                     continue;
                 };
                 simple += 1;
                 assert_eq!((quick.pos, quick.line, quick.line_start), (open, 1, open));
                 // Read up to the closing quote: next is the byte after it.
-                assert_eq!(quick.next_ahead(&mut ahead, close + 1), Some(close + 1));
+                assert_eq!(
+                    quick.next_ahead::<b','>(&mut ahead, close + 1),
+                    Some(close + 1)
+                );
                 let mut full = Scanner::new(&buf, open, 1);
                 let mut rec = Record::default();
-                let (end, terminator) = full.scan_field(&mut rec);
+                let (end, terminator) = full.scan_field::<b','>(&mut rec);
                 let what = String::from_utf8_lossy(&buf[open..]);
                 assert_eq!(end, close + 1, "{what:?}");
                 assert!(matches!(terminator, Some(b',' | b'\n')), "{what:?}");

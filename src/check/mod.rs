@@ -1149,25 +1149,25 @@ fn check_chunk(
     let mut cells = row::Cells::for_chunk(data);
     let mut events = cross::Events::default();
     let mut unnamed = vec![0; rows.unnamed.len()];
+    let delim = cross.delim;
     // Rows need events only if some cross-row rule runs.
     let track = !cross.is_empty();
     while scanner.next_record(&mut rec) {
         records += 1;
-        let span = chunk.file_offset(rec.start)..chunk.file_offset(rec.end);
+        let span = || chunk.file_offset(rec.start)..chunk.file_offset(rec.end);
         match rec.ending {
             Some(LineEnding::Lf) if endings.first_lf.is_none() => {
-                endings.first_lf = Some((rec.line, span))
+                endings.first_lf = Some((rec.line, span()))
             }
             Some(LineEnding::CrLf) if endings.first_crlf.is_none() => {
-                endings.first_crlf = Some((rec.line, span))
+                endings.first_crlf = Some((rec.line, span()))
             }
             _ => {}
         }
-        // The usual row's first cell has a value: one test settles it.
-        if rec.fields.first().is_some_and(|f| {
-            let (a, b) = f.content();
-            blank(&data[a..b])
-        }) && empty_row(data, &rec)
+        // The usual row starts with a value: its first byte settles it.
+        let first = data.get(rec.start).copied().unwrap_or(delim);
+        if matches!(first, b' ' | b'\t' | b'"' | b'\r' | b'\n') | (first == delim)
+            && empty_row(data, &rec)
         {
             let spaces = data[rec.start..rec.end]
                 .iter()
@@ -1184,7 +1184,7 @@ fn check_chunk(
             );
             continue;
         }
-        if rec.fields.len() == rows.width && rec.problems.is_empty() {
+        if !unnamed.is_empty() && rec.fields.len() == rows.width && rec.problems.is_empty() {
             for (n, &i) in unnamed.iter_mut().zip(&rows.unnamed) {
                 let (a, b) = rec.fields[i].content();
                 if !blank(&data[a..b]) {
