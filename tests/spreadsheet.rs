@@ -174,3 +174,32 @@ fn file_level_findings_do_not_grow_with_rows() {
     // One per empty row, which is a row's own finding.
     assert_eq!((empty_small, empty_large), (1, 100));
 }
+
+/// A decoded file's snippets are the file's bytes (a `?` for each byte
+/// above ASCII), so the spans index them as they index the file.
+#[test]
+fn a_windows_1252_file_keeps_snippets_in_its_bytes() {
+    let cp1252: Vec<u8> = accented()
+        .replace("grace.hopper@example", "grâce.hopper@example")
+        .chars()
+        .map(|c| match c {
+            '–' => 0x96,
+            c => u8::try_from(u32::from(c)).expect("Latin-1"),
+        })
+        .collect();
+    let report =
+        check_reader(&cp1252[..], "employees.csv", None, &Options::default()).expect("checks");
+    let mut seen = 0;
+    for d in &report.diagnostics {
+        let Some(s) = &d.snippet else { continue };
+        let at = s.offset as usize;
+        let want: String = cp1252[at..at + s.text.len()]
+            .iter()
+            .map(|&b| if b.is_ascii() { char::from(b) } else { '?' })
+            .collect();
+        assert_eq!(s.text, want, "{}", d.message);
+        assert!(d.span.start >= s.offset && d.span.end <= s.offset + s.text.len() as u64);
+        seen += 1;
+    }
+    assert!(seen > 0);
+}
