@@ -173,7 +173,8 @@ pub fn check_reader<R: Read>(
 /// chunk it is in has been folded, so that memory does not grow with the
 /// number of findings; the returned report has none. Findings arrive in
 /// file order, except those reported once per file with a count of the
-/// rows like them, which come last (the count is known only at the end).
+/// rows like them (and `unnamed-column-data`, `not-utf8`), which come last
+/// (the count is known only at the end).
 pub fn check_reader_with<R: Read>(
     reader: R,
     display: &str,
