@@ -409,6 +409,9 @@ pub fn check_zip_into(
         ],
     };
     let mut roles: Vec<(usize, String, &'static str)> = Vec::new();
+    // Files the operating system added (Finder's `__MACOSX/`, `.DS_Store`):
+    // one warning for all of them, and none is taken for a member.
+    let mut junk: Vec<String> = Vec::new();
     for i in 0..zip.len() {
         let (name, encrypted, is_dir) = match zip.by_index_raw(i) {
             Ok(f) => (f.name().to_owned(), f.encrypted(), f.is_dir()),
@@ -418,6 +421,10 @@ pub fn check_zip_into(
             }
         };
         if is_dir {
+            continue;
+        }
+        if junk_name(&name) || (!encrypted && junk_content(&mut zip, i)) {
+            junk.push(name);
             continue;
         }
         let lower = name.to_ascii_lowercase();
@@ -482,6 +489,10 @@ pub fn check_zip_into(
                 "a bundle holds only the entities CSV and the relations CSV: remove it or fix its header",
             )),
         }
+    }
+
+    if !junk.is_empty() {
+        archive.push(junk_finding(path, &junk));
     }
 
     // The kind: forced, else from the relations member found.
@@ -768,6 +779,86 @@ fn overlapping_entries(zip: &mut zip::ZipArchive<std::fs::File>) -> Option<(Stri
         }
     }
     None
+}
+
+/// Whether a member's name is one an operating system adds to a ZIP: the
+/// `__MACOSX/` folder and AppleDouble `._name` files of macOS Finder,
+/// `.DS_Store`, and Windows Explorer's `Thumbs.db`.
+fn junk_name(name: &str) -> bool {
+    let mut parts = name.split(['/', '\\']);
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    parts.any(|p| p == "__MACOSX")
+        || base.starts_with("._")
+        || base == ".DS_Store"
+        || base.eq_ignore_ascii_case("thumbs.db")
+}
+
+/// Whether member `i` holds what those files hold, whatever its name: an
+/// AppleDouble header (`00 05 16 07`), a `.DS_Store` (`00 00 00 01 Bud1`)
+/// or, named `*.db`, an OLE compound file, which `Thumbs.db` is (an
+/// old `.xls` is one too: zipped by mistake, it stays an unknown member).
+fn junk_content<R: Read + io::Seek>(zip: &mut zip::ZipArchive<R>, i: usize) -> bool {
+    let Ok(f) = zip.by_index(i) else {
+        return false;
+    };
+    let name_ends_db = f.name().to_ascii_lowercase().ends_with(".db");
+    let mut head = [0u8; 8];
+    // Eight bytes, whatever the limits: no bomb inflates far on those.
+    let Ok(got) = read_up_to(&mut f.take(8), &mut head) else {
+        return false;
+    };
+    let head = &head[..got];
+    head.starts_with(&[0x00, 0x05, 0x16, 0x07])
+        || head.starts_with(b"\0\0\0\x01Bud1")
+        || (name_ends_db && head.starts_with(&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1]))
+}
+
+/// The one `archive-junk` warning of an archive holding `junk`, with the
+/// command that deletes them.
+fn junk_finding(path: &Path, junk: &[String]) -> Diagnostic {
+    const SHOWN: usize = 5;
+    let mut patterns: Vec<String> = Vec::new();
+    let mut add = |p: String| {
+        if !patterns.contains(&p) {
+            patterns.push(p);
+        }
+    };
+    for name in junk {
+        let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+        if name.split(['/', '\\']).any(|p| p == "__MACOSX") {
+            add("__MACOSX/*".into());
+        } else if base == ".DS_Store" {
+            add("*.DS_Store".into());
+        } else if base.eq_ignore_ascii_case("thumbs.db") {
+            add(format!("*{base}"));
+        } else {
+            add(name.clone());
+        }
+    }
+    let mut listed: Vec<String> = junk.iter().take(SHOWN).map(|n| format!("`{n}`")).collect();
+    if junk.len() > SHOWN {
+        listed.push(format!("and {} more", junk.len() - SHOWN));
+    }
+    let zip_name = path
+        .file_name()
+        .map_or_else(|| "bundle.zip".into(), |n| n.to_string_lossy().into_owned());
+    let quoted: Vec<String> = std::iter::once(&zip_name)
+        .chain(&patterns)
+        .map(|p| format!("'{}'", p.replace('\'', "'\\''")))
+        .collect();
+    archive_diag(
+        &rules::ARCHIVE_JUNK,
+        format!(
+            "the archive holds {} {} the operating system added, not part of the bundle: {}",
+            junk.len(),
+            if junk.len() == 1 { "file" } else { "files" },
+            listed.join(", ")
+        ),
+        &format!(
+            "remove them: `zip -d {}` (bdxlint ignores them)",
+            quoted.join(" ")
+        ),
+    )
 }
 
 fn refusal(message: String) -> Diagnostic {

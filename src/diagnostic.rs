@@ -80,6 +80,8 @@ pub struct Fix {
 pub enum Transform {
     /// Every record's line ending becomes the file's most common one.
     LineEndings,
+    /// Every byte read as Windows-1252 and written as UTF-8.
+    Windows1252ToUtf8,
 }
 
 impl Fix {

@@ -152,6 +152,22 @@ rules! {
         "What it does: flags each cell that holds a NUL byte (0x00), once per cell, at the first one; the message counts them.\n\
          Why it matters: the spec says nothing about control characters, and Go's CSV reader keeps a NUL as an ordinary byte, so the upload may accept it; but a NUL in text is almost always damage (binary data pasted in, a file padded with zeros, UTF-16 text read as bytes), and many stores refuse it (a PostgreSQL text value cannot hold one), so the value may not arrive as written.\n\
          Example: `Ada<NUL>Lovelace` in `Full Name`. Fix: delete the NUL bytes; if every other byte is NUL, the file is UTF-16: save it as CSV UTF-8.";
+    DELIMITER = "F010", "delimiter", Error, "Resources and their fields",
+        "The file separates fields with `;`, a tab or `|`, not commas",
+        "What it does: tells the delimiter from the header and the first rows (the first 64 KiB): when commas do not give every one of them the same number of fields (two or more) and exactly one of `;`, TAB or `|` does, with more fields than commas give, it reports that delimiter once and reads the file with it, so the other findings (format detection included) are about its cells. A comma file whose cells hold `;` (lists, JSON, prose) is never taken for a `;` file: its comma fields are consistent, or its `;` fields are not.\n\
+         Why it matters: the uploads are CSV, comma-separated; the platform reads a `;` file's whole header as one unknown column and rejects every row. Excel saves `;` files in locales whose decimal separator is the comma.\n\
+         Example: `Employee ID;Work Email;First Name`. Fix: save the file as \"CSV UTF-8 (Comma delimited)\", or change the list separator of the system's region settings before saving.";
+    SEP_LINE = "F011", "sep-line", Error, "Resources and their fields",
+        "The file starts with Excel's `sep=` line",
+        "What it does: flags a first line `sep=X` (X one of `,` `;` TAB `|`, after a BOM if any), the hint with which Excel opens a file in the right dialect, and skips it: the header is the next line, and X is the delimiter the rest is read with (another than the comma is also `delimiter`).\n\
+         Why it matters: \"each CSV has a header row of column names\"; the platform reads `sep=,` as the header, a single unknown column, and rejects the file.\n\
+         Example: a first line `sep=,` above `Employee ID,Work Email,...`. Fix: delete the first line.";
+    NOT_UTF8 = "F012", "not-utf8", Error, "CSV practice",
+        "The file is in a legacy 8-bit encoding, not UTF-8",
+        "What it does: decides once whether the file is UTF-8, from the non-ASCII bytes of its first 64 KiB, or of its first non-ASCII line if those have none (a BOM makes it UTF-8): bytes above 0x7F that form no UTF-8 character make it a legacy 8-bit file, reported once at the end with the likely encoding (Windows-1252 when bytes 0x80-0x9F occur, printable only there), the count of bytes that are not UTF-8, their lines, and the first ones. The rest is read decoded as Windows-1252, so other findings are real; spans stay the file's bytes. A UTF-8 file with a few bad bytes gets `invalid-utf8` per cell instead.\n\
+         Why it matters: the platform reads UTF-8; `José` saved as Windows-1252 arrives as `Jos\\u{FFFD}` or fails the upload.\n\
+         Example: a file saved by Excel as \"CSV (Comma delimited)\" on Windows, with `Müller` in it. Fix: save it as \"CSV UTF-8 (Comma delimited)\", or convert it: `iconv -f WINDOWS-1252 -t UTF-8 in.csv > out.csv`.",
+        fix Always "Unsafe (the encoding is a guess): rewrites the whole file as UTF-8, every byte read as Windows-1252 (the five bytes it leaves undefined as Latin-1's C1 controls); ASCII bytes, quoting and line endings stay.";
     UNTERMINATED_QUOTE = "Q001", "unterminated-quote", Error, "CSV practice (RFC 4180)",
         "A quoted field is never closed",
         "What it does: points at the opening quote of a field whose closing quote never comes.\n\
@@ -172,6 +188,11 @@ rules! {
         "What it does: compares each row's field count with the header's and names both counts. The row's cells are not checked further, since they may have shifted.\n\
          Why it matters: the platform rejects ragged rows; an extra field usually means an unquoted comma in a value.\n\
          Example: `Ada,Lovelace, PhD,ada@example.com` against a 3-column header. Fix: quote values that contain commas.";
+    EMPTY_ROW = "Q005", "empty-row", Error, "Resources and their fields",
+        "A row holds only delimiters",
+        "What it does: flags a row whose fields are all empty or spaces (`,,,,` or `, , ,`), once for the row; the row gets no other finding (no field count, no empty required cell, no duplicate row) and takes no part in the cross-row rules. Blank lines are skipped, as every CSV reader skips them.\n\
+         Why it matters: \"a column marked `*` is required on every row\", so the platform rejects the row; a spreadsheet writes such rows for formatted but empty lines below the data.\n\
+         Example: `,,,,,,` at line 40 of an employees export. Fix: delete the row (in the spreadsheet, delete the empty rows below the data before saving).";
     MISSING_REQUIRED_COLUMN = "H001", "missing-required-column", Error, "Resources and their fields",
         "The header lacks a required column",
         "What it does: lists each column marked required (`*`) in the spec that the header does not name.\n\
@@ -209,6 +230,11 @@ rules! {
         "What it does: stops at a header of more than 1,024 names, with this one finding, and checks the file no further. The widest format has 29 columns.\n\
          Why it matters: such a header is not one of the spec's formats, and checking it (a finding per unknown name, per row) would cost memory and time without bound; the file was not checked, so it cannot pass.\n\
          Example: a header of 1,000,000 names, or an export whose rows were joined into one line. Fix: write the format's header (`bdxlint template FORMAT`).";
+    UNNAMED_COLUMN_DATA = "H008", "unnamed-column-data", Error, "Resources and their fields",
+        "A column without a header name holds data",
+        "What it does: flags a header field with no name (empty, or only `*`) under which some row has a value, once, with the number of rows that do; it is known at the end of the file and reported there. An unnamed column that is empty in every row stays an `unknown-column` warning.\n\
+         Why it matters: the platform maps cells to columns by header name; values under no name are lost, and usually mean the header lost a name (a deleted header cell) or the rows have a column the header does not.\n\
+         Example: the header `Employee ID,Work Email,` (11 names, the last empty) while every row fills the 11th field. Fix: name the column, or remove the values.";
     EMPTY_REQUIRED_CELL = "C001", "empty-required-cell", Error, "Resources and their fields",
         "A required column has an empty cell",
         "What it does: flags empty (or whitespace-only) cells in columns marked required.\n\
@@ -471,6 +497,11 @@ rules! {
         "What it does: when one run checks an employees CSV and relations (a CSV, or a ZIP bundle's member), flags each Parent Entity Source ID or Entity Source ID of type `employee` (any case) that is no Work Email of the employees files (trimmed, ignoring case). Employee ends are never checked against entities; with no employees CSV in the run, a `references-unchecked` info says so.\n\
          Why it matters: a relation can only link an employee the platform knows. It may be there from an earlier upload, which one run cannot see, so this is a warning.\n\
          Example: a relation to employee `ada.lovelace@example.org` when `employees.csv` lists `ada.lovelace@example.com`. Fix: correct the e-mail, or add the employee to the employees CSV.";
+    ARCHIVE_JUNK = "B015", "archive-junk", Warning, "Entity RBAC ZIP (upload)",
+        "A ZIP holds operating-system files (`__MACOSX/`, `._*`, `.DS_Store`, `Thumbs.db`)",
+        "What it does: recognises the files macOS Finder and Windows Explorer add to a ZIP (the `__MACOSX/` folder, AppleDouble `._name` files, `.DS_Store`, `Thumbs.db`) by name and by content, names them in one warning per archive with the command that removes them, and takes none of them for a member of the bundle.\n\
+         Why it matters: the bundle holds the entities CSV and the relations CSV; the platform may take `__MACOSX/._relations.csv` for a second relations file or refuse the ZIP for holding other files.\n\
+         Example: `bundle.zip` made with Finder's Compress holds `__MACOSX/._relations.csv`. Fix: `zip -d bundle.zip '__MACOSX/*' '*.DS_Store'`, or make the ZIP with `zip -X`.";
 }
 
 /// Finds a rule by code or name (case-insensitive).

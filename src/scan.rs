@@ -24,13 +24,14 @@ pub fn strip_bom(data: &[u8]) -> &[u8] {
 
 use crate::swar::{equal_bytes, gather};
 
-/// One bit per byte of `block` (at most 64 bytes): set for `,`, `\n`, `"`.
-/// The scanner asks for the next structural byte about once per cell, and
-/// most cells are a few bytes long, where a search's setup would cost more
-/// than the search: one mask serves the next several cells.
+/// One bit per byte of `block` (at most 64 bytes): set for the delimiter
+/// `delim`, `\n`, `"`. The scanner asks for the next structural byte about
+/// once per cell, and most cells are a few bytes long, where a search's
+/// setup would cost more than the search: one mask serves the next several
+/// cells.
 #[inline]
-pub(crate) fn structural_mask(block: &[u8]) -> u64 {
-    byte_mask(block, [b',', b'\n', b'"'])
+pub(crate) fn structural_mask(block: &[u8], delim: u8) -> u64 {
+    byte_mask(block, [delim, b'\n', b'"'])
 }
 
 /// One bit per byte of `block` (at most 64 bytes): set for the bytes equal
@@ -219,12 +220,25 @@ pub struct Scanner<'a> {
     mask: u64,
     window: usize,
     window_len: usize,
+    /// The field delimiter: `,` but for a file read in another dialect
+    /// (see the dialect sniffing of the checks).
+    delim: u8,
 }
 
 impl<'a> Scanner<'a> {
     /// `pos` must be at a record boundary; `line` is its 1-based line number,
     /// and `pos` is assumed to start that line.
     pub fn new(buf: &'a [u8], pos: usize, line: u64) -> Self {
+        Self::with_delimiter(buf, pos, line, b',')
+    }
+
+    /// [`Scanner::new`] for fields separated by `delim` (`;`, tab or `|`)
+    /// instead of commas; any other byte reads commas.
+    pub fn with_delimiter(buf: &'a [u8], pos: usize, line: u64, delim: u8) -> Self {
+        let delim = match delim {
+            b';' | b'\t' | b'|' => delim,
+            _ => b',',
+        };
         Scanner {
             buf,
             pos,
@@ -233,12 +247,13 @@ impl<'a> Scanner<'a> {
             mask: 0,
             window: 0,
             window_len: 0,
+            delim,
         }
     }
 
-    /// The first `,`, `\n` or `"` at or after `from`.
+    /// The first delimiter, `\n` or `"` at or after `from`.
     #[inline(always)]
-    fn next_special(&mut self, mut from: usize) -> Option<usize> {
+    fn next_special<const D: u8>(&mut self, mut from: usize) -> Option<usize> {
         loop {
             let off = from.wrapping_sub(self.window);
             if off < self.window_len {
@@ -248,7 +263,7 @@ impl<'a> Scanner<'a> {
                 }
                 from = self.window + self.window_len;
             }
-            from = self.fill(from)?;
+            from = self.fill::<D>(from)?;
         }
     }
 
@@ -258,12 +273,12 @@ impl<'a> Scanner<'a> {
     /// Kept out of line so that the common path of `next_special` stays a
     /// few instructions inside its callers.
     #[inline(never)]
-    fn fill(&mut self, from: usize) -> Option<usize> {
+    fn fill<const D: u8>(&mut self, from: usize) -> Option<usize> {
         // The usual case, a whole block with a structural byte, apart from
         // the rest: that needs registers, which every call would save and
         // restore.
         if let Some(block) = self.buf.get(from..).and_then(<[u8]>::first_chunk::<64>) {
-            let mask = structural_mask(block);
+            let mask = structural_mask(block, D);
             if mask != 0 {
                 self.window = from;
                 self.window_len = 64;
@@ -271,24 +286,24 @@ impl<'a> Scanner<'a> {
                 return Some(from);
             }
         }
-        self.fill_other(from)
+        self.fill_other::<D>(from)
     }
 
     /// [`Scanner::fill`] for a short block at the end of the buffer or a
     /// block without structural bytes.
     #[inline(never)]
-    fn fill_other(&mut self, from: usize) -> Option<usize> {
+    fn fill_other<const D: u8>(&mut self, from: usize) -> Option<usize> {
         let buf = self.buf;
         if from >= buf.len() {
             return None;
         }
         let mut start = from;
         let mut end = buf.len().min(from + 64);
-        let mut mask = structural_mask(&buf[start..end]);
+        let mut mask = structural_mask(&buf[start..end], D);
         if mask == 0 {
-            start = end + memchr3(b',', b'\n', b'"', &buf[end..])?;
+            start = end + memchr3(D, b'\n', b'"', &buf[end..])?;
             end = buf.len().min(start + 64);
-            mask = structural_mask(&buf[start..end]);
+            mask = structural_mask(&buf[start..end], D);
         }
         self.window = start;
         self.window_len = end - start;
@@ -309,7 +324,23 @@ impl<'a> Scanner<'a> {
     /// Reads the next non-blank record into `rec`. Blank lines (empty, or a
     /// lone `\r\n`) are skipped, as every common reader does. Returns false
     /// at the end of the buffer.
+    #[inline]
     pub fn next_record(&mut self, rec: &mut Record) -> bool {
+        // One copy of the loop per delimiter, each with its delimiter a
+        // constant: the comma's is the loop as it was before dialects, to
+        // the instruction.
+        match self.delim {
+            b';' => self.read_record::<b';'>(rec),
+            b'\t' => self.read_record::<b'\t'>(rec),
+            b'|' => self.read_record::<b'|'>(rec),
+            _ => self.read_record::<b','>(rec),
+        }
+    }
+
+    /// Kept whole, one function per delimiter: inlined four times into
+    /// `next_record` it read the comma's rows in more instructions.
+    #[inline(never)]
+    fn read_record<const D: u8>(&mut self, rec: &mut Record) -> bool {
         let buf = self.buf;
         // Skip blank lines.
         loop {
@@ -325,6 +356,7 @@ impl<'a> Scanner<'a> {
         rec.fields.clear();
         rec.problems.clear();
         rec.escapes = false;
+        let delim = D;
         loop {
             // The usual field: unquoted and ended by `,` or `\n`. It needs
             // none of `scan_field`'s bookkeeping for quotes, which is most
@@ -336,14 +368,14 @@ impl<'a> Scanner<'a> {
             // A field that opens with a quote needs no test of its own: its
             // first structural byte is that quote.
             let mut ahead = self.ahead(p);
-            while let Some(at) = self.next_ahead(&mut ahead, p) {
+            while let Some(at) = self.next_ahead::<D>(&mut ahead, p) {
                 let c = buf[at];
                 if c == b'"' {
                     // The usual quoted cell (quoted for a comma) in line:
                     // `scan_field` and `scan_quoted`, two calls with their
                     // bookkeeping for escapes, line breaks and problems,
                     // cost several times as much.
-                    let Some(close) = self.simple_quoted(p, at, &mut ahead) else {
+                    let Some(close) = self.simple_quoted::<D>(p, at, &mut ahead) else {
                         break;
                     };
                     rec.fields.push(FieldSpan {
@@ -354,7 +386,7 @@ impl<'a> Scanner<'a> {
                         quoted: true,
                         escapes: false,
                     });
-                    if buf[close + 1] != b',' {
+                    if buf[close + 1] != delim {
                         self.end_line(rec, close + 1);
                         return true;
                     }
@@ -372,16 +404,16 @@ impl<'a> Scanner<'a> {
                     quoted: false,
                     escapes: false,
                 });
-                if c != b',' {
+                if c != delim {
                     self.end_line(rec, at);
                     return true;
                 }
                 p = at + 1;
             }
             self.pos = p;
-            let (field_end, terminator) = self.scan_field(rec);
+            let (field_end, terminator) = self.scan_field::<D>(rec);
             match terminator {
-                Some(b',') => {
+                Some(d) if d == delim => {
                     self.pos = field_end + 1;
                 }
                 Some(_) => {
@@ -416,14 +448,14 @@ impl<'a> Scanner<'a> {
     /// after `from`; when they run out, the next window is loaded (and
     /// `ahead` moved to it) from `from` or the end of the window.
     #[inline(always)]
-    fn next_ahead(&mut self, ahead: &mut Ahead, from: usize) -> Option<usize> {
+    fn next_ahead<const D: u8>(&mut self, ahead: &mut Ahead, from: usize) -> Option<usize> {
         while ahead.bits == 0 {
             let next = if from.wrapping_sub(self.window) < self.window_len {
                 self.window + self.window_len
             } else {
                 from
             };
-            ahead.window = self.fill(next)?;
+            ahead.window = self.fill::<D>(next)?;
             ahead.bits = self.mask;
         }
         let at = ahead.window + ahead.bits.trailing_zeros() as usize;
@@ -439,17 +471,23 @@ impl<'a> Scanner<'a> {
     /// `ahead` is past `open` on the way in, and past the closing quote
     /// when it returns one.
     #[inline(always)]
-    fn simple_quoted(&mut self, p: usize, open: usize, ahead: &mut Ahead) -> Option<usize> {
+    fn simple_quoted<const D: u8>(
+        &mut self,
+        p: usize,
+        open: usize,
+        ahead: &mut Ahead,
+    ) -> Option<usize> {
         if open != p {
             return None;
         }
         let mut q = open + 1;
         loop {
-            let at = self.next_ahead(ahead, q)?;
+            let at = self.next_ahead::<D>(ahead, q)?;
             match self.buf[at] {
-                b',' => q = at + 1,
+                c if c == D => q = at + 1,
                 b'"' => {
-                    return matches!(self.buf.get(at + 1), Some(b',' | b'\n')).then_some(at);
+                    return matches!(self.buf.get(at + 1), Some(&c) if c == D || c == b'\n')
+                        .then_some(at);
                 }
                 _ => return None,
             }
@@ -486,7 +524,7 @@ impl<'a> Scanner<'a> {
     /// Scans one field starting at `self.pos`, pushes it (and any quote
     /// problems) into `rec`, and returns the offset of the byte that ended
     /// it and that byte (`,` or `\n`), or `None` at the end of input.
-    fn scan_field(&mut self, rec: &mut Record) -> (usize, Option<u8>) {
+    fn scan_field<const D: u8>(&mut self, rec: &mut Record) -> (usize, Option<u8>) {
         let buf = self.buf;
         let start = self.pos;
         let index = rec.fields.len();
@@ -496,7 +534,7 @@ impl<'a> Scanner<'a> {
         let mut escapes = false;
         let mut p = start;
         if starts_quoted {
-            match self.scan_quoted(p + 1, rec, index, start) {
+            match self.scan_quoted::<D>(p + 1, rec, index, start) {
                 Some((close, esc)) => {
                     escapes = esc;
                     p = close + 1;
@@ -518,7 +556,7 @@ impl<'a> Scanner<'a> {
         // A field gets at most one quote problem: the first explains the rest.
         let mut reported = false;
         loop {
-            match self.next_special(p).map(|at| at - p) {
+            match self.next_special::<D>(p).map(|at| at - p) {
                 None => {
                     if p < buf.len() && starts_quoted && !reported {
                         self.after_quote(rec, index, p);
@@ -553,7 +591,7 @@ impl<'a> Scanner<'a> {
                         reported = true;
                     }
                     well_formed = false;
-                    match self.scan_quoted(at + 1, rec, index, at) {
+                    match self.scan_quoted::<D>(at + 1, rec, index, at) {
                         Some((close, _)) => p = close + 1,
                         None => {
                             p = buf.len();
@@ -589,7 +627,7 @@ impl<'a> Scanner<'a> {
     /// `open`). Returns the offset of the closing quote and whether `""`
     /// escapes occurred, or `None` (after recording the problem) when the
     /// input ends first.
-    fn scan_quoted(
+    fn scan_quoted<const D: u8>(
         &mut self,
         mut p: usize,
         rec: &mut Record,
@@ -599,10 +637,10 @@ impl<'a> Scanner<'a> {
         let buf = self.buf;
         let (open_line, open_line_start) = (self.line, self.line_start);
         let close = loop {
-            let Some(at) = self.next_special(p) else {
+            let Some(at) = self.next_special::<D>(p) else {
                 break None;
             };
-            if buf[at] == b',' {
+            if buf[at] == D {
                 p = at + 1;
             } else if buf[at] == b'\n' {
                 self.line += 1;
@@ -813,6 +851,60 @@ mod tests {
         out
     }
 
+    /// Every record, as spans and problems, read with delimiter `delim`.
+    fn spans(input: &[u8], delim: u8) -> Vec<(Record, usize)> {
+        let mut s = Scanner::with_delimiter(input, 0, 1, delim);
+        let mut out = Vec::new();
+        loop {
+            let mut rec = Record::default();
+            if !s.next_record(&mut rec) {
+                return out;
+            }
+            out.push((rec, s.position()));
+        }
+    }
+
+    /// A file read with another delimiter is the same file with that
+    /// delimiter and the comma swapped, read with commas: same spans, same
+    /// problems, same lines.
+    #[test]
+    fn other_delimiters_read_as_commas_do_when_swapped() {
+        let mut next = crate::testutil::xorshift(0x1f83_d9ab_fb41_bd6bu64);
+        for delim in [b';', b'\t', b'|'] {
+            let alphabet = [b'a', b',', delim, b'"', b'\n', b'\r', b' '];
+            for _ in 0..3000 {
+                let len = (next() % 300) as usize;
+                let input: Vec<u8> = (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect();
+                let swapped: Vec<u8> = input
+                    .iter()
+                    .map(|&c| match c {
+                        b',' => delim,
+                        c if c == delim => b',',
+                        c => c,
+                    })
+                    .collect();
+                let got = spans(&input, delim);
+                let want = spans(&swapped, b',');
+                assert_eq!(
+                    got.len(),
+                    want.len(),
+                    "{:?}",
+                    String::from_utf8_lossy(&input)
+                );
+                for ((g, gp), (w, wp)) in got.iter().zip(&want) {
+                    assert_eq!(
+                        (&g.fields, &g.problems, g.line, g.start, g.end, g.ending, gp),
+                        (&w.fields, &w.problems, w.line, w.start, w.end, w.ending, wp),
+                        "{:?}",
+                        String::from_utf8_lossy(&input)
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn plain_crlf_and_blank_lines() {
         let r = records(b"a,b\r\n\r\n1,2\n\n3,\n");
@@ -954,16 +1046,16 @@ mod tests {
                 .enumerate()
                 .filter(|(_, b)| matches!(b, b',' | b'\n' | b'"'))
                 .fold(0u64, |m, (i, _)| m | 1 << i);
-            assert_eq!(structural_mask(block), want, "at {start}");
+            assert_eq!(structural_mask(block, b','), want, "at {start}");
         }
         let dense = [b','; 64];
-        assert_eq!(structural_mask(&dense), u64::MAX);
+        assert_eq!(structural_mask(&dense, b','), u64::MAX);
         for start in 0..all.len() - 64 {
             let block = &all[start..start + 64];
             let needles = [b',', b'\n', b'"'];
             assert_eq!(
                 swar_mask(block, needles),
-                structural_mask(block),
+                structural_mask(block, b','),
                 "at {start}"
             );
             assert_eq!(
@@ -1012,10 +1104,10 @@ mod tests {
         for prime in std::iter::once(None).chain((open.saturating_sub(70)..=open).map(Some)) {
             let mut s = Scanner::new(buf, 0, 1);
             if let Some(at) = prime {
-                s.next_special(at);
+                s.next_special::<b','>(at);
             }
             let mut rec = Record::default();
-            let got = s.scan_quoted(open + 1, &mut rec, 0, open);
+            let got = s.scan_quoted::<b','>(open + 1, &mut rec, 0, open);
             let what = || {
                 format!(
                     "{:?} open {open} primed {prime:?}",
@@ -1114,24 +1206,33 @@ mod tests {
                     .then(|| open.saturating_sub((next() % 80) as usize));
                 let mut quick = Scanner::new(&buf, open, 1);
                 if let Some(at) = prime {
-                    quick.next_special(at);
+                    quick.next_special::<b','>(at);
                 }
                 let mut ahead = quick.ahead(open + 1);
                 // A quote inside a field does not open a quoted one.
-                assert_eq!(quick.simple_quoted(open + 1, open, &mut ahead), None);
+                assert_eq!(
+                    quick.simple_quoted::<b','>(open + 1, open, &mut ahead),
+                    None
+                );
                 if open > 0 {
-                    assert_eq!(quick.simple_quoted(open - 1, open, &mut ahead), None);
+                    assert_eq!(
+                        quick.simple_quoted::<b','>(open - 1, open, &mut ahead),
+                        None
+                    );
                 }
-                let Some(close) = quick.simple_quoted(open, open, &mut ahead) else {
+                let Some(close) = quick.simple_quoted::<b','>(open, open, &mut ahead) else {
                     continue;
                 };
                 simple += 1;
                 assert_eq!((quick.pos, quick.line, quick.line_start), (open, 1, open));
                 // Read up to the closing quote: next is the byte after it.
-                assert_eq!(quick.next_ahead(&mut ahead, close + 1), Some(close + 1));
+                assert_eq!(
+                    quick.next_ahead::<b','>(&mut ahead, close + 1),
+                    Some(close + 1)
+                );
                 let mut full = Scanner::new(&buf, open, 1);
                 let mut rec = Record::default();
-                let (end, terminator) = full.scan_field(&mut rec);
+                let (end, terminator) = full.scan_field::<b','>(&mut rec);
                 let what = String::from_utf8_lossy(&buf[open..]);
                 assert_eq!(end, close + 1, "{what:?}");
                 assert!(matches!(terminator, Some(b',' | b'\n')), "{what:?}");

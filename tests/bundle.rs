@@ -144,6 +144,36 @@ fn each_bundle_rule_fires() {
     );
     fired.extend(codes(&reps));
 
+    // What macOS Finder and Windows Explorer add: one warning, no member.
+    let apple_double = b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ";
+    let junk = zip_of(
+        d,
+        "finder.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+            ("__MACOSX/._r.csv", apple_double),
+            ("__MACOSX/._e.csv", apple_double),
+            (".DS_Store", b"\x00\x00\x00\x01Bud1\x00\x00"),
+            ("sub/Thumbs.db", b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1"),
+            // Known by its bytes alone.
+            ("copy.csv", apple_double),
+        ],
+    );
+    let reps = check(&junk, None, &lim);
+    assert_eq!(findings(&reps), vec![("".into(), "B015", 1, 1)]);
+    let d015 = &reps[0].diagnostics[0];
+    assert_eq!(d015.severity, Severity::Warning);
+    assert_eq!(
+        d015.message,
+        "the archive holds 5 files the operating system added, not part of the bundle: `__MACOSX/._r.csv`, `__MACOSX/._e.csv`, `.DS_Store`, `sub/Thumbs.db`, `copy.csv`"
+    );
+    assert_eq!(
+        d015.help.as_deref(),
+        Some("remove them: `zip -d 'finder.zip' '__MACOSX/*' '*.DS_Store' '*Thumbs.db' 'copy.csv'` (bdxlint ignores them)")
+    );
+    fired.extend(codes(&reps));
+
     let dup = zip_of(
         d,
         "dup.zip",

@@ -503,3 +503,123 @@ fn findings_held_to_the_end_come_out_in_one_order() {
         assert_eq!(order(), first);
     }
 }
+
+/// Files as spreadsheets save them: read in their dialect and encoding,
+/// which are told from the same bytes at any chunk size.
+#[test]
+fn spreadsheet_dialects_and_encodings_give_one_verdict_at_every_chunk_size() {
+    let semi = |text: &str| text.replace(',', ";");
+    let latin1 = |text: &str| -> Vec<u8> {
+        text.chars()
+            .map(|c| match c {
+                '’' => 0x92,
+                c => u8::try_from(u32::from(c)).unwrap_or(b'?'),
+            })
+            .collect()
+    };
+    let quoted: String = (0..30)
+        .map(|i| format!("\"Name \"\"{i}\"\"\nsecond; line\";\"n{i}@example.com\";03/07/2024;\"reviewer,admin\"\r\n"))
+        .collect();
+    // Past the 64 KiB head, so the first non-ASCII line decides.
+    let late = format!(
+        "{EMPLOYEES}{}Ren\u{e9}e O’Brien,r@example.com,03/07/2024,reviewer\n{}",
+        rows(1_500, "\n"),
+        rows(20, "\n")
+    );
+    assert!(late.len() > 64 << 10);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "semicolons",
+            semi(&format!("{EMPLOYEES}{}", rows(30, "\n"))).into_bytes(),
+        ),
+        (
+            "semicolons, quotes across boundaries",
+            (semi(EMPLOYEES) + &quoted).into_bytes(),
+        ),
+        (
+            "tabs, CRLF",
+            format!("{EMPLOYEES}{}", rows(30, "\r\n"))
+                .replace(',', "\t")
+                .into_bytes(),
+        ),
+        (
+            "sep=; and semicolons",
+            ("sep=;\r\n".to_owned() + &semi(&format!("{EMPLOYEES}{}", rows(30, "\n"))))
+                .into_bytes(),
+        ),
+        (
+            "BOM, sep=,",
+            [
+                &b"\xEF\xBB\xBFsep=,\n"[..],
+                EMPLOYEES.as_bytes(),
+                rows(30, "\n").as_bytes(),
+            ]
+            .concat(),
+        ),
+        ("sep= only", b"sep=;\n".to_vec()),
+        (
+            "Windows-1252 in the head",
+            latin1(&format!(
+                "{EMPLOYEES}Jos\u{e9} N\u{fa}\u{f1}ez,j@example.com,3/7/2024,reviewer\n{}Ren\u{e9}e O’Brien,r@example.com,03/07/2024,\n",
+                rows(30, "\n")
+            )),
+        ),
+        ("Windows-1252 past the head", latin1(&late)),
+        (
+            "UTF-8 with one bad byte",
+            [
+                EMPLOYEES.as_bytes(),
+                "Jos\u{e9},j@example.com,03/07/2024,reviewer\n".as_bytes(),
+                b"Ren\xe9e,r@example.com,03/07/2024,reviewer\n",
+                rows(20, "\n").as_bytes(),
+            ]
+            .concat(),
+        ),
+        (
+            "empty rows, an unnamed column with data",
+            format!(
+                "Full Name,Work Email,,Start Date\n,,,\n{},, ,\n,,,\n",
+                (0..30)
+                    .map(|i| format!("N {i},n{i}@example.com,{},03/07/2024\n", i % 3))
+                    .collect::<String>()
+            )
+            .into_bytes(),
+        ),
+    ];
+    for (name, data) in &cases {
+        for format in [None, Some("employees")] {
+            assert_same_at_every_chunk_size(name, data, format);
+        }
+    }
+    // And the verdicts are the ones meant.
+    use bdxlint::check::{check_reader, Options};
+    let count = |data: &[u8], code: &str| {
+        check_reader(data, "f.csv", None, &Options::default())
+            .expect("checks")
+            .diagnostics
+            .iter()
+            .filter(|d| d.rule.code == code)
+            .count()
+    };
+    let want = [
+        (0, "F010", 1),
+        (1, "F010", 1),
+        (2, "F010", 1),
+        (3, "F011", 1),
+        (3, "F010", 1),
+        (4, "F011", 1),
+        (4, "F010", 0),
+        (6, "F012", 1),
+        (6, "F003", 0),
+        (7, "F012", 1),
+        (7, "F003", 0),
+        (8, "F012", 0),
+        (8, "F003", 1),
+        (9, "Q005", 3),
+        (9, "H008", 1),
+        (9, "Q004", 0),
+    ];
+    for (k, code, n) in want {
+        assert_eq!(count(&cases[k].1, code), n, "{} {code}", cases[k].0);
+    }
+}

@@ -20,7 +20,7 @@
 use super::fptable::FpTable;
 use super::row::{Cells, Plan};
 use super::text::quote;
-use super::{rebase, Emitter, Snippets};
+use super::{Emitter, Snippets};
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::rules;
 use crate::scan::{unescape, Record, Scanner};
@@ -113,6 +113,8 @@ pub(crate) struct CrossPlan {
     rows: bool,
     /// Header names by field, as diagnostics name columns.
     header: Vec<Arc<str>>,
+    /// The file's delimiter.
+    pub(crate) delim: u8,
 }
 
 /// One decoded row, as the fold needs it: where to find it again and the
@@ -152,18 +154,19 @@ impl Default for Events {
     }
 }
 
-/// Whether `s` holds a `,` or a `\n`. Quoted cells are short (8-32 bytes)
-/// and usually quoted for a comma near the start, where memchr's setup
-/// would cost more than the search; eight bytes at a time in a word cost
-/// about a third of a byte loop.
-fn has_comma_or_newline(s: &[u8]) -> bool {
+/// Whether `s` holds the delimiter `delim` (a `,` but in another dialect)
+/// or a `\n`; inlined where `delim` is a constant. Quoted cells are short
+/// (8-32 bytes) and usually quoted for a comma near the start, where
+/// memchr's setup would cost more than the search; eight bytes at a time in
+/// a word cost about a third of a byte loop.
+fn has_delimiter_or_newline(s: &[u8], delim: u8) -> bool {
     use crate::swar::{first_below, splat};
     let hit = |w: &[u8]| {
         let w = u64::from_le_bytes(<[u8; 8]>::try_from(w).unwrap_or_default());
-        (first_below(w ^ splat(b','), 1) | first_below(w ^ splat(b'\n'), 1)) != 0
+        (first_below(w ^ splat(delim), 1) | first_below(w ^ splat(b'\n'), 1)) != 0
     };
     if s.len() < 8 {
-        return s.iter().any(|&c| c == b',' || c == b'\n');
+        return s.iter().any(|&c| c == delim || c == b'\n');
     }
     // The last word overlaps the others rather than leave a tail.
     s.chunks_exact(8).any(hit) || hit(&s[s.len() - 8..])
@@ -174,13 +177,13 @@ fn has_comma_or_newline(s: &[u8]) -> bool {
 /// holds `,`, `"` or a newline), which is one-to-one with the decoded cells
 /// and is the raw record itself in the usual case of no quoted field: one
 /// hash call per row instead of two per cell.
-fn row_fingerprint(data: &[u8], rec: &Record, buf: &mut Vec<u8>) -> u64 {
+fn row_fingerprint<const D: u8>(data: &[u8], rec: &Record, buf: &mut Vec<u8>) -> u64 {
     // A quoted cell keeps its quotes in the minimal form when it needs them
     // (the usual reason to quote), so the raw record is often minimal even
     // with quotes, and is hashed without a copy.
     let needs_quotes = |f: &crate::scan::FieldSpan| {
         let (a, b) = f.content();
-        f.escapes || has_comma_or_newline(&data[a..b])
+        f.escapes || has_delimiter_or_newline(&data[a..b], D)
     };
     let mut unneeded = rec.fields.iter().filter(|f| f.quoted && !needs_quotes(f));
     let Some(first) = unneeded.next() else {
@@ -273,7 +276,14 @@ fn fp_lowercase(bytes: &[u8], hasher: &mut Xxh3Default) -> u64 {
 }
 
 impl CrossPlan {
-    pub(crate) fn new(table: &'static Table, plan: &Plan, on: super::CrossRules) -> CrossPlan {
+    /// `delim` is the file's delimiter: rows are compared as cells, and
+    /// their minimal form quotes a cell that holds it.
+    pub(crate) fn new(
+        table: &'static Table,
+        plan: &Plan,
+        on: super::CrossRules,
+        delim: u8,
+    ) -> CrossPlan {
         let name = |c: usize| table.columns[c].name.as_str();
         let identity = table
             .identity
@@ -308,6 +318,7 @@ impl CrossPlan {
             unique,
             rows: on.rows,
             header: plan.field_names().to_vec(),
+            delim,
         }
     }
 
@@ -349,7 +360,14 @@ impl CrossPlan {
             out.keys.push(if any { nonzero(key) } else { 0 });
         }
         let row = if self.rows {
-            nonzero(row_fingerprint(data, rec, &mut out.canonical))
+            let buf = &mut out.canonical;
+            // The delimiter a constant in each copy, as the comma was.
+            nonzero(match self.delim {
+                b';' => row_fingerprint::<b';'>(data, rec, buf),
+                b'\t' => row_fingerprint::<b'\t'>(data, rec, buf),
+                b'|' => row_fingerprint::<b'|'>(data, rec, buf),
+                _ => row_fingerprint::<b','>(data, rec, buf),
+            })
         } else {
             0
         };
@@ -633,7 +651,7 @@ impl CrossState {
         shift: u64,
         out: &mut Vec<Diagnostic>,
     ) {
-        let (data, base) = (chunk.data.as_slice(), chunk.base);
+        let data = chunk.data.as_slice();
         let stride = plan.unique.len();
         let CrossState {
             identity,
@@ -749,7 +767,7 @@ impl CrossState {
                 break;
             };
             let ev = &events.rows[n as usize];
-            Scanner::new(data, ev.start, ev.line).next_record(scratch);
+            Scanner::with_delimiter(data, ev.start, ev.line, plan.delim).next_record(scratch);
             if let Some((_, f)) = ids.next_if(|e| e.0 == n) {
                 report_identity(plan, data, scratch, &f, &mut emit);
             }
@@ -801,7 +819,7 @@ impl CrossState {
             }
         }
         for d in emit.diags {
-            let mut d = rebase(d, base);
+            let mut d = chunk.rebase(d);
             // Related lines are already absolute (the maps store them so).
             d.line += shift;
             if let Some(s) = &mut d.snippet {
@@ -1071,7 +1089,7 @@ fn report_unique(
 }
 
 /// `1500000` as `1,500,000`.
-fn thousands(n: usize) -> String {
+pub(super) fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
@@ -1117,7 +1135,7 @@ mod tests {
         let mut rec = Record::default();
         assert!(sc.next_record(&mut rec));
         assert!(rec.problems.is_empty(), "{line}");
-        row_fingerprint(line.as_bytes(), &rec, &mut Vec::new())
+        row_fingerprint::<b','>(line.as_bytes(), &rec, &mut Vec::new())
     }
 
     #[test]
@@ -1164,7 +1182,7 @@ mod tests {
             cases.push((0..len).map(|i| (i * 37 % 256) as u8).collect());
         }
         for s in &cases {
-            assert_eq!(has_comma_or_newline(s), naive(s), "{s:?}");
+            assert_eq!(has_delimiter_or_newline(s, b','), naive(s), "{s:?}");
         }
     }
 

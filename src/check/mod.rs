@@ -10,6 +10,8 @@
 
 pub mod batch;
 mod cross;
+pub mod dialect;
+pub mod encoding;
 mod filter;
 mod fixes;
 mod fptable;
@@ -181,7 +183,8 @@ pub fn check_reader<R: Read>(
 /// chunk it is in has been folded, so that memory does not grow with the
 /// number of findings; the returned report has none. Findings arrive in
 /// file order, except those reported once per file with a count of the
-/// rows like them, which come last (the count is known only at the end).
+/// rows like them (and `unnamed-column-data`, `not-utf8`), which come last
+/// (the count is known only at the end).
 pub fn check_reader_with<R: Read>(
     reader: R,
     display: &str,
@@ -224,18 +227,17 @@ fn check_stream<R: Read>(
     };
     report.format = forced.map(|t| t.name.as_str());
     let io = |e| Error::io(display, e);
-    // The encoding is told from the same bytes whatever the chunk size: a
-    // fixed prefix, read before any chunk. (From the first chunk, a file
-    // whose first record is short was sniffed from that record alone.)
+    // The encoding and the dialect are told from the same bytes whatever
+    // the chunk size: a fixed prefix, read before any chunk. (From the
+    // first chunk, a file whose first record is short was sniffed from that
+    // record alone.)
     let mut reader = reader;
-    let mut head = Vec::with_capacity(SNIFF_LEN);
+    let mut head = Vec::with_capacity(dialect::HEAD_LEN);
     (&mut reader)
-        .take(SNIFF_LEN as u64)
+        .take(dialect::HEAD_LEN as u64)
         .read_to_end(&mut head)
         .map_err(io)?;
-    let mut start = 0;
     if head.starts_with(&crate::scan::UTF8_BOM) {
-        start = crate::scan::UTF8_BOM.len();
         let mut d = file_diag(
             &rules::UTF8_BOM,
             0..3,
@@ -261,14 +263,29 @@ fn check_stream<R: Read>(
         ));
         return Ok(report);
     }
+    let dialect = dialect::sniff(&head, head.len() < dialect::HEAD_LEN);
+    if let Some(sep) = &dialect.sep_line {
+        report.diagnostics.push(file_diag(
+            &rules::SEP_LINE,
+            sep.span.start as u64..sep.span.end as u64,
+            format!(
+                "the first line `{}` is Excel's delimiter hint, not the header; the platform reads it as the header",
+                String::from_utf8_lossy(&head[sep.span.clone()])
+            ),
+            "delete the first line, so that the header row comes first (bdxlint skipped it)",
+        ));
+    }
+    let mut start = dialect.skip;
+    let encoding = encoding::from_head(&head, head.len() < dialect::HEAD_LEN);
     let reader = std::io::Cursor::new(head).chain(reader);
     let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
+    chunks.encoding = Some(encoding);
     // The header is the first record: blank lines before it are skipped
     // exactly as the tokenizer skips them between rows (empty, or a lone
     // CRLF), whether they fill whole chunks or share one with the header,
     // and are counted so line numbers stay right.
-    let mut line = 1;
-    // Bytes of blank lines (and a BOM) read before any record.
+    let mut line = 1 + dialect.skip_lines;
+    // Bytes of blank lines (and a BOM, a `sep=` line) read before any record.
     let mut blank = 0;
     let (first, header_start) = loop {
         let Some(chunk) = chunks.next_chunk().map_err(io)? else {
@@ -289,22 +306,48 @@ fn check_stream<R: Read>(
             }
             return Ok(report);
         };
-        let mut probe = Scanner::new(&chunk.data, start, line);
+        blank = chunk.file_offset(chunk.data.len());
+        // A skipped `sep=` line may fill a chunk of its own.
+        if start >= chunk.data.len() {
+            start -= chunk.data.len();
+            continue;
+        }
+        let mut probe = dialect.scanner(&chunk.data, start, line);
         let mut rec = Record::default();
         if probe.next_record(&mut rec) {
             line = rec.line;
             break (chunk, rec.start);
         }
         line = probe.line();
-        blank = chunk.base + chunk.data.len() as u64;
         start = 0;
     };
     let data = first.data.as_slice();
 
-    let mut scanner = Scanner::new(data, header_start, line);
+    let mut scanner = dialect.scanner(data, header_start, line);
     let mut rec = Record::default();
     // The loop above stopped at a chunk with a record there.
     scanner.next_record(&mut rec);
+    if dialect.delim != b',' {
+        // On the header's first delimiter: the one a comma should be.
+        let at = rec.fields.first().map_or(rec.start, |f| f.end);
+        let mut d = file_diag(
+            &rules::DELIMITER,
+            first.file_offset(at)..first.file_offset(at) + 1,
+            format!(
+                "the file uses {} as its delimiter; the platform reads commas",
+                dialect::delimiter_name(dialect.delim)
+            ),
+            &format!(
+                "save the file as comma-separated CSV (Excel: Save As, \"CSV UTF-8 (Comma delimited)\"); bdxlint read it with {} to check the rest",
+                dialect::delimiter_name(dialect.delim)
+            ),
+        );
+        d.line = rec.line;
+        d.col = 1 + String::from_utf8_lossy(&data[rec.start..at])
+            .chars()
+            .count() as u64;
+        report.diagnostics.push(d);
+    }
     // A first record of spaces and tabs is not skipped: a CSV reader takes
     // it as the header, which names no column. It is one finding, not a
     // finding per missing column.
@@ -323,7 +366,7 @@ fn check_stream<R: Read>(
         } else {
             let mut d = file_diag(
                 &rules::EMPTY_FILE,
-                first.base + rec.start as u64..first.base + rec.end as u64,
+                first.file_offset(rec.start)..first.file_offset(rec.end),
                 format!(
                     "the file has no header row: line {} holds only whitespace",
                     rec.line
@@ -360,14 +403,14 @@ fn check_stream<R: Read>(
     if !emit.diags.is_empty() {
         report
             .diagnostics
-            .extend(emit.diags.into_iter().map(|d| rebase(d, first.base)));
+            .extend(emit.diags.into_iter().map(|d| first.rebase(d)));
         return Ok(report);
     }
     // A header far wider than any format: one finding, and no check that
     // would grow with its width (a finding per name, per row).
     if rec.fields.len() > MAX_COLUMNS {
         let span = rec.start as u64..rec.end as u64;
-        report.diagnostics.push(rebase(
+        report.diagnostics.push(first.rebase(
             file_diag(
                 &rules::TOO_MANY_COLUMNS,
                 span,
@@ -377,7 +420,6 @@ fn check_stream<R: Read>(
                 ),
                 "write the format's header (`bdxlint template FORMAT`)",
             ),
-            first.base,
         ));
         return Ok(report);
     }
@@ -407,7 +449,7 @@ fn check_stream<R: Read>(
     report.format = Some(table.name.as_str());
 
     let plan = Plan::new(table, &header, data, &rec, &mut emit);
-    let cross = CrossPlan::new(table, &plan, opts.cross);
+    let cross = CrossPlan::new(table, &plan, opts.cross, dialect.delim);
     if let Some(text) = &table.deprecated {
         emit.row(
             &rules::DEPRECATED_FORMAT,
@@ -417,6 +459,33 @@ fn check_stream<R: Read>(
             Some(text.clone()),
         );
     }
+    // The unnamed header fields: their `unknown-column` warnings wait for
+    // the end of the file, when it is known whether some row has data
+    // there (then it is `unnamed-column-data`, an error).
+    let unnamed: Vec<usize> = (0..header.names.len())
+        .filter(|&i| header::normalize_name(&header.names[i]).is_empty())
+        .collect();
+    let mut unnamed_held = Vec::new();
+    emit.diags.retain(|d| {
+        let field = (d.rule.code == rules::UNKNOWN_COLUMN.code && d.column.is_none())
+            .then(|| {
+                unnamed
+                    .iter()
+                    .position(|&i| rec.fields[i].start as u64 == d.span.start)
+            })
+            .flatten();
+        match field {
+            Some(k) => {
+                unnamed_held.push((k, first.rebase(d.clone())));
+                false
+            }
+            None => true,
+        }
+    });
+    let rows = Rows {
+        width: rec.fields.len(),
+        unnamed,
+    };
     let header_ending = rec.ending;
     let mut fold = Fold::new(
         header_ending,
@@ -427,24 +496,22 @@ fn check_stream<R: Read>(
     fold.every_row = opts.every_row;
     report
         .diagnostics
-        .extend(emit.diags.into_iter().map(|d| rebase(d, first.base)));
+        .extend(emit.diags.into_iter().map(|d| first.rebase(d)));
     // Header findings come before any row's.
     drain_sorted(&mut report.diagnostics, sink);
 
     // The rest of the first chunk, then every later chunk, in parallel
     // batches. Each chunk is checked with lines counted from 1 and fixed up
     // in the fold.
-    let first_rest = Chunk {
-        base: first.base + scanner.position() as u64,
-        data: first.data[scanner.position()..].to_vec(),
-    };
+    let first_rest = first.split_off(scanner.position());
+    fold.legacy_bytes(&first, header_start..scanner.position(), rec.line);
     drop(first);
     if rayon::current_num_threads() <= 1 {
         // One thread: check and fold each chunk in turn, here.
         let mut next = Some(first_rest);
         let mut ready = Vec::new();
         while let Some(c) = next {
-            let r = check_chunk(&plan, &cross, &c, snippets.clone());
+            let r = check_chunk(&plan, &cross, &rows, &c, snippets.clone());
             fold.add(r, &c, &cross, &mut ready);
             chunks.adapt(c.data.len(), ready.len());
             ready.drain(..).for_each(&mut *sink);
@@ -468,7 +535,7 @@ fn check_stream<R: Read>(
             waiting: Mutex::new(std::collections::BTreeMap::new()),
             fold: Mutex::new((fold, 0)),
         };
-        let (plan, cross, stage) = (&plan, &cross, &pipeline);
+        let (plan, cross, rows, stage) = (&plan, &cross, &rows, &pipeline);
         rayon::in_place_scope_fifo(|s| -> Result<(), Error> {
             let (mut sent, mut done) = (0u64, 0u64);
             let mut next = Some(first_rest);
@@ -482,7 +549,7 @@ fn check_stream<R: Read>(
                         // A panic (a bug) must reach this thread, which would
                         // otherwise wait for the result forever.
                         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            let r = check_chunk(plan, cross, &c, snippets);
+                            let r = check_chunk(plan, cross, rows, &c, snippets);
                             stage.offer(n, c, r, cross, &tx);
                         }));
                         if let Err(panic) = run {
@@ -515,6 +582,21 @@ fn check_stream<R: Read>(
         sink(runaway_record(span, fold.next_line, opts));
     }
     report.records += fold.records;
+    for (k, mut d) in unnamed_held {
+        let n = fold.unnamed.get(k).copied().unwrap_or(0);
+        if n > 0 {
+            d.rule = &rules::UNNAMED_COLUMN_DATA;
+            d.severity = rules::UNNAMED_COLUMN_DATA.severity;
+            d.message = format!(
+                "header field {} has no name, but {} {} data in it",
+                rows.unnamed[k] + 1,
+                cross::thousands(n as usize),
+                if n == 1 { "row has" } else { "rows have" }
+            );
+            d.help = Some("name the column (the platform reads a cell by its column's name, so these values are lost), or delete the values".into());
+        }
+        sink(d);
+    }
     fold.finish(sink);
     Ok(report)
 }
@@ -642,14 +724,15 @@ pub const MAX_HEADER: u64 = 1 << 20;
 
 /// The names of a CSV text's first record, read from at most
 /// [`MAX_HEADER`] bytes of `r` the way the check reads a header (a leading
-/// BOM skipped, the same tokenizer, names decoded lossily); empty when
-/// there is no record.
+/// BOM and a `sep=` line skipped, the same tokenizer in the same dialect,
+/// names decoded lossily); empty when there is no record.
 pub fn header_names(r: impl Read) -> std::io::Result<Vec<String>> {
     let mut buf = Vec::new();
     r.take(MAX_HEADER).read_to_end(&mut buf)?;
-    let data = crate::scan::strip_bom(&buf);
+    let dialect = dialect::sniff(&buf, buf.len() < dialect::HEAD_LEN);
+    let data = &buf[dialect.skip..];
     let mut rec = Record::default();
-    if !Scanner::new(data, 0, 1).next_record(&mut rec) {
+    if !dialect.scanner(data, 0, 1).next_record(&mut rec) {
         return Ok(Vec::new());
     }
     Ok(header::read_header(data, &rec).names)
@@ -673,9 +756,6 @@ pub fn sniff_format(path: &Path) -> Option<&'static str> {
 }
 
 const NO_HEADER_HELP: &str = "write the header row first: `bdxlint template FORMAT` prints one";
-
-/// Bytes read up front to tell a wide encoding (UTF-16, UTF-32) from UTF-8.
-const SNIFF_LEN: usize = 64;
 
 /// Reads the rest of the input while it holds only whitespace: true when it
 /// ends so. A record too long to hold is not known to be whitespace.
@@ -703,6 +783,20 @@ fn runaway_record(span: Range<u64>, line: u64, opts: &Options) -> Diagnostic {
     );
     d.line = line;
     d
+}
+
+/// The dialect of what `reader` reads, told from its first
+/// [`dialect::HEAD_LEN`] bytes as the check tells it, and a reader of all
+/// of it.
+pub(crate) fn read_dialect<R: Read>(
+    mut reader: R,
+) -> std::io::Result<(dialect::Dialect, impl Read)> {
+    let mut head = Vec::with_capacity(dialect::HEAD_LEN);
+    (&mut reader)
+        .take(dialect::HEAD_LEN as u64)
+        .read_to_end(&mut head)?;
+    let d = dialect::sniff(&head, head.len() < dialect::HEAD_LEN);
+    Ok((d, std::io::Cursor::new(head).chain(reader)))
 }
 
 /// Moves a diagnostic from chunk offsets to file offsets.
@@ -779,6 +873,69 @@ pub(crate) fn file_diag(
 struct Chunk {
     base: u64,
     data: Vec<u8>,
+    /// For a chunk of a legacy-encoded file: `data` is decoded, and this
+    /// maps it back to the file's bytes.
+    decoded: Option<Box<encoding::Decoded>>,
+}
+
+impl Chunk {
+    /// The file offset of chunk offset `o`.
+    fn file_offset(&self, o: usize) -> u64 {
+        let o = match &self.decoded {
+            None => o,
+            Some(d) => d.original_offset(o),
+        };
+        self.base + o as u64
+    }
+
+    /// Moves a diagnostic from chunk offsets to file offsets. A decoded
+    /// chunk's snippet is the file's bytes (one `?` for each byte above
+    /// ASCII), so that spans index it as they index the file.
+    fn rebase(&self, mut d: Diagnostic) -> Diagnostic {
+        let Some(dec) = &self.decoded else {
+            return rebase(d, self.base);
+        };
+        let span = (d.span.start as usize, d.span.end as usize);
+        d.span = self.file_offset(span.0)..self.file_offset(span.1);
+        // Edits land on the file's bytes: mapped back like the span. One
+        // that would write non-ASCII text into a legacy-encoded file would
+        // mix two encodings in it, so such a fix is dropped (re-encoding
+        // the whole file is `not-utf8`'s fix).
+        if let Some(f) = &mut d.fix {
+            if f.edits.iter().all(|e| e.content.is_ascii()) {
+                for e in &mut f.edits {
+                    e.span = self.file_offset(e.span.start as usize)
+                        ..self.file_offset(e.span.end as usize);
+                }
+            } else {
+                d.fix = None;
+            }
+        }
+        if let Some(s) = &mut d.snippet {
+            let from = s.offset as usize;
+            let (a, b) = (
+                dec.original_offset(from),
+                dec.original_offset(from + s.text.len()),
+            );
+            s.offset = self.base + a as u64;
+            s.text = dec.original[a..b.max(a)]
+                .iter()
+                .map(|&c| if c.is_ascii() { char::from(c) } else { '?' })
+                .collect();
+            // One byte a character in the file.
+            s.first_byte_col = s.first_col;
+        }
+        d
+    }
+
+    /// The chunk from offset `at` on.
+    fn split_off(&self, at: usize) -> Chunk {
+        Chunk {
+            base: self.file_offset(at),
+            data: self.data[at..].to_vec(),
+            decoded: self.decoded.as_ref().map(|d| Box::new(d.split_off(at))),
+        }
+    }
 }
 
 /// The first chunk's size at most: the chunks before the first fold are
@@ -815,6 +972,10 @@ struct ChunkReader<R> {
     /// Buffers of folded chunks, reused: a fresh megabyte costs page
     /// faults on every page.
     spare: Vec<Vec<u8>>,
+    /// The file's encoding as far as read, when the reader decodes a
+    /// legacy-encoded file (see [`encoding`]); `None` reads bytes as they
+    /// are.
+    encoding: Option<encoding::State>,
 }
 
 impl<R: Read> ChunkReader<R> {
@@ -833,7 +994,34 @@ impl<R: Read> ChunkReader<R> {
             max_record,
             too_long: None,
             spare: Vec::new(),
+            encoding: None,
         }
+    }
+
+    /// `chunk`, decoded when the file is in a legacy encoding (which the
+    /// first non-ASCII line decides).
+    fn decode(&mut self, mut chunk: Chunk) -> Chunk {
+        use encoding::State;
+        match self.encoding {
+            None | Some(State::Utf8) => return chunk,
+            Some(State::Undecided) => {
+                let Some(first) = encoding::first_high(&chunk.data) else {
+                    return chunk;
+                };
+                let rest = &chunk.data[first..];
+                let line = memchr::memchr(b'\n', rest).map_or(rest, |end| &rest[..end]);
+                if !encoding::looks_legacy(line) {
+                    self.encoding = Some(State::Utf8);
+                    return chunk;
+                }
+                self.encoding = Some(State::Legacy);
+            }
+            Some(State::Legacy) => {}
+        }
+        let (data, decoded) = encoding::decode(std::mem::take(&mut chunk.data));
+        chunk.data = data;
+        chunk.decoded = Some(Box::new(decoded));
+        chunk
     }
 
     /// Sizes the next chunks from one just folded (`bytes` long, with
@@ -915,11 +1103,12 @@ impl<R: Read> ChunkReader<R> {
         let chunk = Chunk {
             base: self.base,
             data,
+            decoded: None,
         };
         self.base += cut as u64;
         self.scanned = self.filled;
         self.last_boundary = None;
-        Ok(Some(chunk))
+        Ok(Some(self.decode(chunk)))
     }
 
     /// Reads until `want` more bytes are in or the input ends, like
@@ -959,45 +1148,105 @@ struct ChunkResult {
     endings: Endings,
     /// Fingerprints of the decoded rows, for the cross-row rules.
     events: cross::Events,
+    /// By unnamed header field: the rows with data in it.
+    unnamed: Vec<u64>,
 }
 
-fn check_chunk(plan: &Plan, cross: &CrossPlan, chunk: &Chunk, snippets: Snippets) -> ChunkResult {
+/// What the reading of rows needs from the header, beside the plan.
+struct Rows {
+    /// The header's field count.
+    width: usize,
+    /// The header fields that have no name: a row's value there is
+    /// counted (`unnamed-column-data`).
+    unnamed: Vec<usize>,
+}
+
+/// Whether a field's content is empty or only spaces and tabs.
+fn blank(cell: &[u8]) -> bool {
+    cell.iter().all(|&b| b == b' ' || b == b'\t')
+}
+
+/// Whether `rec` is an empty row: only delimiters (and spaces), as a
+/// spreadsheet writes a formatted but empty line. Quoted empty cells
+/// count as empty; a row with quoting problems is not one.
+fn empty_row(data: &[u8], rec: &Record) -> bool {
+    rec.problems.is_empty()
+        && rec.fields.iter().all(|f| {
+            let (a, b) = f.content();
+            blank(&data[a..b])
+        })
+}
+
+fn check_chunk(
+    plan: &Plan,
+    cross: &CrossPlan,
+    rows: &Rows,
+    chunk: &Chunk,
+    snippets: Snippets,
+) -> ChunkResult {
     let data = chunk.data.as_slice();
     let mut emit = Emitter::new(data, snippets);
-    let mut scanner = Scanner::new(data, 0, 1);
+    let mut scanner = Scanner::with_delimiter(data, 0, 1, cross.delim);
     let mut rec = Record::default();
     let mut records = 0;
     let mut endings = Endings::default();
     let mut cells = row::Cells::for_chunk(data);
     let mut events = cross::Events::default();
+    let mut unnamed = vec![0; rows.unnamed.len()];
+    let delim = cross.delim;
     // Rows need events only if some cross-row rule runs.
     let track = !cross.is_empty();
     while scanner.next_record(&mut rec) {
         records += 1;
-        let span = chunk.base + rec.start as u64..chunk.base + rec.end as u64;
+        let span = || chunk.file_offset(rec.start)..chunk.file_offset(rec.end);
         match rec.ending {
             Some(LineEnding::Lf) if endings.first_lf.is_none() => {
-                endings.first_lf = Some((rec.line, span))
+                endings.first_lf = Some((rec.line, span()))
             }
             Some(LineEnding::CrLf) if endings.first_crlf.is_none() => {
-                endings.first_crlf = Some((rec.line, span))
+                endings.first_crlf = Some((rec.line, span()))
             }
             _ => {}
+        }
+        // The usual row starts with a value: its first byte settles it.
+        let first = data.get(rec.start).copied().unwrap_or(delim);
+        if matches!(first, b' ' | b'\t' | b'"' | b'\r' | b'\n') | (first == delim)
+            && empty_row(data, &rec)
+        {
+            let spaces = data[rec.start..rec.end]
+                .iter()
+                .any(|&b| b == b' ' || b == b'\t');
+            emit.row(
+                &rules::EMPTY_ROW,
+                None,
+                &rec,
+                format!(
+                    "this row is empty: it holds only delimiters{}",
+                    if spaces { " and spaces" } else { "" }
+                ),
+                Some("delete the row (a spreadsheet writes one for each formatted but empty line below the data)".into()),
+            );
+            continue;
+        }
+        if !unnamed.is_empty() && rec.fields.len() == rows.width && rec.problems.is_empty() {
+            for (n, &i) in unnamed.iter_mut().zip(&rows.unnamed) {
+                let (a, b) = rec.fields[i].content();
+                if !blank(&data[a..b]) {
+                    *n += 1;
+                }
+            }
         }
         if plan.check_record(data, &rec, &mut cells, &mut emit) && track {
             cross.event(data, &rec, &cells, &mut events);
         }
     }
     ChunkResult {
-        diags: emit
-            .diags
-            .into_iter()
-            .map(|d| rebase(d, chunk.base))
-            .collect(),
+        diags: emit.diags.into_iter().map(|d| chunk.rebase(d)).collect(),
         records,
         lines: scanner.line() - 1,
         endings,
         events,
+        unnamed,
     }
 }
 
@@ -1021,7 +1270,28 @@ struct Fold {
     out: Vec<Diagnostic>,
     /// The input's size, until the first chunk has been folded.
     size_hint: Option<u64>,
+    /// A legacy-encoded file's bytes that are not UTF-8, so far.
+    legacy: Option<Legacy>,
+    /// By unnamed header field (see [`Rows::unnamed`]): the rows that hold
+    /// data in it.
+    unnamed: Vec<u64>,
 }
+
+/// The bytes of a legacy-encoded file that are not UTF-8, for its one
+/// `not-utf8` finding.
+#[derive(Debug, Default)]
+struct Legacy {
+    bytes: u64,
+    lines: u64,
+    /// Bytes 0x80-0x9F.
+    c1: u64,
+    /// (line, column, file offset) of the first on each of the first
+    /// few lines.
+    first: Vec<(u64, u64, u64)>,
+}
+
+/// Positions a `not-utf8` finding names.
+const LEGACY_SHOWN: usize = 3;
 
 impl Fold {
     fn new(
@@ -1040,6 +1310,36 @@ impl Fold {
             mixed: false,
             cross,
             out: Vec::new(),
+            legacy: None,
+            unnamed: Vec::new(),
+        }
+    }
+
+    /// Counts the bytes that are not UTF-8 in `range` of a decoded chunk,
+    /// whose first byte is on `line`.
+    fn legacy_bytes(&mut self, chunk: &Chunk, range: Range<usize>, line: u64) {
+        let Some(dec) = &chunk.decoded else { return };
+        let legacy = self.legacy.get_or_insert_with(Legacy::default);
+        legacy.c1 += dec.c1;
+        let data = chunk.data.as_slice();
+        let (mut at, mut line, mut last_line) = (range.start, line, 0);
+        let from = dec.bad.partition_point(|&b| b < range.start);
+        for &b in dec.bad[from..].iter().take_while(|&&b| b < range.end) {
+            line += bytecount::count(&data[at..b], b'\n') as u64;
+            at = b;
+            legacy.bytes += 1;
+            if line == last_line {
+                continue;
+            }
+            legacy.lines += 1;
+            last_line = line;
+            if legacy.first.len() < LEGACY_SHOWN {
+                let line_start = memchr::memrchr(b'\n', &data[..b]).map_or(0, |i| i + 1);
+                let col = 1 + String::from_utf8_lossy(&data[line_start..b])
+                    .chars()
+                    .count() as u64;
+                legacy.first.push((line, col, chunk.file_offset(b)));
+            }
         }
     }
 
@@ -1053,6 +1353,13 @@ impl Fold {
         ready: &mut Vec<Diagnostic>,
     ) {
         let shift = self.next_line - 1;
+        self.legacy_bytes(chunk, 0..chunk.data.len(), self.next_line);
+        if self.unnamed.len() < r.unnamed.len() {
+            self.unnamed.resize(r.unnamed.len(), 0);
+        }
+        for (n, m) in self.unnamed.iter_mut().zip(&r.unnamed) {
+            *n += m;
+        }
         if let Some(size) = self.size_hint.take() {
             // The rows the whole input will have, at this chunk's density.
             let bytes = chunk.data.len().max(1) as u64;
@@ -1131,7 +1438,48 @@ impl Fold {
         ready.append(out);
     }
 
+    /// The `not-utf8` finding of a legacy-encoded file.
+    fn legacy_finding(&self) -> Option<Diagnostic> {
+        let legacy = self.legacy.as_ref()?;
+        let &(line, col, at) = legacy.first.first()?;
+        let name = encoding::likely_name(legacy.c1);
+        let firsts: Vec<String> = legacy
+            .first
+            .iter()
+            .map(|(l, c, _)| format!("line {l} column {c}"))
+            .collect();
+        let mut d = file_diag(
+            &rules::NOT_UTF8,
+            at..at + 1,
+            format!(
+                "the file is not UTF-8 but most likely {name}: {} {} not UTF-8, on {} {} (first at {})",
+                cross::thousands(legacy.bytes as usize),
+                if legacy.bytes == 1 { "byte is" } else { "bytes are" },
+                cross::thousands(legacy.lines as usize),
+                if legacy.lines == 1 { "line" } else { "lines" },
+                firsts.join(", ")
+            ),
+            &format!(
+                "save the file as \"CSV UTF-8\", or convert it (`iconv -f WINDOWS-1252 -t UTF-8 FILE`); bdxlint read it as {name} to check the rest"
+            ),
+        );
+        d.line = line;
+        d.col = col;
+        // The encoding is a guess from byte statistics: a person should
+        // look at the result.
+        d.fix = Some(Box::new(crate::diagnostic::Fix {
+            applicability: crate::diagnostic::Applicability::Unsafe,
+            message: format!("re-encode the file from {name} to UTF-8"),
+            edits: Vec::new(),
+            transform: Some(crate::diagnostic::Transform::Windows1252ToUtf8),
+        }));
+        Some(d)
+    }
+
     fn finish(self, sink: &mut dyn FnMut(Diagnostic)) {
+        if let Some(d) = self.legacy_finding() {
+            sink(d);
+        }
         let mut held: Vec<Diagnostic> = self
             .once
             .into_values()

@@ -19,7 +19,7 @@ use super::cross::IdentityHasher;
 use super::{rebase, ChunkReader, Emitter, Options};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules;
-use crate::scan::{unescape, FieldSpan, Record, Scanner};
+use crate::scan::{unescape, FieldSpan, Record};
 use crate::schema::normalize_name;
 use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
@@ -147,21 +147,19 @@ pub(crate) fn stream_into<R: Read>(
     sink: &mut dyn FnMut(Diagnostic),
 ) -> io::Result<Option<Columns>> {
     let reader = super::Cancellable::new(reader, opts);
+    let (dialect, reader) = super::read_dialect(reader)?;
     let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
     let mut cols: Option<Columns> = None;
-    let mut line = 1;
+    let mut line = 1 + dialect.skip_lines;
     let mut rec = Record::default();
     // The header's field count.
     let mut width = 0;
     while let Some(chunk) = chunks.next_chunk()? {
         let data = chunk.data.as_slice();
-        // A BOM is skipped as the check skips it.
-        let start = if chunk.base == 0 {
-            data.len() - crate::scan::strip_bom(data).len()
-        } else {
-            0
-        };
-        let mut scanner = Scanner::new(data, start, line);
+        // A BOM and a `sep=` line are skipped as the check skips them (a
+        // chunk may hold nothing else).
+        let skip = usize::try_from((dialect.skip as u64).saturating_sub(chunk.base)).unwrap_or(0);
+        let mut scanner = dialect.scanner(data, skip.min(data.len()), line);
         let mut emit = Emitter::new(data, super::Snippets::of(opts));
         while scanner.next_record(&mut rec) {
             match &cols {

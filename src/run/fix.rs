@@ -358,6 +358,10 @@ fn rewrite(t: Transform, from: &Path, dir: &Path, opts: &Options) -> io::Result<
                 &mut w,
             )?;
         }
+        Transform::Windows1252ToUtf8 => crate::check::encoding::reencode_cp1252(
+            BufReader::with_capacity(IO_BUFFER, File::open(from)?),
+            &mut w,
+        )?,
     }
     w.into_inner().map_err(|e| e.into_error())
 }
