@@ -37,8 +37,7 @@ use crate::diagnostic::Diagnostic;
 use crate::rules::Rule;
 use crate::scan::{raw_offset, unescape, FieldSpan, Record, Scanner};
 use crate::schema::{
-    self, normalize_name, KeySource, Part, Reference, Requirement, SpanOf, Table, UncheckedMode,
-    Values,
+    self, normalize_name, KeySource, Part, Reference, SpanOf, Table, UncheckedMode, Values,
 };
 use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
@@ -58,33 +57,26 @@ pub(crate) struct Spec {
     pub type_key: Option<&'static str>,
     pub ignore_case: bool,
     pub gone: Option<&'static Values>,
-    /// The target's table requires the key columns: a file of the target
-    /// format whose header lacks them is broken (its own check says so)
-    /// and defines no key, but is a source all the same. An optional or
-    /// undeclared key column may be left out by a file that creates
-    /// records whose keys the platform assigns (new filters, the campaigns
-    /// upload): such a file is no source, and references are not checked
-    /// against it.
-    required: bool,
+    /// Every file of the target format is a source, one whose header lacks
+    /// the key columns defining no key: so for references that say what
+    /// went unchecked, for which such a file is no reason to be silent (it
+    /// is broken, and its own check says so). A reference that says
+    /// nothing when unchecked takes only files whose header has the key
+    /// columns as sources: a file may leave an optional or undeclared key
+    /// out when it creates records whose keys the platform assigns (new
+    /// filters, the campaigns upload), and then nothing can be checked.
+    any_file: bool,
 }
 
 impl Spec {
     pub fn of(r: &'static Reference) -> Spec {
-        let target = schema::table(&r.target).ok().flatten();
-        let required = |name: &str| {
-            target
-                .and_then(|t| t.column(name).map(|c| &t.columns[c]))
-                .is_some_and(|c| c.requirement == Requirement::Required)
-        };
         Spec {
             target: &r.target,
             key: &r.key,
             type_key: r.type_key.as_deref(),
             ignore_case: r.ignore_case,
             gone: r.gone.as_ref(),
-            required: !r.undeclared_key
-                && required(&r.key)
-                && r.type_key.as_deref().is_none_or(required),
+            any_file: r.unchecked.is_some(),
         }
     }
 
@@ -122,7 +114,7 @@ type Places = HashMap<u64, (u32, u32), BuildHasherDefault<IdentityHasher>>;
 /// The keys of one [`Spec`] that the files of one source hold.
 #[derive(Debug, Default)]
 pub(crate) struct KeySet {
-    /// Some file read is a source for the spec (see [`Spec::required`]);
+    /// Some file read is a source for the spec (see [`Spec::any_file`]);
     /// with none, the references to the set are not checked.
     pub defined: bool,
     /// Keys some row creates or updates.
@@ -371,7 +363,7 @@ pub(crate) fn collect<R: Read>(
         let has = header
             .as_ref()
             .is_some_and(|h| h[key].is_some() && ty.is_none_or(|t| h[t].is_some()));
-        sets[n].defined = has || specs[n].0.required;
+        sets[n].defined = has || specs[n].0.any_file;
     }
     Ok(sets)
 }
@@ -1106,7 +1098,7 @@ mod tests {
             type_key: None,
             ignore_case,
             gone: None,
-            required: false,
+            any_file: false,
         };
         let fp = |k: &str| spec(false).fingerprint(None, k);
         s.add(fp("x"), true, false, (0, 2));
