@@ -4,35 +4,28 @@
 //! other files of it define: a rule's Filters are filter IDs, a review
 //! names its campaign, RBAC2 and findings rows name an integration. Which
 //! cell refers to which key is table data, the `[[references]]` entries of
-//! `rules/*.toml` (grammar in `rules/README.md`); this module is the one
-//! engine that runs them. The platform resolves a reference against what
-//! it already holds, which an offline check cannot see, so a missing target
-//! is a warning, and a reference is checked only when the run holds a file
-//! able to define its target: one of the target format whose header has the
-//! key column. Without one, nothing is said.
+//! `rules/*.toml` (grammar in `rules/README.md`), run by the one engine of
+//! [`super::refs`]; this module runs, before any file is checked, the
+//! entries of the formats that say nothing when unchecked (the relations
+//! formats' are checked after each file). The platform resolves a
+//! reference against what it already holds, which an offline check cannot
+//! see, so a missing target is a warning, and a reference is checked only
+//! when the run holds a file able to define its target: one of the target
+//! format whose header has the key column. Without one, nothing is said.
 //!
 //! Two rules are not references but campaign state, and are Rust here:
 //! `new-review-on-published-campaign` and `status-change-on-draft-campaign`
 //! (the one error: two files of the run that cannot both be accepted
 //! whatever the platform holds and whatever order they are uploaded in).
-//! They read the key sets of the reviews' references to campaigns, which
-//! also keep where campaigns rows publish or draft each key.
+//! They are a hook on the engine: the key sets of the reviews' references
+//! to campaigns also keep where campaigns rows publish or draft each key.
 //!
-//! Two passes, both through the streaming reader of [`super::refs`]: the
-//! defining files are read into sets of 64-bit xxh3 fingerprints of their
-//! trimmed keys, then the referring files are read a second time (after
-//! their own check) with the sets in hand, so findings carry the line,
-//! column and span of the cell like any other.
-//!
-//! Memory: a key kept by its file is 8 bytes in a hash set with a
-//! pass-through hasher (the key is a fingerprint already) plus a control
-//! byte; hashbrown keeps its load between 7/16 and 7/8, so 10-21 bytes a
-//! distinct key. A key that a row deletes, or a campaign that a row
-//! publishes or writes as a draft, also keeps where that row is (file
-//! number and line, two `u32`), 16 + 1 bytes a bucket, 19-39 bytes a key in
-//! each such map. References that agree on target, key column and deleting
-//! rows share one set. A million filter IDs take 10-21 MB. The referring
-//! files keep nothing per row. A false "defined" needs a 64-bit collision.
+//! Two passes, both streamed: the defining files are read into the
+//! engine's fingerprint sets (memory in [`super::refs`]), then the
+//! referring files are read a second time (after their own check) with the
+//! sets in hand, so findings carry the line, column and span of the cell
+//! like any other. A file's findings are kept until the batch is done
+//! (the run places them after the file's own).
 
 use super::refs::{self, filled, Active, At, Found, Hook, Keys, Marker, Spec};
 use super::text::quote;

@@ -190,7 +190,7 @@ impl KeySet {
     }
 }
 
-/// The keys one source holds: a set per [`Spec`], and the display paths
+/// The keys one source holds: a set per key spec, and the display paths
 /// of the files read, by file number (for messages naming a row).
 #[derive(Debug, Default)]
 pub struct Keys {

@@ -1775,6 +1775,143 @@ mod tests {
         assert!(check_template("m {value} {cell} {place}", true).is_ok());
     }
 
+    /// A relations-like table `y`: an ID column `I`, a type column `T`,
+    /// and what follows.
+    fn typed(rest: &str) -> Result<Table, TableError> {
+        let text = format!(
+            "name = \"y\"\ntitle = \"y\"\nspec_section = \"y\"\ndirection = \"upload\"\n\
+             [[columns]]\nname = \"I\"\n[[columns]]\nname = \"T\"\n{rest}"
+        );
+        Table::parse("y", &text)
+    }
+
+    const ENTITY_REF: &str = "[[references]]\ncolumn = \"I\"\ntype_column = \"T\"\n\
+        target = \"entities\"\nkey = \"Source ID\"\ntype_key = \"Entity Type\"\n\
+        rule = \"B006\"\nmessage = \"{type} `{key}`\"\nhelp = \"h\"\n";
+
+    #[test]
+    fn compound_keys_sources_and_unchecked_parse() {
+        let t = typed(&format!(
+            "{ENTITY_REF}skip = {{ column = \"T\", in = [\"employee\"] }}\nunchecked = \"file\"\n\
+             sources = [{{ from = \"bundle\", types = [\"role\"], rule = \"B007\" }}, {{ from = \"--entities\" }}]\n\
+             [[references]]\ncolumn = \"I\"\nwhen = {{ column = \"T\", in = [\"employee\"] }}\n\
+             target = \"employees\"\nkey = \"Work Email\"\nignore_case = true\nunchecked = \"count\"\n\
+             rule = \"B014\"\nmessage = \"m {{key}}\"\nhelp = \"h\"\n\
+             [[unchecked]]\ntargets = [\"entities\"]\nrule = \"B010\"\nmessage = \"m\"\nhelp = \"h\"\n\
+             [[unchecked]]\ntargets = [\"employees\", \"entities\"]\nrule = \"B010\"\nmessage = \"{{count}} end{{s}}\"\nhelp = \"h\"\n\
+             [[unchecked]]\ntargets = [\"employees\"]\nrule = \"B010\"\nmessage = \"{{count}} {{was}}\"\nhelp = \"h\"\n"
+        ))
+        .expect("parses");
+        let r = &t.references[0];
+        assert_eq!(r.type_column, Some(1));
+        let froms: Vec<_> = r.sources.iter().map(|s| (s.from, s.rule.code)).collect();
+        assert_eq!(
+            froms,
+            [
+                (KeySource::Bundle, "B007"),
+                (KeySource::EntitiesFlag, "B006")
+            ]
+        );
+        assert!(r.sources[0].covers(Some(" ROLE ")) && !r.sources[0].covers(Some("identity")));
+        assert!(r.sources[1].covers(Some("identity")));
+        // Without `sources`, the run, with the entry's rule and words.
+        let e = &t.references[1];
+        assert_eq!(e.sources.len(), 1);
+        assert_eq!(
+            (e.sources[0].from, e.sources[0].rule.code),
+            (KeySource::Run, "B014")
+        );
+        assert_eq!(t.unchecked.len(), 3);
+        let entities = table("entities").expect("parses").expect("exists");
+        let employees = table("employees").expect("parses").expect("exists");
+        assert!(link(&[&t, entities, employees]).is_ok());
+    }
+
+    #[test]
+    fn compound_keys_sources_and_unchecked_are_validated() {
+        for (rest, want) in [
+            (
+                ENTITY_REF.replace("type_key = \"Entity Type\"\n", ""),
+                "set together",
+            ),
+            (
+                ENTITY_REF.replace("type_column = \"T\"\n", ""),
+                "set together",
+            ),
+            (
+                ENTITY_REF.replace("type_column = \"T\"", "type_column = \"Q\""),
+                "\"Q\"",
+            ),
+            (format!("{ENTITY_REF}sources = []\n"), "empty"),
+            (
+                format!("{ENTITY_REF}sources = [{{ from = \"run\" }}, {{ from = \"run\" }}]\n"),
+                "twice",
+            ),
+            (
+                format!("{ENTITY_REF}sources = [{{ from = \"disk\" }}]\n"),
+                "disk",
+            ),
+            (
+                format!("{ENTITY_REF}sources = [{{ from = \"run\", types = [] }}]\n"),
+                "non-empty",
+            ),
+            (
+                format!("{ENTITY_REF}sources = [{{ from = \"run\", rule = \"B999\" }}]\n"),
+                "B999",
+            ),
+            (
+                format!("{ENTITY_REF}sources = [{{ from = \"run\", message = \"{{place}}\" }}]\n"),
+                "{place}",
+            ),
+            (
+                ENTITY_REF.replace("target = \"entities\"", "target = \"employees\"")
+                    + "sources = [{ from = \"--entities\" }]\n",
+                "--entities",
+            ),
+            (
+                "[[references]]\ncolumn = \"I\"\ntarget = \"employees\"\nkey = \"Work Email\"\n\
+                 rule = \"B014\"\nmessage = \"{type}\"\nhelp = \"h\"\n"
+                    .to_owned(),
+                "{type}",
+            ),
+            (
+                "[[references]]\ncolumn = \"I\"\ntarget = \"employees\"\nkey = \"Work Email\"\n\
+                 rule = \"B014\"\nmessage = \"m\"\nhelp = \"h\"\n\
+                 sources = [{ from = \"run\", types = [\"employee\"] }]\n"
+                    .to_owned(),
+                "compound",
+            ),
+            (
+                format!("{ENTITY_REF}unchecked = \"file\"\n"),
+                "no [[unchecked]] for targets [\"entities\"]",
+            ),
+            (
+                format!(
+                    "{ENTITY_REF}unchecked = \"file\"\n[[unchecked]]\ntargets = [\"entities\"]\n\
+                     rule = \"B010\"\nmessage = \"{{count}}\"\nhelp = \"h\"\n"
+                ),
+                "unknown placeholder",
+            ),
+            (
+                format!(
+                    "{ENTITY_REF}[[unchecked]]\ntargets = [\"entities\"]\n\
+                     rule = \"B010\"\nmessage = \"m\"\nhelp = \"h\"\n"
+                ),
+                "sets `unchecked`",
+            ),
+            (format!("{ENTITY_REF}unchecked = \"files\"\n"), "files"),
+        ] {
+            let e = typed(&rest).expect_err(&rest);
+            assert!(e.message.contains(want), "{rest}: {e}");
+        }
+        // The target side: `type_key` is a column of the target.
+        let t = typed(&ENTITY_REF.replace("type_key = \"Entity Type\"", "type_key = \"Kind\""))
+            .expect("parses");
+        let entities = table("entities").expect("parses").expect("exists");
+        let e = link(&[&t, entities]).expect_err("no Kind");
+        assert!(e.message.contains("`type_key` names \"Kind\""), "{e}");
+    }
+
     #[test]
     fn a_reference_target_must_declare_its_key_and_gone_columns() {
         let filters = table("filters").expect("parses").expect("exists");
