@@ -448,8 +448,9 @@ pub struct Table {
     pub identity: Option<Identity>,
     /// Values (or composites) that must not repeat in a file.
     pub unique: Vec<Unique>,
-    /// Cells that name a record another format of the run defines (batch
-    /// checks, `src/check/batch.rs`).
+    /// Cells that name a record another file defines: the run's files, a
+    /// bundle's other member, `--entities` (the engine of
+    /// `src/check/refs.rs`).
     pub references: Vec<Reference>,
     /// What a file says, once and last, about references no source could
     /// check. A format that has these has its references checked in a pass
