@@ -18,6 +18,8 @@ mod record;
 pub mod refs;
 mod row;
 pub mod shapes;
+#[cfg(test)]
+mod sniff_tests;
 mod text;
 
 use crate::diagnostic::{Diagnostic, Severity, Snippet};
@@ -622,16 +624,30 @@ pub const MAX_HEADER: u64 = 1 << 20;
 /// The names of a CSV text's first record, read from at most
 /// [`MAX_HEADER`] bytes of `r` the way the check reads a header (a leading
 /// BOM skipped, the same tokenizer, names decoded lossily); empty when
-/// there is no record.
-pub fn header_names(r: impl Read) -> std::io::Result<Vec<String>> {
+/// there is no record. Reads no further than the first record's line
+/// ending, give or take a few KiB: sniffing a large file's format (for the
+/// batch, before any file is checked) reads its header, not a MiB of rows.
+pub fn header_names(mut r: impl Read) -> std::io::Result<Vec<String>> {
     let mut buf = Vec::new();
-    r.take(MAX_HEADER).read_to_end(&mut buf)?;
-    let data = crate::scan::strip_bom(&buf);
-    let mut rec = Record::default();
-    if !Scanner::new(data, 0, 1).next_record(&mut rec) {
-        return Ok(Vec::new());
+    let mut want: u64 = 8 << 10;
+    loop {
+        let have = buf.len() as u64;
+        (&mut r).take(want - have).read_to_end(&mut buf)?;
+        let ended = (buf.len() as u64) < want;
+        let data = crate::scan::strip_bom(&buf);
+        let mut rec = Record::default();
+        let found = Scanner::new(data, 0, 1).next_record(&mut rec);
+        // A record whose content ends before the bytes read do was ended
+        // by a line ending: the tokenizer reads in order, so more bytes
+        // would not change it.
+        if ended || want >= MAX_HEADER || (found && rec.end < data.len()) {
+            if !found {
+                return Ok(Vec::new());
+            }
+            return Ok(header::read_header(data, &rec).names);
+        }
+        want = (want * 4).min(MAX_HEADER);
     }
-    Ok(header::read_header(data, &rec).names)
 }
 
 /// The format a CSV file's header fits, read from its first MiB, the way

@@ -441,19 +441,21 @@ pub fn collect_bundle<R: Read>(
 /// `None` when a file cannot be read (its own check reports that; a
 /// partial set would make false findings) or nothing needs reading.
 pub fn collect_run(files: &[(&Path, &str)], referring: &[&str], opts: &Options) -> Option<Keys> {
+    let after: Vec<&str> = referring
+        .iter()
+        .copied()
+        .filter(|f| checked_after(f))
+        .collect();
     let mut keys = Keys::default();
     let mut any = false;
     for (path, format) in files {
+        // Only a file something refers to is opened.
+        if specs_from(&after, KeySource::Run, Some(format)).is_empty() {
+            continue;
+        }
         let file = std::fs::File::open(path).ok()?;
-        any |= collect_run_file(
-            file,
-            opts,
-            &path.display().to_string(),
-            format,
-            referring,
-            &mut keys,
-        )
-        .ok()?;
+        let display = path.display().to_string();
+        any |= collect_run_file(file, opts, &display, format, &after, &mut keys).ok()?;
     }
     any.then_some(keys)
 }

@@ -48,6 +48,8 @@ pub(super) struct Run<'a> {
     /// each file read (the Work Emails of its employees files); `None` when
     /// nothing in the run reads them.
     pub(super) run_keys: Option<&'a Keys>,
+    /// [`Run::csv_formats`], by input index, once known.
+    pub(super) sniffed: std::sync::OnceLock<Vec<(usize, &'static str)>>,
 }
 
 impl Run<'_> {
@@ -202,7 +204,8 @@ impl Run<'_> {
     /// Only regular files take part: a pipe or a FIFO (`<(cat f.csv)`) can
     /// be read once, by its check, and a header read here would be lost to
     /// it. A lone input has no other file to be compared with, so nothing
-    /// is read ahead of its check either.
+    /// is read ahead of its check either. Each header is read once a run,
+    /// however many passes ask (the run's keys, the batch).
     fn csv_formats<'i>(
         &self,
         inputs: &'i [Input],
@@ -211,22 +214,31 @@ impl Run<'_> {
         if inputs.len() < 2 {
             return Vec::new();
         }
-        inputs
+        let sniffed = self.sniffed.get_or_init(|| {
+            inputs
+                .iter()
+                .enumerate()
+                .filter_map(|(index, input)| match input {
+                    Input::File(p)
+                        if !self.is_bundle(input, per_input[index].0)
+                            && std::fs::metadata(p).is_ok_and(|m| m.is_file()) =>
+                    {
+                        let named = self.req.format.as_deref().or(per_input[index].0);
+                        let format = match named {
+                            Some(f) => schema::table(f).ok().flatten().map(|t| t.name.as_str()),
+                            None => check::sniff_format(p),
+                        };
+                        Some((index, format?))
+                    }
+                    _ => None,
+                })
+                .collect()
+        });
+        sniffed
             .iter()
-            .enumerate()
-            .filter_map(|(index, input)| match input {
-                Input::File(p)
-                    if !self.is_bundle(input, per_input[index].0)
-                        && std::fs::metadata(p).is_ok_and(|m| m.is_file()) =>
-                {
-                    let named = self.req.format.as_deref().or(per_input[index].0);
-                    let format = match named {
-                        Some(f) => schema::table(f).ok().flatten().map(|t| t.name.as_str()),
-                        None => check::sniff_format(p),
-                    };
-                    Some((index, p.as_path(), format?))
-                }
-                _ => None,
+            .filter_map(|&(index, format)| match inputs.get(index)? {
+                Input::File(p) => Some((index, p.as_path(), format)),
+                Input::Stdin => None,
             })
             .collect()
     }

@@ -167,6 +167,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         limits: &limits,
         external: external.as_ref(),
         run_keys: None,
+        sniffed: Default::default(),
     };
     // The keys of the run's files (its employees), loaded before any file
     // is checked: the relations files and bundles checked alongside need
