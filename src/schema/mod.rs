@@ -1199,6 +1199,9 @@ pub struct Check<'a> {
     pub errs: bool,
     /// Whether some finding of the check is a warning (or softer).
     pub warns: bool,
+    /// Whether every finding of the check is an info (what could not be
+    /// checked).
+    pub infos: bool,
     pub trace: &'a Trace,
 }
 
@@ -1217,6 +1220,7 @@ impl Table {
                 what,
                 errs: sevs.contains(&Severity::Error),
                 warns: sevs.iter().any(|s| *s != Severity::Error),
+                infos: !sevs.is_empty() && sevs.iter().all(|s| *s == Severity::Info),
                 trace,
             })
         };
