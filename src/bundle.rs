@@ -7,7 +7,7 @@
 //! goes through a [`Guard`] that counts what was actually inflated, so a
 //! lying header cannot smuggle a zip bomb past the size and ratio limits.
 
-use crate::check::refs::{self, EmployeeKeys, EntityKeys, RefSources};
+use crate::check::refs::{self, Keys, RefSources};
 use crate::check::{self, FileReport, Options};
 use crate::diagnostic::{Collector, Diagnostic, Reports};
 use crate::error::Error;
@@ -283,19 +283,19 @@ fn archive_diag(rule: &'static Rule, message: String, help: &str) -> Diagnostic 
 /// Checks a ZIP bundle on disk. The first report is the archive's own
 /// (bundle-level findings); then one per CSV member, with `member` set.
 /// Only failing to open the file is an error: whatever is wrong inside the
-/// archive is a finding. `external` are the `--entities` exports, and
-/// `employees` the employees CSV files of the run (employee ends of the
-/// relations are checked against them, not against entities).
+/// archive is a finding. `external` are the keys of the `--entities`
+/// exports, and `run_keys` those of the run's CSV files (the employees
+/// that employee ends of the relations are checked against).
 pub fn check_zip(
     path: &Path,
     forced: Option<Kind>,
     opts: &Options,
     limits: &Limits,
-    external: Option<&EntityKeys>,
-    employees: Option<&EmployeeKeys>,
+    external: Option<&Keys>,
+    run_keys: Option<&Keys>,
 ) -> Result<Vec<FileReport>, Error> {
     let mut c = Collector::default();
-    check_zip_into(path, forced, opts, limits, external, employees, &mut c)?;
+    check_zip_into(path, forced, opts, limits, external, run_keys, &mut c)?;
     Ok(c.reports)
 }
 
@@ -310,8 +310,8 @@ pub fn check_zip_into(
     forced: Option<Kind>,
     opts: &Options,
     limits: &Limits,
-    external: Option<&EntityKeys>,
-    employees: Option<&EmployeeKeys>,
+    external: Option<&Keys>,
+    run_keys: Option<&Keys>,
     out: &mut dyn Reports,
 ) -> Result<(), Error> {
     let display = path.display().to_string();
@@ -599,11 +599,11 @@ pub fn check_zip_into(
                         &reading,
                         &mut zip,
                         (*ei, *i),
+                        (ENTITIES, k.relations()),
                         RefSources {
                             bundle: None,
-                            external,
-                            rbac: k == Kind::EntityRbac,
-                            employees,
+                            entities: external,
+                            run: run_keys,
                         },
                         out,
                     ) {
@@ -693,10 +693,12 @@ impl<'a> Reading<'a> {
 
 /// Pass 3: the relations member's references, against the entities
 /// member's keys (read again) and `src`'s other sources, to `out`.
+/// `formats` are the two members' (entities, relations).
 fn references(
     reading: &Reading<'_>,
     zip: &mut zip::ZipArchive<std::fs::File>,
     (entities, relations): (usize, usize),
+    (entities_format, relations_format): (&str, &str),
     src: RefSources<'_>,
     out: &mut dyn Reports,
 ) -> Result<(), String> {
@@ -706,16 +708,18 @@ fn references(
         Err(why) => Err(why),
     };
     let opts = reading.opts;
-    let mut keys = EntityKeys::default();
+    let mut keys = Keys::default();
     whole(reading.open(zip, entities, &mut |r| {
-        refs::collect_entities(r, opts, &mut keys).map_err(|e| Error::io(reading.display, e))
+        keys = refs::collect_bundle(r, opts, relations_format, entities_format)
+            .map_err(|e| Error::io(reading.display, e))?;
+        Ok(())
     }))?;
     let src = RefSources {
         bundle: Some(&keys),
         ..src
     };
     whole(reading.open(zip, relations, &mut |r| {
-        refs::check_references_into(r, opts, src, &mut |d| out.diagnostic(d))
+        refs::check_references_into(r, opts, relations_format, src, &mut |d| out.diagnostic(d))
             .map_err(|e| Error::io(reading.display, e))
     }))
 }

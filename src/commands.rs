@@ -176,11 +176,13 @@ fn verdict(check: &schema::Check<'_>) -> String {
     let level = match (check.errs, check.warns) {
         (true, true) => "error and warning",
         (true, false) => "error",
+        (false, _) if check.infos => "info",
         (false, _) => "warning",
     };
+    let why = if check.infos { "notes" } else { "warns" };
     match check.trace.clause {
         Some(c) => format!(
-            "{level}; warns because {} (clause 4: {})",
+            "{level}; {why} because {} (clause 4: {})",
             c.describe(),
             c.name()
         ),

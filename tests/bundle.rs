@@ -2,7 +2,7 @@
 //! writer, into a temporary directory: no binary fixtures in the repository.
 
 use bdxlint::bundle::{check_zip, Kind, Limits};
-use bdxlint::check::refs::{self, EmployeeKeys, EntityKeys};
+use bdxlint::check::refs::{self, Keys};
 use bdxlint::check::{FileReport, Options};
 use bdxlint::diagnostic::Severity;
 use bdxlint::rules;
@@ -48,18 +48,25 @@ fn check(path: &Path, kind: Option<Kind>, limits: &Limits) -> Vec<FileReport> {
 
 /// A bundle checked as one run with `--entities` and employees CSV files
 /// checks it.
-fn check_with(
-    path: &Path,
-    external: Option<&EntityKeys>,
-    employees: Option<&EmployeeKeys>,
-) -> Vec<FileReport> {
+fn check_with(path: &Path, external: Option<&Keys>, employees: Option<&Keys>) -> Vec<FileReport> {
     check_zip(path, None, &opts(), &Limits::default(), external, employees).expect("checks")
 }
 
-/// The Work Emails of an employees CSV, as the run loads them.
-fn employees(csv: &str) -> EmployeeKeys {
-    let mut keys = EmployeeKeys::default();
-    refs::collect_employees(csv.as_bytes(), &opts(), &mut keys).expect("reads");
+/// The Work Emails of an employees CSV, as a run that holds bundles
+/// loads them.
+fn employees(csv: &str) -> Keys {
+    let mut keys = Keys::default();
+    let referring = refs::formats_checked_after();
+    let read = refs::collect_run_file(
+        csv.as_bytes(),
+        &opts(),
+        "employees.csv",
+        "employees",
+        &referring,
+        &mut keys,
+    )
+    .expect("reads");
+    assert!(read);
     keys
 }
 
@@ -567,7 +574,7 @@ fn employee_ends_are_checked_against_the_run_s_employees_never_against_entities(
     // No employees CSV in the run: not a dangling entity, one info.
     assert_eq!(diags(&check(&z, None, &lim)), vec![unchecked.clone()]);
     // Entities from --entities that lack the employee change nothing.
-    let mut external = EntityKeys::default();
+    let mut external = Keys::default();
     refs::collect_entities(ENTITIES.as_bytes(), &opts(), &mut external).expect("reads");
     assert_eq!(
         diags(&check_with(&z, Some(&external), None)),

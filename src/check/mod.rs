@@ -22,6 +22,8 @@ pub mod refs;
 mod row;
 pub mod shapes;
 mod sheet;
+#[cfg(test)]
+mod sniff_tests;
 pub mod split;
 mod text;
 
@@ -725,17 +727,34 @@ pub const MAX_HEADER: u64 = 1 << 20;
 /// The names of a CSV text's first record, read from at most
 /// [`MAX_HEADER`] bytes of `r` the way the check reads a header (a leading
 /// BOM and a `sep=` line skipped, the same tokenizer in the same dialect,
-/// names decoded lossily); empty when there is no record.
-pub fn header_names(r: impl Read) -> std::io::Result<Vec<String>> {
+/// names decoded lossily); empty when there is no record. Reads the bytes
+/// the dialect is told from, and further only while the first record has
+/// not ended: sniffing a large file's format (for the batch, before any
+/// file is checked) reads its head, not a MiB of rows.
+pub fn header_names(mut r: impl Read) -> std::io::Result<Vec<String>> {
     let mut buf = Vec::new();
-    r.take(MAX_HEADER).read_to_end(&mut buf)?;
-    let dialect = dialect::sniff(&buf, buf.len() < dialect::HEAD_LEN);
-    let data = &buf[dialect.skip..];
-    let mut rec = Record::default();
-    if !dialect.scanner(data, 0, 1).next_record(&mut rec) {
-        return Ok(Vec::new());
+    let mut want = dialect::HEAD_LEN as u64;
+    loop {
+        let have = buf.len() as u64;
+        (&mut r).take(want - have).read_to_end(&mut buf)?;
+        let ended = (buf.len() as u64) < want;
+        // Told from the same prefix as the check tells it.
+        let head = &buf[..buf.len().min(dialect::HEAD_LEN)];
+        let dialect = dialect::sniff(head, buf.len() < dialect::HEAD_LEN);
+        let data = &buf[dialect.skip.min(buf.len())..];
+        let mut rec = Record::default();
+        let found = dialect.scanner(data, 0, 1).next_record(&mut rec);
+        // A record whose content ends before the bytes read do was ended
+        // by a line ending: the tokenizer reads in order, so more bytes
+        // would not change it.
+        if ended || want >= MAX_HEADER || (found && rec.end < data.len()) {
+            if !found {
+                return Ok(Vec::new());
+            }
+            return Ok(header::read_header(data, &rec).names);
+        }
+        want = (want * 4).min(MAX_HEADER);
     }
-    Ok(header::read_header(data, &rec).names)
 }
 
 /// The format a CSV file's header fits, read from its first MiB, the way

@@ -1,131 +1,770 @@
-//! References between files: the Source IDs a relations CSV names must be
-//! entities that exist.
+//! References between files, the one engine: a cell that names a record
+//! another file defines. Which cell refers to which key is table data, the
+//! `[[references]]` entries of `rules/*.toml` (grammar in
+//! `rules/README.md`); this module collects the keys each target file
+//! holds and checks every referring cell against them.
 //!
-//! Both passes stream: the entities file is read once into a set of 64-bit
-//! xxh3 fingerprints of `(entity type, source id)` (8 bytes a key plus the
-//! hash set's overhead, about 16 bytes an entity; a false "exists" needs a
-//! 64-bit collision), then the relations file is read a second time, after
-//! its own check, with the sets in hand. That second pass reuses the chunk
-//! reader, scanner and emitter of the main check, so findings carry the
-//! same line, column and span as any other cell finding.
+//! A reference's keys come from its `sources`: the CSV files of the run
+//! (`run`), the other member of the ZIP bundle (`bundle`), or the files
+//! given with `--entities`. A key no available source defines gets the
+//! rule and message of the first available source that decides for the
+//! row's type; where none does, the reference went unchecked, which the
+//! table's `[[unchecked]]` entries say once a file, last.
 //!
-//! A relation end of type `employee` names an employee, which the employees
-//! upload creates, not any entities file: it is looked up among the Work
-//! Emails of the run's employees CSV files (a set of xxh3 fingerprints of
-//! the trimmed, lowercased e-mail, 10-21 bytes an employee), never among
-//! the entities.
+//! Two callers: the batch checks ([`super::batch`]) run the references of
+//! formats that say nothing when unchecked, for every CSV file of the run
+//! before any is checked; the formats with `[[unchecked]]` (relations)
+//! have theirs checked in a second pass of the file after its own check,
+//! on its own or as a ZIP bundle's member ([`check_references_into`]).
+//!
+//! Both passes stream, through the chunk reader, scanner and emitter of
+//! the main check, so findings carry the same line, column and span as any
+//! other cell finding. A target file is read into sets of 64-bit xxh3
+//! fingerprints of its trimmed keys: 8 bytes in a hash set with a
+//! pass-through hasher plus a control byte, 10-21 bytes a distinct key
+//! (hashbrown keeps its load between 7/16 and 7/8). A key that a row
+//! deletes, or a campaign a row publishes or drafts, also keeps where that
+//! row is (file number and line, two `u32`), 19-39 bytes a key in each such
+//! map. References that agree on target, key columns, case and deleting
+//! rows share one set. The referring files keep nothing per row. A false
+//! "defined" needs a 64-bit collision.
 
 use super::cross::IdentityHasher;
+use super::text::quote;
 use super::{rebase, ChunkReader, Emitter, Options};
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules;
-use crate::scan::{unescape, FieldSpan, Record};
-use crate::schema::normalize_name;
-use std::collections::HashSet;
+use crate::check::shapes::integration_ref_problem;
+use crate::diagnostic::Diagnostic;
+use crate::rules::Rule;
+use crate::scan::{raw_offset, unescape, FieldSpan, Record};
+use crate::schema::{
+    self, normalize_name, KeySource, Part, Reference, SpanOf, Table, UncheckedMode, Values,
+};
+use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 use std::io::{self, Read};
+use std::ops::Range;
+use std::path::Path;
 use std::sync::Arc;
 use xxhash_rust::xxh3::xxh3_64;
 
-/// The entities a set of entities files defines, as fingerprints.
-#[derive(Debug, Default)]
-pub struct EntityKeys {
-    pairs: HashSet<u64>,
+/// Which keys a set holds: a target format's key column (and type column,
+/// for a compound key), compared as the reference says, without the rows
+/// `gone` drops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Spec {
+    pub target: &'static str,
+    pub key: &'static str,
+    pub type_key: Option<&'static str>,
+    pub ignore_case: bool,
+    pub gone: Option<&'static Values>,
+    /// Every file of the target format is a source, one whose header lacks
+    /// the key columns defining no key: so for references that say what
+    /// went unchecked, for which such a file is no reason to be silent (it
+    /// is broken, and its own check says so). A reference that says
+    /// nothing when unchecked takes only files whose header has the key
+    /// columns as sources: a file may leave an optional or undeclared key
+    /// out when it creates records whose keys the platform assigns (new
+    /// filters, the campaigns upload), and then nothing can be checked.
+    any_file: bool,
 }
 
-impl EntityKeys {
-    pub fn contains(&self, entity_type: &str, source_id: &str) -> bool {
-        self.pairs.contains(&key(entity_type, source_id))
+impl Spec {
+    pub fn of(r: &'static Reference) -> Spec {
+        Spec {
+            target: &r.target,
+            key: &r.key,
+            type_key: r.type_key.as_deref(),
+            ignore_case: r.ignore_case,
+            gone: r.gone.as_ref(),
+            any_file: r.unchecked.is_some(),
+        }
     }
 
+    /// Keys compare trimmed, exactly unless `ignore_case` (then as the
+    /// employees file's own unique check of Work Email compares them); the
+    /// type of a compound key compares without case, as the enum shapes of
+    /// the tables read types.
+    pub fn fingerprint(&self, ty: Option<&str>, key: &str) -> u64 {
+        let key = key.trim();
+        match ty {
+            None if self.ignore_case => xxh3_64(key.to_lowercase().as_bytes()),
+            None => xxh3_64(key.as_bytes()),
+            Some(ty) => {
+                let ty = ty.trim();
+                let mut buf = Vec::with_capacity(ty.len() + key.len() + 1);
+                buf.extend(ty.bytes().map(|b| b.to_ascii_lowercase()));
+                // A separator that cannot occur in a decoded cell's text
+                // keeps ("ab", "c") and ("a", "bc") apart.
+                buf.push(0);
+                if self.ignore_case {
+                    buf.extend_from_slice(key.to_lowercase().as_bytes());
+                } else {
+                    buf.extend_from_slice(key.as_bytes());
+                }
+                xxh3_64(&buf)
+            }
+        }
+    }
+}
+
+type FpSet = HashSet<u64, BuildHasherDefault<IdentityHasher>>;
+/// Fingerprint -> (defining file number, line).
+type Places = HashMap<u64, (u32, u32), BuildHasherDefault<IdentityHasher>>;
+
+/// The keys of one [`Spec`] that the files of one source hold.
+#[derive(Debug, Default)]
+pub(crate) struct KeySet {
+    /// Some file read is a source for the spec (see [`Spec::any_file`]);
+    /// with none, the references to the set are not checked.
+    pub defined: bool,
+    /// Keys some row creates or updates.
+    kept: FpSet,
+    /// Keys a `gone` row deletes, and where the first such row is.
+    removed: Places,
+    /// Batch state rules, campaigns: keys a row publishes, and where the
+    /// first such row is.
+    published: Places,
+    /// Batch state rules, campaigns: keys a row writes as a draft, and
+    /// where the first such row is.
+    drafted: Places,
+}
+
+pub(crate) enum Found {
+    Kept {
+        published: Option<(u32, u32)>,
+        drafted: Option<(u32, u32)>,
+    },
+    Removed((u32, u32)),
+    Absent,
+}
+
+impl KeySet {
+    fn add(&mut self, key: u64, removed: bool, published: bool, at: (u32, u32)) {
+        if removed {
+            self.removed.entry(key).or_insert(at);
+        } else {
+            self.kept.insert(key);
+            if published {
+                self.published.entry(key).or_insert(at);
+            }
+        }
+    }
+
+    /// A row writing the key as a draft. Only the first such row is kept:
+    /// one is enough to name in a finding.
+    fn add_draft(&mut self, key: u64, at: (u32, u32)) {
+        self.drafted.entry(key).or_insert(at);
+    }
+
+    /// A key both kept and deleted (two rows) counts as kept: the finding
+    /// would be about the contradiction, which is not this module's.
+    pub fn find(&self, key: u64) -> Found {
+        if self.kept.contains(&key) {
+            Found::Kept {
+                published: self.published.get(&key).copied(),
+                drafted: self.drafted.get(&key).copied(),
+            }
+        } else if let Some(at) = self.removed.get(&key) {
+            Found::Removed(*at)
+        } else {
+            Found::Absent
+        }
+    }
+
+    fn merge(&mut self, other: KeySet) {
+        self.defined |= other.defined;
+        self.kept.extend(other.kept);
+        for (k, v) in other.removed {
+            self.removed.entry(k).or_insert(v);
+        }
+        for (k, v) in other.published {
+            self.published.entry(k).or_insert(v);
+        }
+        for (k, v) in other.drafted {
+            self.drafted.entry(k).or_insert(v);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.kept.len()
+    }
+}
+
+/// The keys one source holds: a set per key spec, and the display paths
+/// of the files read, by file number (for messages naming a row).
+#[derive(Debug, Default)]
+pub struct Keys {
+    sets: Vec<(Spec, KeySet)>,
+    files: Vec<String>,
+}
+
+impl Keys {
+    pub(crate) fn get(&self, spec: &Spec) -> Option<&KeySet> {
+        self.sets.iter().find(|(s, _)| s == spec).map(|(_, k)| k)
+    }
+
+    /// Adds the sets of one file, read with `specs` (in that order).
+    pub(crate) fn merge(&mut self, specs: &[Spec], sets: Vec<KeySet>) {
+        for (spec, set) in specs.iter().zip(sets) {
+            match self.sets.iter_mut().find(|(s, _)| s == spec) {
+                Some((_, into)) => into.merge(set),
+                None => self.sets.push((*spec, set)),
+            }
+        }
+    }
+
+    pub(crate) fn add_file(&mut self, display: String) {
+        self.files.push(display);
+    }
+
+    /// `path line N`, for messages naming a defining row.
+    pub(crate) fn place(&self, (file, line): (u32, u32)) -> String {
+        let path = self.files.get(file as usize).map_or("?", String::as_str);
+        format!("{path} line {line}")
+    }
+
+    /// Distinct keys held, over every set (for tests and sizes).
     pub fn len(&self) -> usize {
-        self.pairs.len()
+        self.sets.iter().map(|(_, s)| s.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
+        self.len() == 0
     }
 }
 
-/// The employees the run's employees CSV files define: their Work Emails,
-/// as fingerprints.
-#[derive(Debug, Default)]
-pub struct EmployeeKeys {
-    // Keys are fingerprints already: a pass-through hasher, 8 bytes and a
-    // control byte a bucket.
-    emails: HashSet<u64, BuildHasherDefault<IdentityHasher>>,
+/// Where a file's references find their keys.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RefSources<'a> {
+    /// The CSV files of the run.
+    pub run: Option<&'a Keys>,
+    /// The other member of the ZIP bundle the file is a member of.
+    pub bundle: Option<&'a Keys>,
+    /// The files given with `--entities`.
+    pub entities: Option<&'a Keys>,
 }
 
-impl EmployeeKeys {
-    pub fn contains(&self, email: &str) -> bool {
-        self.emails.contains(&email_key(email))
-    }
-
-    pub fn len(&self) -> usize {
-        self.emails.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.emails.is_empty()
+impl<'a> RefSources<'a> {
+    fn of(&self, from: KeySource) -> Option<&'a Keys> {
+        match from {
+            KeySource::Run => self.run,
+            KeySource::Bundle => self.bundle,
+            KeySource::EntitiesFlag => self.entities,
+        }
     }
 }
 
-/// E-mails compare trimmed and without case, as the employees file's own
-/// unique check of Work Email compares them.
-fn email_key(email: &str) -> u64 {
-    xxh3_64(email.trim().to_lowercase().as_bytes())
+/// What a collecting pass also keeps of a target row beyond its key, for
+/// the batch state rules: the header columns it reads, and whether a row
+/// (`removed` when `gone` drops it) publishes and drafts its key.
+pub(crate) struct Marker<'a> {
+    pub columns: &'a [&'a str],
+    #[allow(clippy::type_complexity)]
+    pub mark: &'a dyn Fn(&[u8], &Record, &[Option<usize>], bool) -> (bool, bool),
 }
 
-/// Adds the Work Emails of an employees CSV to `keys`.
-pub fn collect_employees<R: Read>(
+/// Header names to stream, each once; `add` returns a name's index.
+#[derive(Default)]
+struct Wanted<'a>(Vec<&'a str>);
+
+impl<'a> Wanted<'a> {
+    fn add(&mut self, name: &'a str) -> usize {
+        match self.0.iter().position(|n| *n == name) {
+            Some(i) => i,
+            None => {
+                self.0.push(name);
+                self.0.len() - 1
+            }
+        }
+    }
+}
+
+/// The decoded, trimmed-non-empty text of column `col` of `rec`.
+pub(crate) fn filled<'r>(
+    data: &[u8],
+    rec: &'r Record,
+    col: Option<usize>,
+) -> Option<(String, &'r FieldSpan)> {
+    let f = rec.fields.get(col?)?;
+    let text = cell(data, f);
+    (!text.trim().is_empty()).then_some((text, f))
+}
+
+/// Whether column `col` of `rec` holds one of `values`.
+fn matches(data: &[u8], rec: &Record, col: Option<usize>, values: &Values) -> bool {
+    filled(data, rec, col).is_some_and(|(t, _)| values.matches(&t))
+}
+
+fn saturate(line: u64) -> u32 {
+    u32::try_from(line).unwrap_or(u32::MAX)
+}
+
+/// Reads the keys one target file holds for each of `specs` (the marked
+/// ones also keep what `marker` says of their rows); `file` numbers it for
+/// messages.
+pub(crate) fn collect<R: Read>(
     reader: R,
     opts: &Options,
-    keys: &mut EmployeeKeys,
-) -> io::Result<()> {
-    stream(reader, opts, &["Work Email"], |emit, rec, c| {
-        if let Some(f) = c[0].and_then(|i| rec.fields.get(i)) {
-            let email = cell(emit.data, f);
-            if !email.trim().is_empty() {
-                keys.emails.insert(email_key(&email));
+    file: u32,
+    specs: &[(Spec, bool)],
+    marker: Option<&Marker<'_>>,
+) -> io::Result<Vec<KeySet>> {
+    let mut sets: Vec<KeySet> = specs.iter().map(|_| KeySet::default()).collect();
+    let mut wanted = Wanted::default();
+    // (key, type, gone) columns of each spec.
+    let cols_of: Vec<(usize, Option<usize>, Option<usize>)> = specs
+        .iter()
+        .map(|(s, _)| {
+            (
+                wanted.add(s.key),
+                s.type_key.map(|t| wanted.add(t)),
+                s.gone.map(|g| wanted.add(&g.column)),
+            )
+        })
+        .collect();
+    let marks: Option<(Vec<usize>, &Marker<'_>)> =
+        marker.map(|m| (m.columns.iter().map(|c| wanted.add(c)).collect(), m));
+    let (_, header) = stream_with_columns(reader, opts, &wanted.0, |emit, rec, c| {
+        let at = (file, saturate(rec.line));
+        for (n, &(key, ty, gone)) in cols_of.iter().enumerate() {
+            let (spec, marked) = &specs[n];
+            let Some((text, _)) = filled(emit.data, rec, c[key]) else {
+                continue;
+            };
+            let ty = match ty {
+                Some(t) => {
+                    let Some(f) = c[t].and_then(|i| rec.fields.get(i)) else {
+                        continue;
+                    };
+                    Some(cell(emit.data, f))
+                }
+                None => None,
+            };
+            let removed = match (spec.gone, gone) {
+                (Some(values), Some(col)) => matches(emit.data, rec, c[col], values),
+                _ => false,
+            };
+            let fp = spec.fingerprint(ty.as_deref(), &text);
+            let set = &mut sets[n];
+            match (&marks, marked) {
+                (Some((mc, m)), true) => {
+                    let cols: Vec<Option<usize>> = mc.iter().map(|&i| c[i]).collect();
+                    let (published, drafted) = (m.mark)(emit.data, rec, &cols, removed);
+                    set.add(fp, removed, published, at);
+                    if drafted {
+                        set.add_draft(fp, at);
+                    }
+                }
+                _ => set.add(fp, removed, false, at),
             }
         }
     })?;
+    for (n, &(key, ty, _)) in cols_of.iter().enumerate() {
+        let has = header
+            .as_ref()
+            .is_some_and(|h| h[key].is_some() && ty.is_none_or(|t| h[t].is_some()));
+        sets[n].defined = has || specs[n].0.any_file;
+    }
+    Ok(sets)
+}
+
+/// The specs the references of `formats` read from `from`, each once.
+fn specs_from(formats: &[&str], from: KeySource, target: Option<&str>) -> Vec<Spec> {
+    let mut out: Vec<Spec> = Vec::new();
+    for f in formats {
+        let Some(table) = schema::table(f).ok().flatten() else {
+            continue;
+        };
+        for r in &table.references {
+            if r.sources.iter().any(|s| s.from == from) && target.is_none_or(|t| t == r.target) {
+                let spec = Spec::of(r);
+                if !out.contains(&spec) {
+                    out.push(spec);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether `format`'s references are checked in a pass of their own after
+/// the file's check (a format whose table says what went unchecked), not
+/// with the batch.
+pub fn checked_after(format: &str) -> bool {
+    schema::table(format)
+        .ok()
+        .flatten()
+        .is_some_and(|t| !t.unchecked.is_empty())
+}
+
+/// Every format [`checked_after`].
+pub fn formats_checked_after() -> Vec<&'static str> {
+    schema::tables()
+        .map(|ts| {
+            ts.iter()
+                .filter(|t| !t.unchecked.is_empty())
+                .map(|t| t.name.as_str())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Adds the keys an `--entities` file holds, for every reference that
+/// reads that source, to `keys`.
+pub fn collect_entities<R: Read>(reader: R, opts: &Options, keys: &mut Keys) -> io::Result<()> {
+    let all: Vec<&str> = schema::format_names().collect();
+    let specs = specs_from(&all, KeySource::EntitiesFlag, None);
+    let marked: Vec<(Spec, bool)> = specs.iter().map(|s| (*s, false)).collect();
+    let sets = collect(reader, opts, keys.files.len() as u32, &marked, None)?;
+    keys.merge(&specs, sets);
     Ok(())
 }
 
-/// Types compare case-insensitively (`Role` and `role` are one type, as the
-/// enum shapes of the tables read them); IDs compare exactly, trimmed.
-fn key(entity_type: &str, source_id: &str) -> u64 {
-    let mut buf = Vec::with_capacity(entity_type.len() + source_id.len() + 1);
-    buf.extend(entity_type.trim().bytes().map(|b| b.to_ascii_lowercase()));
-    // A separator that cannot occur in a decoded cell's text keeps
-    // ("ab", "c") and ("a", "bc") apart.
-    buf.push(0);
-    buf.extend_from_slice(source_id.trim().as_bytes());
-    xxh3_64(&buf)
-}
-
-/// Streams every record after the header, with the cells of `wanted`
-/// columns (by header name) resolved to indexes. `f` gets the chunk's
-/// emitter, the record and the column indexes (`None` when the header lacks
-/// the column).
-pub(crate) fn stream<R: Read>(
+/// The keys a bundle member of format `member` holds for the references
+/// of `referring` (the other member's format) that read the bundle.
+pub fn collect_bundle<R: Read>(
     reader: R,
     opts: &Options,
-    wanted: &[&str],
-    f: impl FnMut(&mut Emitter<'_>, &Record, &[Option<usize>]),
-) -> io::Result<Vec<Diagnostic>> {
-    let mut out = Vec::new();
-    stream_into(reader, opts, wanted, f, &mut |d| out.push(d))?;
-    Ok(out)
+    referring: &str,
+    member: &str,
+) -> io::Result<Keys> {
+    let specs = specs_from(&[referring], KeySource::Bundle, Some(member));
+    let marked: Vec<(Spec, bool)> = specs.iter().map(|s| (*s, false)).collect();
+    let mut keys = Keys::default();
+    let sets = collect(reader, opts, 0, &marked, None)?;
+    keys.merge(&specs, sets);
+    Ok(keys)
+}
+
+/// The keys the run's CSV `files` (path and format) hold for the
+/// references of `referring` formats [`checked_after`] that read the run.
+/// `None` when a file cannot be read (its own check reports that; a
+/// partial set would make false findings) or nothing needs reading.
+pub fn collect_run(files: &[(&Path, &str)], referring: &[&str], opts: &Options) -> Option<Keys> {
+    let after: Vec<&str> = referring
+        .iter()
+        .copied()
+        .filter(|f| checked_after(f))
+        .collect();
+    let mut keys = Keys::default();
+    let mut any = false;
+    for (path, format) in files {
+        // Only a file something refers to is opened.
+        if specs_from(&after, KeySource::Run, Some(format)).is_empty() {
+            continue;
+        }
+        let file = std::fs::File::open(path).ok()?;
+        let display = path.display().to_string();
+        any |= collect_run_file(file, opts, &display, format, &after, &mut keys).ok()?;
+    }
+    any.then_some(keys)
+}
+
+/// Adds to `keys` what one CSV file of the run, of `format`, holds for the
+/// references of `referring` formats [`checked_after`] that read the run.
+/// Returns whether the file was read (whether anything refers to its
+/// format).
+pub fn collect_run_file<R: Read>(
+    reader: R,
+    opts: &Options,
+    display: &str,
+    format: &str,
+    referring: &[&str],
+    keys: &mut Keys,
+) -> io::Result<bool> {
+    let referring: Vec<&str> = referring
+        .iter()
+        .copied()
+        .filter(|f| checked_after(f))
+        .collect();
+    let mine = specs_from(&referring, KeySource::Run, Some(format));
+    if mine.is_empty() {
+        return Ok(false);
+    }
+    let marked: Vec<(Spec, bool)> = mine.iter().map(|s| (*s, false)).collect();
+    let sets = collect(reader, opts, keys.files.len() as u32, &marked, None)?;
+    keys.add_file(display.to_owned());
+    keys.merge(&mine, sets);
+    Ok(true)
+}
+
+/// One `[[references]]` entry a referring file is checked for.
+#[derive(Clone, Copy)]
+pub(crate) struct Active {
+    pub reference: &'static Reference,
+    /// The referring column's name, as findings name it.
+    pub column: &'static str,
+    /// The referring type column's name, for a compound key.
+    pub type_column: Option<&'static str>,
+    pub spec: Spec,
+    /// The batch state rules ride on this reference's found keys.
+    pub state: bool,
+}
+
+impl Active {
+    pub fn of(table: &'static Table, reference: &'static Reference) -> Active {
+        Active {
+            reference,
+            column: &table.columns[reference.column].name,
+            type_column: reference
+                .type_column
+                .map(|t| table.columns[t].name.as_str()),
+            spec: Spec::of(reference),
+            state: false,
+        }
+    }
+}
+
+/// Where a reference finding points: `span`, inside field `f` of `column`.
+pub(crate) struct At<'a> {
+    pub f: &'a FieldSpan,
+    pub span: Range<usize>,
+    pub column: &'a str,
+}
+
+/// A finding of `rule` at `at`; `severity` `None` keeps the rule's default.
+pub(crate) fn report(
+    emit: &mut Emitter<'_>,
+    rule: &'static Rule,
+    severity: Option<crate::diagnostic::Severity>,
+    at: &At<'_>,
+    message: String,
+    help: String,
+) {
+    emit.in_field(
+        rule,
+        severity,
+        at.span.clone(),
+        at.f,
+        Some(Arc::from(at.column)),
+        message,
+        Some(help),
+    );
+}
+
+/// What the batch state rules do with the keys a file's references find.
+pub(crate) trait Hook {
+    /// Header columns the hook reads.
+    fn columns(&self) -> &[&'static str];
+    /// Each row, before its references, with the hook's columns.
+    fn row(&mut self, data: &[u8], rec: &Record, cols: &[Option<usize>]);
+    /// A key a `state` reference found kept in the run's `keys`.
+    fn kept(&mut self, emit: &mut Emitter<'_>, at: &At<'_>, key: &str, found: Found, keys: &Keys);
+}
+
+/// What went unchecked in one file, per target (in first-met order): the
+/// file as a whole, or cells counted.
+#[derive(Debug, Default)]
+struct Left {
+    targets: Vec<(&'static str, bool, u64)>,
+}
+
+impl Left {
+    fn whole(&mut self, target: &'static str) {
+        match self.targets.iter_mut().find(|(t, ..)| *t == target) {
+            Some(e) => e.1 = true,
+            None => self.targets.push((target, true, 0)),
+        }
+    }
+
+    fn count(&mut self, target: &'static str) {
+        match self.targets.iter_mut().find(|(t, ..)| *t == target) {
+            Some(e) => e.2 += 1,
+            None => self.targets.push((target, false, 1)),
+        }
+    }
+}
+
+/// Checks the references `refs` of one referring file against `src`,
+/// handing each chunk's findings to `sink` in file order. Returns what
+/// went unchecked.
+fn check_into<R: Read>(
+    reader: R,
+    opts: &Options,
+    refs: &[Active],
+    src: &RefSources<'_>,
+    mut hook: Option<&mut dyn Hook>,
+    sink: &mut dyn FnMut(Diagnostic),
+) -> io::Result<Left> {
+    let mut left = Left::default();
+    let mut wanted = Wanted::default();
+    struct Plan<'r> {
+        a: &'r Active,
+        col: usize,
+        ty: Option<usize>,
+        skip: Option<usize>,
+        when: Option<usize>,
+        /// Per source of the reference, its set when available.
+        sets: Vec<Option<&'r KeySet>>,
+    }
+    let mut plans: Vec<Plan<'_>> = Vec::new();
+    for a in refs {
+        let r = a.reference;
+        let sets: Vec<Option<&KeySet>> = r
+            .sources
+            .iter()
+            .map(|s| {
+                src.of(s.from)
+                    .and_then(|k| k.get(&a.spec))
+                    .filter(|k| k.defined)
+            })
+            .collect();
+        if sets.iter().all(Option::is_none) {
+            match r.unchecked {
+                // Nothing can be checked, and nothing is said: running a
+                // single file is the common case.
+                None => continue,
+                Some(UncheckedMode::File) => {
+                    left.whole(a.spec.target);
+                    continue;
+                }
+                // Each cell is counted.
+                Some(UncheckedMode::Count) => {}
+            }
+        }
+        let skip = r.skip.as_ref().map(|s| wanted.add(&s.column));
+        let when = r.when.as_ref().map(|s| wanted.add(&s.column));
+        let ty = a.type_column.map(|t| wanted.add(t));
+        plans.push(Plan {
+            a,
+            col: wanted.add(a.column),
+            ty,
+            skip,
+            when,
+            sets,
+        });
+    }
+    if plans.is_empty() {
+        return Ok(left);
+    }
+    let hook_cols: Option<Vec<usize>> = hook
+        .as_ref()
+        .map(|h| h.columns().iter().map(|c| wanted.add(c)).collect());
+    let run = src.run;
+    stream_into(
+        reader,
+        opts,
+        &wanted.0,
+        |emit, rec, c| {
+            if let (Some(h), Some(hc)) = (hook.as_mut(), &hook_cols) {
+                let cols: Vec<Option<usize>> = hc.iter().map(|&i| c[i]).collect();
+                h.row(emit.data, rec, &cols);
+            }
+            for p in &plans {
+                let r = p.a.reference;
+                if let (Some(values), Some(skip)) = (&r.skip, p.skip) {
+                    if matches(emit.data, rec, c[skip], values) {
+                        continue;
+                    }
+                }
+                if let (Some(values), Some(when)) = (&r.when, p.when) {
+                    if !matches(emit.data, rec, c[when], values) {
+                        continue;
+                    }
+                }
+                let Some((text, f)) = filled(emit.data, rec, c[p.col]) else {
+                    continue;
+                };
+                let ty = match p.ty {
+                    None => None,
+                    // An empty required cell is the main check's finding.
+                    Some(t) => match filled(emit.data, rec, c[t]) {
+                        Some((ty, _)) => Some(ty),
+                        None => continue,
+                    },
+                };
+                let ty = ty.as_deref();
+                for (from, to) in elements(&text, r.list) {
+                    let value = &text[from..to];
+                    let Some((start, end)) = key_of(value, r.part) else {
+                        continue;
+                    };
+                    let key = &value[start..end];
+                    let at = At {
+                        f,
+                        span: match r.span {
+                            SpanOf::Key => part_span(emit.data, f, from + start, from + end),
+                            SpanOf::Cell => {
+                                let (s, e) = f.content();
+                                s..e
+                            }
+                        },
+                        column: p.a.column,
+                    };
+                    let fp = p.a.spec.fingerprint(ty, key);
+                    let mut removed = None;
+                    let mut kept = None;
+                    for (i, set) in p.sets.iter().enumerate() {
+                        let Some(set) = set else { continue };
+                        match set.find(fp) {
+                            Found::Kept { published, drafted } => {
+                                kept = Some((i, Found::Kept { published, drafted }));
+                                break;
+                            }
+                            Found::Removed(first) => {
+                                removed.get_or_insert((i, first));
+                            }
+                            Found::Absent => {}
+                        }
+                    }
+                    if let Some((i, found)) = kept {
+                        if let (true, Some(h), Some(keys)) = (p.a.state, hook.as_mut(), run) {
+                            if r.sources[i].from == KeySource::Run {
+                                h.kept(emit, &at, key, found, keys);
+                            }
+                        }
+                        continue;
+                    }
+                    let fill = |m: &str, place: Option<&str>| render(m, key, value, ty, place);
+                    let (rule, message, help) = if let Some((i, first)) = removed {
+                        // Only a `run` source has a `gone`, and rows of its
+                        // files are what remove a key.
+                        let place = run.map_or_else(String::new, |k| k.place(first));
+                        let (m, h) = (
+                            r.gone_message.as_deref().unwrap_or_default(),
+                            r.gone_help.as_deref().unwrap_or_default(),
+                        );
+                        (
+                            r.sources[i].rule,
+                            fill(m, Some(&place)),
+                            fill(h, Some(&place)),
+                        )
+                    } else {
+                        let decides = r
+                            .sources
+                            .iter()
+                            .zip(&p.sets)
+                            .find(|(s, set)| set.is_some() && s.covers(ty));
+                        match decides {
+                            Some((s, _)) => (s.rule, fill(&s.message, None), fill(&s.help, None)),
+                            None => {
+                                match r.unchecked {
+                                    Some(UncheckedMode::File) => left.whole(p.a.spec.target),
+                                    Some(UncheckedMode::Count) => left.count(p.a.spec.target),
+                                    None => {}
+                                }
+                                continue;
+                            }
+                        }
+                    };
+                    report(emit, rule, None, &at, message, help);
+                }
+            }
+        },
+        &mut *sink,
+    )?;
+    Ok(left)
 }
 
 /// The index of each wanted column in the header, `None` where it lacks it.
 pub(crate) type Columns = Vec<Option<usize>>;
 
-/// [`stream`], also returning the column indexes the header resolved
-/// (`None` for a file without a header row): a caller may need to know
-/// that a column exists even when no row follows.
+/// Streams every record after the header, with the cells of `wanted`
+/// columns (by header name) resolved to indexes: `f` gets the chunk's
+/// emitter, the record and the indexes (`None` where the header lacks a
+/// column). Also returns the indexes (`None` for a file without a header
+/// row): a caller may need to know that a column exists even when no row
+/// follows.
 pub(crate) fn stream_with_columns<R: Read>(
     reader: R,
     opts: &Options,
@@ -205,208 +844,185 @@ pub(crate) fn cell(data: &[u8], f: &FieldSpan) -> String {
     unescape(&raw, f.escapes).into_owned()
 }
 
-/// Adds the `(Entity Type, Source ID)` pairs of an entities CSV (upload or
-/// download: both name the columns so) to `keys`.
-pub fn collect_entities<R: Read>(
+/// Checks the references `refs` of one file for the batch: nothing is
+/// said of what went unchecked (those formats have no `[[unchecked]]`).
+pub(crate) fn check_batch_file<R: Read>(
     reader: R,
     opts: &Options,
-    keys: &mut EntityKeys,
+    refs: &[Active],
+    run: &Keys,
+    hook: Option<&mut dyn Hook>,
+    sink: &mut dyn FnMut(Diagnostic),
 ) -> io::Result<()> {
-    stream(
-        reader,
-        opts,
-        &["Entity Type", "Source ID"],
-        |emit, rec, c| {
-            let (Some(t), Some(id)) = (c[0], c[1]) else {
-                return;
-            };
-            if let (Some(t), Some(id)) = (rec.fields.get(t), rec.fields.get(id)) {
-                let id = cell(emit.data, id);
-                if !id.trim().is_empty() {
-                    keys.pairs.insert(key(&cell(emit.data, t), &id));
-                }
-            }
-        },
-    )?;
-    Ok(())
+    let src = RefSources {
+        run: Some(run),
+        ..RefSources::default()
+    };
+    check_into(reader, opts, refs, &src, hook, sink).map(|_| ())
 }
 
-/// Where the entities a relations file points at come from.
-#[derive(Debug, Clone, Copy)]
-pub struct RefSources<'a> {
-    /// The entities member of the same bundle.
-    pub bundle: Option<&'a EntityKeys>,
-    /// The exports given with `--entities`.
-    pub external: Option<&'a EntityKeys>,
-    /// An entity-rbac bundle: only its roles are its own; other types live
-    /// in the last synced entities.
-    pub rbac: bool,
-    /// The employees CSV files of the run, if it has any: what `employee`
-    /// ends are checked against.
-    pub employees: Option<&'a EmployeeKeys>,
-}
-
-/// Whether a relation end's type names an employee.
-fn is_employee(entity_type: &str) -> bool {
-    entity_type.trim().eq_ignore_ascii_case("employee")
-}
-
-/// Checks the references of a relations CSV (entity relations or entity
-/// RBAC relations). Returns the findings, in position order.
-pub fn check_references<R: Read>(
-    reader: R,
-    opts: &Options,
-    src: RefSources<'_>,
-) -> io::Result<Vec<Diagnostic>> {
-    let mut found = Vec::new();
-    check_references_into(reader, opts, src, &mut |d| found.push(d))?;
-    found.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-    Ok(found)
-}
-
-/// [`check_references`], handing the findings to `sink` as each chunk is
-/// done, in file order; the one info on what went unchecked comes last
-/// (it is known only at the end).
+/// Checks the references of a file of `format` in the pass after its own
+/// check (a format [`checked_after`]; nothing for others), handing the
+/// findings to `sink` as each chunk is done, in file order; the table's
+/// one info on what went unchecked comes last (it is known only at the
+/// end).
 pub fn check_references_into<R: Read>(
     reader: R,
     opts: &Options,
+    format: &str,
     src: RefSources<'_>,
     sink: &mut dyn FnMut(Diagnostic),
 ) -> io::Result<()> {
-    let mut unchecked = false;
-    // Employee ends left unchecked for want of an employees CSV in the run.
-    let mut employees_unchecked: u64 = 0;
-    let pairs: [(&str, &str); 2] = [
-        ("Parent Entity Source ID", "Parent Entity Type"),
-        ("Entity Source ID", "Entity Type"),
-    ];
-    stream_into(
-        reader,
-        opts,
-        &[pairs[0].0, pairs[0].1, pairs[1].0, pairs[1].1],
-        |emit, rec, c| {
-            for k in 0..2 {
-                let (Some(ic), Some(tc)) = (c[2 * k], c[2 * k + 1]) else {
-                    continue;
-                };
-                let (Some(idf), Some(tf)) = (rec.fields.get(ic), rec.fields.get(tc)) else {
-                    continue;
-                };
-                let id = cell(emit.data, idf);
-                let ty = cell(emit.data, tf);
-                if id.trim().is_empty() || ty.trim().is_empty() {
-                    // An empty required cell is the main check's finding.
-                    continue;
-                }
-                // Employees come from the employees upload, not from an
-                // entities file: whatever the entities hold, an employee end
-                // is never dangling against them.
-                if is_employee(&ty) {
-                    match src.employees {
-                        None => employees_unchecked += 1,
-                        Some(e) if e.contains(&id) => {}
-                        Some(_) => {
-                            let (s, e) = idf.content();
-                            emit.in_field(
-                                &rules::UNDEFINED_EMPLOYEE,
-                                None,
-                                s..e,
-                                idf,
-                                Some(Arc::from(pairs[k].0)),
-                                format!(
-                                    "employee `{}` is not a Work Email of the run's employees CSV",
-                                    id.trim()
-                                ),
-                                Some(
-                                    "employee ends are matched with Work Email (ignoring case): correct the e-mail, or add the employee to the employees CSV; if the employee is already on the platform, ignore this"
-                                        .to_owned(),
-                                ),
-                            );
-                        }
-                    }
-                    continue;
-                }
-                let defined = src.bundle.is_some_and(|b| b.contains(&ty, &id))
-                    || src.external.is_some_and(|e| e.contains(&ty, &id));
-                if defined {
-                    continue;
-                }
-                let is_role = ty.trim().eq_ignore_ascii_case("role");
-                let (rule, sev) = if src.rbac && is_role && src.bundle.is_some() {
-                    (&rules::UNDEFINED_ROLE, Severity::Warning)
-                } else if src.external.is_some() || (src.bundle.is_some() && !src.rbac) {
-                    (&rules::DANGLING_REFERENCE, Severity::Error)
-                } else {
-                    unchecked = true;
-                    continue;
-                };
-                let (s, e) = idf.content();
-                let column: Arc<str> = Arc::from(pairs[k].0);
-                let whence = if src.bundle.is_some() && !src.rbac {
-                    "the bundle's entities CSV"
-                } else if rule == &rules::UNDEFINED_ROLE {
-                    "the bundle's entities CSV (nor --entities)"
-                } else {
-                    "the --entities files"
-                };
-                emit.in_field(
-                    rule,
-                    Some(sev),
-                    s..e,
-                    idf,
-                    Some(column),
-                    format!("{} `{}` is not defined by {whence}", ty.trim(), id.trim()),
-                    Some(format!(
-                        "add a `{}` row with Source ID `{}` to the entities, or correct the ID or type",
-                        ty.trim(),
-                        id.trim()
-                    )),
-                );
-            }
-        },
-        &mut *sink,
-    )?;
-    // One info a file, saying what went unchecked: entity ends for want of
-    // entities, employee ends for want of an employees CSV, or both.
-    let entities_unchecked = unchecked || (src.bundle.is_none() && src.external.is_none());
-    let ends = |n: u64| {
-        if n == 1 {
-            "1 employee end".to_owned()
-        } else {
-            format!("{n} employee ends")
+    let Some(table) = schema::table(format).ok().flatten() else {
+        return Ok(());
+    };
+    let refs: Vec<Active> = table
+        .references
+        .iter()
+        .map(|r| Active::of(table, r))
+        .collect();
+    let left = check_into(reader, opts, &refs, &src, None, &mut *sink)?;
+    let mut targets: Vec<&str> = Vec::new();
+    let mut count = 0;
+    for &(target, whole, n) in &left.targets {
+        if whole || n > 0 {
+            targets.push(target);
+            count += n;
         }
-    };
-    let info = match (entities_unchecked, employees_unchecked) {
-        (false, 0) => None,
-        (true, 0) => Some((
-            "the Source IDs of this relations file were not checked against any entities".to_owned(),
-            "pass the entities export they point at with `--entities FILE`",
-        )),
-        (true, n) => Some((
-            format!(
-                "the Source IDs of this relations file were not checked against any entities, nor its {} (Entity Type `employee`) against an employees CSV",
-                ends(n)
-            ),
-            "pass the entities export they point at with `--entities FILE`, and check the employees CSV in the same run (employee ends are matched with its Work Email)",
-        )),
-        (false, n) => Some((
-            format!(
-                "the {} of this relations file (Entity Type `employee`) {} not checked: employees come from the employees upload, and this run has no employees CSV",
-                ends(n),
-                if n == 1 { "was" } else { "were" }
-            ),
-            "check the employees CSV in the same run (`bdxlint check employees.csv relations.csv`); employee ends are matched with its Work Email",
-        )),
-    };
-    if let Some((message, help)) = info {
-        sink(super::file_diag(
-            &rules::REFERENCES_UNCHECKED,
-            0..0,
-            message,
-            help,
-        ));
+    }
+    if targets.is_empty() {
+        return Ok(());
+    }
+    targets.sort_unstable();
+    let said = table.unchecked.iter().find(|u| {
+        let mut t: Vec<&str> = u.targets.iter().map(String::as_str).collect();
+        t.sort_unstable();
+        t == targets
+    });
+    // The table parser sees to an entry for every combination.
+    if let Some(u) = said {
+        let message = render_count(&u.message, count);
+        let help = render_count(&u.help, count);
+        sink(super::file_diag(u.rule, 0..0, message, &help));
     }
     Ok(())
+}
+
+/// Checks the references of a file of `format`, returning the findings in
+/// position order (the info on what went unchecked last).
+pub fn check_references<R: Read>(
+    reader: R,
+    opts: &Options,
+    format: &str,
+    src: RefSources<'_>,
+) -> io::Result<Vec<Diagnostic>> {
+    let mut found = Vec::new();
+    check_references_into(reader, opts, format, src, &mut |d| found.push(d))?;
+    Ok(found)
+}
+
+/// An `[[unchecked]]` template with its count filled: `{count}`, and `{s}`
+/// and `{was}` agreeing with it.
+fn render_count(template: &str, n: u64) -> String {
+    let one = n == 1;
+    template
+        .replace("{count}", &n.to_string())
+        .replace("{s}", if one { "" } else { "s" })
+        .replace("{was}", if one { "was" } else { "were" })
+}
+
+/// File span of bytes `from..to` of a cell's decoded text. A cell that is
+/// not valid UTF-8 decodes with replacement characters, which shift
+/// offsets: the whole cell is pointed at then.
+fn part_span(data: &[u8], f: &FieldSpan, from: usize, to: usize) -> Range<usize> {
+    let (a, b) = f.content();
+    let raw = &data[a..b];
+    if std::str::from_utf8(raw).is_err() {
+        return a..b;
+    }
+    a + raw_offset(raw, f.escapes, from)..a + raw_offset(raw, f.escapes, to)
+}
+
+/// `(start, end)` of each trimmed, non-empty element of a comma-separated
+/// list, braces dropped (a list written with braces is the cell check's
+/// finding, not a reason to miss its references).
+fn list_elements(text: &str) -> Vec<(usize, usize)> {
+    let t = text.trim_end();
+    let (inner, base) = match t.trim_start().strip_prefix('{') {
+        Some(rest) => {
+            let start = t.len() - rest.len();
+            (rest.strip_suffix('}').unwrap_or(rest), start)
+        }
+        None => (t, 0),
+    };
+    let mut out = Vec::new();
+    let mut pos = base;
+    for part in inner.split(',') {
+        let lead = part.len() - part.trim_start().len();
+        let el = part.trim();
+        if !el.is_empty() {
+            out.push((pos + lead, pos + lead + el.len()));
+        }
+        pos += part.len() + 1;
+    }
+    out
+}
+
+/// `(start, end)` of the values a referring cell holds: each element of a
+/// list, or the trimmed cell.
+fn elements(text: &str, list: bool) -> Vec<(usize, usize)> {
+    if list {
+        return list_elements(text);
+    }
+    let lead = text.len() - text.trim_start().len();
+    vec![(lead, lead + text.trim().len())]
+}
+
+/// The key a value names, as `(start, end)` inside the value: all of it,
+/// or the part `part` says. `None`: the value is malformed for its part,
+/// which the cell check reports (`invalid-integration-ref`), so there is no
+/// key to look up.
+fn key_of(value: &str, part: Option<Part>) -> Option<(usize, usize)> {
+    match part {
+        None => Some((0, value.len())),
+        Some(Part::IntegrationId) => {
+            if integration_ref_problem(value).is_some() {
+                return None;
+            }
+            let (_, id) = value.split_once('/')?;
+            Some((value.len() - id.len(), value.len()))
+        }
+    }
+}
+
+/// A message template of a `[[references]]` entry with its placeholders
+/// filled, in one pass (a value that happens to contain `{place}` stays as
+/// written).
+fn render(template: &str, key: &str, cell: &str, ty: Option<&str>, place: Option<&str>) -> String {
+    let mut out = String::with_capacity(template.len() + key.len() + cell.len());
+    let mut rest = template;
+    while let Some(at) = rest.find('{') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        let (fill, len) = if tail.starts_with("{value}") {
+            (quote(key), "{value}".len())
+        } else if tail.starts_with("{cell}") {
+            (quote(cell), "{cell}".len())
+        } else if tail.starts_with("{key}") {
+            (key.to_owned(), "{key}".len())
+        } else if let (true, Some(ty)) = (tail.starts_with("{type}"), ty) {
+            (ty.trim().to_owned(), "{type}".len())
+        } else if let (true, Some(place)) = (tail.starts_with("{place}"), place) {
+            (place.to_owned(), "{place}".len())
+        } else {
+            // The table parser admits no other brace; kept as text.
+            ("{".to_owned(), 1)
+        };
+        out.push_str(&fill);
+        rest = &tail[len..];
+    }
+    out.push_str(rest);
+    out
 }
 
 #[cfg(test)]
@@ -421,14 +1037,147 @@ mod tests {
     }
 
     #[test]
+    fn list_elements_trim_and_skip_braces_and_empties() {
+        let t = "flt-1, flt-2,,flt-3 ";
+        let els: Vec<&str> = list_elements(t).iter().map(|&(a, b)| &t[a..b]).collect();
+        assert_eq!(els, ["flt-1", "flt-2", "flt-3"]);
+        let t = " {a, b}";
+        let els: Vec<&str> = list_elements(t).iter().map(|&(a, b)| &t[a..b]).collect();
+        assert_eq!(els, ["a", "b"]);
+    }
+
+    #[test]
+    fn values_and_keys_are_cut_as_the_cell_checks_read_them() {
+        let t = "  Q2 review ";
+        assert_eq!(elements(t, false), [(2, 11)]);
+        let t = " {a, b}";
+        assert_eq!(elements(t, true), list_elements(t));
+        let v = "github/int-0001";
+        assert_eq!(key_of(v, None), Some((0, v.len())));
+        assert_eq!(key_of(v, Some(Part::IntegrationId)), Some((7, v.len())));
+        for malformed in ["int-0001", "a/b/c", "/int-1", "a b/c"] {
+            assert_eq!(key_of(malformed, Some(Part::IntegrationId)), None);
+        }
+    }
+
+    #[test]
+    fn templates_fill_their_placeholders_once() {
+        assert_eq!(
+            render(
+                "x {value} of {cell} at {place}",
+                "id",
+                "a/id",
+                None,
+                Some("f line 2")
+            ),
+            "x `id` of `a/id` at f line 2"
+        );
+        // A value holding a placeholder is not filled again.
+        assert_eq!(
+            render("{value} {cell}", "{cell}", "c", None, None),
+            "`{cell}` `c`"
+        );
+        assert_eq!(render("{place} {", "v", "c", None, None), "{place} {");
+        // The key as written is whole, where {value} is cut for messages.
+        let long = "k".repeat(70);
+        assert_eq!(
+            render("{type} `{key}`", &long, &long, Some(" Role "), None),
+            format!("Role `{long}`")
+        );
+        assert!(render("{value}", &long, &long, None, None).ends_with("…`"));
+        assert_eq!(render_count("{count} end{s} {was}", 1), "1 end was");
+        assert_eq!(render_count("{count} end{s} {was}", 2), "2 ends were");
+    }
+
+    #[test]
+    fn a_key_kept_by_one_row_and_deleted_by_another_is_kept() {
+        let mut s = KeySet::default();
+        let spec = |ignore_case| Spec {
+            target: "t",
+            key: "k",
+            type_key: None,
+            ignore_case,
+            gone: None,
+            any_file: false,
+        };
+        let fp = |k: &str| spec(false).fingerprint(None, k);
+        s.add(fp("x"), true, false, (0, 2));
+        assert!(matches!(s.find(fp("x")), Found::Removed((0, 2))));
+        s.add(fp(" x "), false, true, (0, 3));
+        assert!(matches!(
+            s.find(fp("x")),
+            Found::Kept {
+                published: Some((0, 3)),
+                drafted: None,
+            }
+        ));
+        s.add(fp("x"), false, false, (1, 2));
+        s.add_draft(fp("x"), (1, 2));
+        s.add_draft(fp("x"), (1, 5));
+        assert!(matches!(
+            s.find(fp("x")),
+            Found::Kept {
+                published: Some((0, 3)),
+                drafted: Some((1, 2)),
+            }
+        ));
+        assert!(matches!(s.find(fp("X")), Found::Absent));
+        let ci = spec(true);
+        assert_eq!(
+            ci.fingerprint(None, " Ada@Example.COM"),
+            ci.fingerprint(None, "ada@example.com")
+        );
+        let typed = Spec {
+            type_key: Some("T"),
+            ..spec(false)
+        };
+        assert_eq!(
+            typed.fingerprint(Some(" ROLE "), "a"),
+            typed.fingerprint(Some("role"), " a ")
+        );
+        assert_ne!(
+            typed.fingerprint(Some("role"), "A"),
+            typed.fingerprint(Some("role"), "a")
+        );
+        assert_ne!(
+            typed.fingerprint(Some("ab"), "c"),
+            typed.fingerprint(Some("a"), "bc")
+        );
+    }
+
+    fn entities_keys(csv: &str) -> Keys {
+        let mut keys = Keys::default();
+        collect_entities(csv.as_bytes(), &opts(), &mut keys).expect("reads");
+        keys
+    }
+
+    #[test]
     fn work_emails_compare_trimmed_and_without_case() {
-        let mut keys = EmployeeKeys::default();
-        let csv = "Full Name,Work Email,Start Date\nAda, Ada.Lovelace@Example.COM ,03/07/2024\nNone,,03/07/2024\n";
-        collect_employees(csv.as_bytes(), &opts(), &mut keys).expect("reads");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("employees.csv");
+        std::fs::write(
+            &path,
+            "Full Name,Work Email,Start Date\nAda, Ada.Lovelace@Example.COM ,03/07/2024\nNone,,03/07/2024\n",
+        )
+        .expect("writes");
+        let keys = collect_run(&[(&path, "employees")], &["entity-rbac-relations"], &opts())
+            .expect("reads");
         assert_eq!(keys.len(), 1);
-        assert!(keys.contains("ada.lovelace@example.com"));
-        assert!(keys.contains(" ADA.LOVELACE@EXAMPLE.COM"));
-        assert!(!keys.contains("ada.lovelace@example.co"));
+        let rel = "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type\n\
+                   role-1,role, ADA.LOVELACE@EXAMPLE.COM,employee\n\
+                   role-1,role,ada.lovelace@example.co,Employee\n";
+        let entities = entities_keys(
+            "Name,Entity Type,Source System,Source ID,Source Type\nr,Role,gh,role-1,role\n",
+        );
+        let src = RefSources {
+            run: Some(&keys),
+            entities: Some(&entities),
+            ..RefSources::default()
+        };
+        let found =
+            check_references(rel.as_bytes(), &opts(), "entity-rbac-relations", src).expect("reads");
+        let got: Vec<(&str, u64)> = found.iter().map(|d| (d.rule.code, d.line)).collect();
+        assert_eq!(got, [("B014", 3)], "{found:?}");
     }
 
     #[test]
@@ -437,31 +1186,50 @@ mod tests {
         // cell check reports; the reference is still an employee's.
         let rel = "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type\n\
                    583231,identity,ada@example.com,EMPLOYEE\n";
-        let mut entities = EntityKeys::default();
-        let ent =
-            "Name,Entity Type,Source System,Source ID,Source Type\nada,identity,gh,583231,user\n";
-        collect_entities(ent.as_bytes(), &opts(), &mut entities).expect("reads");
-        let employees = EmployeeKeys::default();
-        for (rbac, with_employees) in [(false, false), (true, false), (false, true)] {
-            let src = RefSources {
-                bundle: None,
-                external: Some(&entities),
-                rbac,
-                employees: with_employees.then_some(&employees),
-            };
-            let found = check_references(rel.as_bytes(), &opts(), src).expect("reads");
-            let codes: Vec<&str> = found.iter().map(|d| d.rule.code).collect();
-            let want = if with_employees { "B014" } else { "B010" };
-            assert_eq!(codes, [want], "rbac {rbac}: {found:?}");
+        let entities = entities_keys(
+            "Name,Entity Type,Source System,Source ID,Source Type\nada,identity,gh,583231,user\n",
+        );
+        assert_eq!(entities.len(), 1);
+        let employees = Keys::default();
+        let none = Keys {
+            sets: specs_from(&["entity-relations"], KeySource::Run, None)
+                .into_iter()
+                .map(|s| {
+                    (
+                        s,
+                        KeySet {
+                            defined: true,
+                            ..KeySet::default()
+                        },
+                    )
+                })
+                .collect(),
+            files: Vec::new(),
+        };
+        for format in ["entity-relations", "entity-rbac-relations"] {
+            for (run, want) in [
+                (None, "B010"),
+                (Some(&none), "B014"),
+                (Some(&employees), "B010"),
+            ] {
+                let src = RefSources {
+                    run,
+                    entities: Some(&entities),
+                    ..RefSources::default()
+                };
+                let found = check_references(rel.as_bytes(), &opts(), format, src).expect("reads");
+                let codes: Vec<&str> = found.iter().map(|d| d.rule.code).collect();
+                assert_eq!(codes, [want], "{format}: {found:?}");
+            }
         }
         // Neither entities nor employees: still one info, saying both.
-        let src = RefSources {
-            bundle: None,
-            external: None,
-            rbac: true,
-            employees: None,
-        };
-        let found = check_references(rel.as_bytes(), &opts(), src).expect("reads");
+        let found = check_references(
+            rel.as_bytes(),
+            &opts(),
+            "entity-rbac-relations",
+            RefSources::default(),
+        )
+        .expect("reads");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(
             found[0].message,

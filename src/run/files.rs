@@ -7,7 +7,7 @@ use super::tally::{progress_bar, Progress, Streamer, Tally};
 use super::{failure, Request};
 use crate::bundle::{self, Kind, Limits};
 use crate::check::batch::{self, BatchInput};
-use crate::check::refs::{self, EmployeeKeys, EntityKeys, RefSources};
+use crate::check::refs::{self, Keys, RefSources};
 use crate::check::{self, Options};
 use crate::diagnostic::{Collector, Diagnostic, Reports};
 use crate::error::Error;
@@ -43,10 +43,13 @@ pub(super) struct Run<'a> {
     pub(super) progress: bool,
     pub(super) opts: &'a Options,
     pub(super) limits: &'a Limits,
-    pub(super) external: Option<&'a EntityKeys>,
-    /// The Work Emails of the run's employees CSV files; `None` when the run
-    /// has none.
-    pub(super) employees: Option<&'a EmployeeKeys>,
+    pub(super) external: Option<&'a Keys>,
+    /// The keys of the run's CSV files that the references checked after
+    /// each file read (the Work Emails of its employees files); `None` when
+    /// nothing in the run reads them.
+    pub(super) run_keys: Option<&'a Keys>,
+    /// [`Run::csv_formats`], by input index, once known.
+    pub(super) sniffed: std::sync::OnceLock<Vec<(usize, &'static str)>>,
 }
 
 impl Run<'_> {
@@ -134,7 +137,7 @@ impl Run<'_> {
                     opts,
                     self.limits,
                     self.external,
-                    self.employees,
+                    self.run_keys,
                     out,
                 );
             }
@@ -194,9 +197,9 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// The second pass of a relations file: its references, against
-    /// `--entities` and the run's employees CSV files (or one info that
-    /// they went unchecked). Nothing for other formats.
+    /// The second pass of a file whose format has its references checked
+    /// after it (relations): against `--entities` and the run's CSV files
+    /// (or one info on what went unchecked). Nothing for other formats.
     fn references(
         &self,
         path: &Path,
@@ -204,19 +207,16 @@ impl Run<'_> {
         opts: &Options,
         out: &mut dyn Reports,
     ) -> Result<(), Error> {
-        let rbac = match format {
-            "entity-relations" => false,
-            "entity-rbac-relations" => true,
-            _ => return Ok(()),
-        };
+        if !refs::checked_after(format) {
+            return Ok(());
+        }
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         let sources = RefSources {
             bundle: None,
-            external: self.external,
-            rbac,
-            employees: self.employees,
+            entities: self.external,
+            run: self.run_keys,
         };
-        refs::check_references_into(file, opts, sources, &mut |d| out.diagnostic(d))
+        refs::check_references_into(file, opts, format, sources, &mut |d| out.diagnostic(d))
             .map_err(|e| Error::io(path, e))
     }
 
@@ -226,7 +226,8 @@ impl Run<'_> {
     /// Only regular files take part: a pipe or a FIFO (`<(cat f.csv)`) can
     /// be read once, by its check, and a header read here would be lost to
     /// it. A lone input has no other file to be compared with, so nothing
-    /// is read ahead of its check either.
+    /// is read ahead of its check either. Each header is read once a run,
+    /// however many passes ask (the run's keys, the batch).
     fn csv_formats<'i>(
         &self,
         inputs: &'i [Input],
@@ -235,38 +236,42 @@ impl Run<'_> {
         if inputs.len() < 2 {
             return Vec::new();
         }
-        inputs
+        let sniffed = self.sniffed.get_or_init(|| {
+            inputs
+                .iter()
+                .enumerate()
+                .filter_map(|(index, input)| match input {
+                    Input::File(p)
+                        if !self.is_bundle(input, per_input[index].0)
+                            && std::fs::metadata(p).is_ok_and(|m| m.is_file()) =>
+                    {
+                        let named = self.req.format.as_deref().or(per_input[index].0);
+                        let format = match named {
+                            Some(f) => schema::table(f).ok().flatten().map(|t| t.name.as_str()),
+                            None => check::sniff_format(p),
+                        };
+                        Some((index, format?))
+                    }
+                    _ => None,
+                })
+                .collect()
+        });
+        sniffed
             .iter()
-            .enumerate()
-            .filter_map(|(index, input)| match input {
-                Input::File(p)
-                    if !self.is_bundle(input, per_input[index].0)
-                        && std::fs::metadata(p).is_ok_and(|m| m.is_file()) =>
-                {
-                    let named = self.req.format.as_deref().or(per_input[index].0);
-                    let format = match named {
-                        Some(f) => schema::table(f).ok().flatten().map(|t| t.name.as_str()),
-                        None => check::sniff_format(p),
-                    };
-                    Some((index, p.as_path(), format?))
-                }
-                _ => None,
+            .filter_map(|&(index, format)| match inputs.get(index)? {
+                Input::File(p) => Some((index, p.as_path(), format)),
+                Input::Stdin => None,
             })
             .collect()
     }
 
-    /// The Work Emails of the run's employees CSV files, which the employee
-    /// ends of relations are checked against. `None` when the run has no
-    /// employees file, or nothing that could refer to one (no relations
-    /// file, no bundle: then the employees files are not read twice), or an
-    /// employees file cannot be read (its own check reports that; a partial
-    /// set would make false findings).
-    pub(super) fn employees_of(
-        &self,
-        inputs: &[Input],
-        per_input: &PerInput<'_>,
-    ) -> Option<EmployeeKeys> {
-        // A lone input cannot be both an employees file and what refers to
+    /// The keys of the run's CSV files that the references checked after
+    /// each file read (the employees that relations' employee ends name).
+    /// `None` when nothing in the run reads them (then no file is read
+    /// twice), or a file cannot be read (its own check reports that; a
+    /// partial set would make false findings).
+    pub(super) fn run_keys_of(&self, inputs: &[Input], per_input: &PerInput<'_>) -> Option<Keys> {
+        // A lone input cannot be both a target file and what refers to
         // one: the common single-file run sniffs nothing here.
         if inputs.len() < 2 {
             return None;
@@ -276,20 +281,15 @@ impl Run<'_> {
             .iter()
             .zip(per_input)
             .any(|(input, (format, _))| self.is_bundle(input, *format));
-        let relations = formats
-            .iter()
-            .any(|(_, _, f)| matches!(*f, "entity-relations" | "entity-rbac-relations"));
-        if !bundles && !relations {
-            return None;
-        }
-        let mut keys = EmployeeKeys::default();
-        let mut any = false;
-        for (_, path, _) in formats.iter().filter(|(_, _, f)| *f == "employees") {
-            any = true;
-            let file = std::fs::File::open(path).ok()?;
-            refs::collect_employees(file, self.opts, &mut keys).ok()?;
-        }
-        any.then_some(keys)
+        // A bundle's members are told apart only once it is opened: any
+        // format checked after its file may be among them.
+        let referring: Vec<&str> = if bundles {
+            refs::formats_checked_after()
+        } else {
+            formats.iter().map(|&(_, _, f)| f).collect()
+        };
+        let files: Vec<(&Path, &str)> = formats.iter().map(|&(_, p, f)| (p, f)).collect();
+        refs::collect_run(&files, &referring, self.opts)
     }
 
     /// The batch checks, before any file is checked: a streamed file's

@@ -16,7 +16,7 @@ mod tally;
 
 use crate::baseline::{Baseline, Matcher, Recorder};
 use crate::bundle::{self, Kind, Limits};
-use crate::check::refs::{self, EntityKeys};
+use crate::check::refs::{self, Keys};
 use crate::check::{self, Options};
 use crate::config::FailOn;
 use crate::error::Error;
@@ -201,7 +201,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     let external = if req.entities.is_empty() {
         None
     } else {
-        let mut keys = EntityKeys::default();
+        let mut keys = Keys::default();
         for p in &req.entities {
             if let Err(e) = load_entities(p, &opts, &mut keys) {
                 writeln!(err, "bdxlint: --entities {}: {e}", p.display())?;
@@ -220,13 +220,15 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         opts: &opts,
         limits: &limits,
         external: external.as_ref(),
-        employees: None,
+        run_keys: None,
+        sniffed: Default::default(),
     };
-    // The employees of the run, loaded before any file is checked: the
-    // relations files and bundles checked alongside need them.
-    let employees = run.employees_of(&inputs, &per_input);
+    // The keys of the run's files (its employees), loaded before any file
+    // is checked: the relations files and bundles checked alongside need
+    // them.
+    let run_keys = run.run_keys_of(&inputs, &per_input);
     let run = Run {
-        employees: employees.as_ref(),
+        run_keys: run_keys.as_ref(),
         ..run
     };
     // Read the baseline before writing one: `--baseline b --write-baseline b`
@@ -495,7 +497,7 @@ pub fn max_threads() -> usize {
 /// shows it is an entities CSV (upload or download): any other file would
 /// make every reference dangle. The file is read once (a pipe works too):
 /// the header is told from the first bytes, which then go on to be read.
-fn load_entities(path: &Path, opts: &Options, keys: &mut EntityKeys) -> Result<(), String> {
+fn load_entities(path: &Path, opts: &Options, keys: &mut Keys) -> Result<(), String> {
     use std::io::Read;
     let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut head = Vec::new();

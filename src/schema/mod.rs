@@ -111,6 +111,8 @@ struct RawTable {
     unique: Vec<RawUnique>,
     #[serde(default)]
     references: Vec<RawReference>,
+    #[serde(default)]
+    unchecked: Vec<RawUnchecked>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -282,9 +284,23 @@ struct RawReference {
     #[serde(default)]
     undeclared_key: bool,
     #[serde(default)]
+    type_column: Option<String>,
+    #[serde(default)]
+    type_key: Option<String>,
+    #[serde(default)]
+    ignore_case: bool,
+    #[serde(default)]
     gone: Option<RawValues>,
     #[serde(default)]
     skip: Option<RawValues>,
+    #[serde(default)]
+    when: Option<RawValues>,
+    #[serde(default)]
+    sources: Option<Vec<RawSource>>,
+    #[serde(default)]
+    unchecked: Option<UncheckedMode>,
+    #[serde(default)]
+    span: SpanOf,
     rule: String,
     message: String,
     help: String,
@@ -292,6 +308,36 @@ struct RawReference {
     gone_message: Option<String>,
     #[serde(default)]
     gone_help: Option<String>,
+    #[serde(default)]
+    spec: Option<String>,
+    #[serde(default)]
+    clause: Option<Clause>,
+}
+
+/// `{ from = "bundle", types = ["role"], rule = "B007", message = ... }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSource {
+    from: KeySource,
+    #[serde(default)]
+    types: Option<Vec<String>>,
+    #[serde(default)]
+    rule: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    help: Option<String>,
+}
+
+/// One `[[unchecked]]`: what a file says when references to `targets`
+/// went unchecked.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUnchecked {
+    targets: Vec<String>,
+    rule: String,
+    message: String,
+    help: String,
     #[serde(default)]
     spec: Option<String>,
     #[serde(default)]
@@ -404,9 +450,14 @@ pub struct Table {
     pub identity: Option<Identity>,
     /// Values (or composites) that must not repeat in a file.
     pub unique: Vec<Unique>,
-    /// Cells that name a record another format of the run defines (batch
-    /// checks, `src/check/batch.rs`).
+    /// Cells that name a record another file defines: the run's files, a
+    /// bundle's other member, `--entities` (the engine of
+    /// `src/check/refs.rs`).
     pub references: Vec<Reference>,
+    /// What a file says, once and last, about references no source could
+    /// check. A format that has these has its references checked in a pass
+    /// after the file's own check (`src/check/refs.rs`), not with the batch.
+    pub unchecked: Vec<Unchecked>,
 }
 
 #[derive(Debug)]
@@ -554,9 +605,9 @@ impl Values {
 
 /// A reference from a cell of this format to the key column of another
 /// format's rows, checked across the files of one run. The target's side
-/// (`key`, `gone`) is validated against the target table once all tables
-/// are parsed (see [`tables`]), so that tables may refer to each other
-/// without parsing one another.
+/// (`key`, `type_key`, `gone`) is validated against the target table once
+/// all tables are parsed (see [`tables`]), so that tables may refer to each
+/// other without parsing one another.
 #[derive(Debug)]
 pub struct Reference {
     /// The referring column.
@@ -565,10 +616,17 @@ pub struct Reference {
     pub list: bool,
     /// Which part of a value (or element) is the key; `None`: all of it.
     pub part: Option<Part>,
+    /// A compound key: the referring row's type column, whose value goes
+    /// with the cell's as `(type, key)`; set exactly when `type_key` is.
+    pub type_column: Option<ColumnId>,
     /// The format whose rows define keys.
     pub target: String,
     /// The target's key column, a header name.
     pub key: String,
+    /// The target's type column of a compound key, a header name.
+    pub type_key: Option<String>,
+    /// Keys compare ignoring case (types of a compound key always do).
+    pub ignore_case: bool,
     /// The key column is not one the target's table declares (the
     /// campaigns upload has no `ID`; an edited download has one).
     pub undeclared_key: bool,
@@ -576,11 +634,18 @@ pub struct Reference {
     pub gone: Option<Values>,
     /// Referring rows that are not checked (a column of this table).
     pub skip: Option<Values>,
-    /// The registry rule findings report.
-    pub rule: &'static crate::rules::Rule,
-    /// Message and help for a key no target row defines.
-    pub message: String,
-    pub help: String,
+    /// Only referring rows whose column holds one of the values are
+    /// checked (a column of this table): with `skip` on another entry, it
+    /// routes one cell to one of two targets by the row's type.
+    pub when: Option<Values>,
+    /// Where the target's keys come from, in the order that decides which
+    /// source's rule and message an undefined key gets.
+    pub sources: Vec<Source>,
+    /// Whether, and how, references no source could check are said in the
+    /// table's `[[unchecked]]` info; `None`: nothing is said.
+    pub unchecked: Option<UncheckedMode>,
+    /// What a finding points at.
+    pub span: SpanOf,
     /// Message and help for a key only `gone` rows hold; set exactly when
     /// `gone` is.
     pub gone_message: Option<String>,
@@ -588,27 +653,148 @@ pub struct Reference {
     pub trace: Trace,
 }
 
-/// The placeholders a reference's message and help may use: the key as
-/// quoted in messages, the whole value (element) it was taken from, and,
-/// for a `gone` key only, the file and line of the row that deletes it.
-pub const PLACEHOLDERS: [&str; 3] = ["{value}", "{cell}", "{place}"];
+/// Where the keys of a reference's target come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+pub enum KeySource {
+    /// The CSV files of the target format in the same `bdxlint check` run.
+    #[serde(rename = "run")]
+    Run,
+    /// The target-format member of the ZIP bundle the referring file is a
+    /// member of.
+    #[serde(rename = "bundle")]
+    Bundle,
+    /// The entities CSV files given with `--entities`.
+    #[serde(rename = "--entities")]
+    EntitiesFlag,
+}
 
-/// Checks that a message template uses only known placeholders, `{place}`
-/// only where a deleting row exists to name.
-fn check_template(text: &str, gone: bool) -> Result<(), String> {
+impl KeySource {
+    pub fn name(self) -> &'static str {
+        match self {
+            KeySource::Run => "run",
+            KeySource::Bundle => "bundle",
+            KeySource::EntitiesFlag => "--entities",
+        }
+    }
+}
+
+/// One source of a reference's keys and what an undefined key gets when it
+/// decides.
+#[derive(Debug)]
+pub struct Source {
+    pub from: KeySource,
+    /// The source decides only for rows whose type (compound key) is one
+    /// of these, in any case; `None`: for every row.
+    pub types: Option<Vec<String>>,
+    /// The registry rule findings report, at its default severity.
+    pub rule: &'static crate::rules::Rule,
+    /// Message and help for a key no available source defines.
+    pub message: String,
+    pub help: String,
+}
+
+impl Source {
+    /// Whether the source decides for a row of type `ty`.
+    pub fn covers(&self, ty: Option<&str>) -> bool {
+        match (&self.types, ty) {
+            (None, _) => true,
+            (Some(types), Some(ty)) => types.iter().any(|t| ty.trim().eq_ignore_ascii_case(t)),
+            (Some(_), None) => false,
+        }
+    }
+}
+
+/// How a table's `[[unchecked]]` info counts a reference that went
+/// unchecked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UncheckedMode {
+    /// The file as a whole: said when no source is available for the
+    /// reference (even if the file has no such cell), or a cell fell
+    /// through every source.
+    File,
+    /// Cell by cell: said when some cell went unchecked, with their count.
+    Count,
+}
+
+/// What a reference finding points at.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SpanOf {
+    /// The key inside its value (or list element), trimmed.
+    #[default]
+    Key,
+    /// The whole cell as written, surrounding spaces included.
+    Cell,
+}
+
+/// A table's `[[unchecked]]`: one info a file, after its references, when
+/// references to exactly `targets` went unchecked.
+#[derive(Debug)]
+pub struct Unchecked {
+    pub targets: Vec<String>,
+    pub rule: &'static crate::rules::Rule,
+    pub message: String,
+    pub help: String,
+    pub trace: Trace,
+}
+
+/// The placeholders a reference's message and help may use: the key as
+/// quoted in messages, the whole value (element) it was taken from, the
+/// key as written (trimmed, whole), the type of a compound key (trimmed)
+/// and, for a `gone` key only, the file and line of the row that deletes
+/// it.
+pub const PLACEHOLDERS: [&str; 5] = ["{value}", "{cell}", "{key}", "{type}", "{place}"];
+
+/// The placeholders of an `[[unchecked]]` message: the number of cells a
+/// `count` target left unchecked, and `s` / `was` agreeing with it.
+pub const COUNT_PLACEHOLDERS: [&str; 3] = ["{count}", "{s}", "{was}"];
+
+/// Checks that a message template uses only `known` placeholders.
+fn check_placeholders(text: &str, known: &[&str]) -> Result<(), String> {
     let mut rest = text;
     while let Some(at) = rest.find('{') {
         let tail = &rest[at..];
-        let known = PLACEHOLDERS
+        let p = known
             .iter()
             .find(|p| tail.starts_with(*p))
-            .ok_or_else(|| format!("unknown placeholder in {text:?} (known: {PLACEHOLDERS:?})"))?;
-        if *known == "{place}" && !gone {
-            return Err(format!("{{place}} in {text:?}: only a gone_message or gone_help has a deleting row to name"));
-        }
-        rest = &tail[known.len()..];
+            .ok_or_else(|| format!("unknown placeholder in {text:?} (known here: {known:?})"))?;
+        rest = &tail[p.len()..];
     }
     Ok(())
+}
+
+/// Checks that a message template uses only known placeholders, `{place}`
+/// only where a deleting row exists to name, `{type}` only with a compound
+/// key.
+#[cfg(test)]
+fn check_template(text: &str, gone: bool) -> Result<(), String> {
+    check_template_of(text, gone, true)
+}
+
+fn check_template_of(text: &str, gone: bool, typed: bool) -> Result<(), String> {
+    let known: Vec<&str> = PLACEHOLDERS
+        .iter()
+        .copied()
+        .filter(|p| (gone || *p != "{place}") && (typed || *p != "{type}"))
+        .collect();
+    check_placeholders(text, &known).map_err(|e| {
+        if text.contains("{place}") && !gone {
+            format!("{{place}} in {text:?}: only a gone_message or gone_help has a deleting row to name")
+        } else if text.contains("{type}") && !typed {
+            format!("{{type}} in {text:?}: only a compound key (`type_column`) has a type")
+        } else {
+            e
+        }
+    })
+}
+
+fn find_rule(code: &str) -> Result<&'static crate::rules::Rule, String> {
+    crate::rules::ALL
+        .iter()
+        .copied()
+        .find(|k| k.code == code)
+        .ok_or_else(|| format!("no rule with code {code:?} in the registry"))
 }
 
 /// A table that does not compile: a bug in `rules/`, caught by tests.
@@ -873,15 +1059,10 @@ impl Table {
             if !format_names().any(|n| n == r.target) {
                 return Err(at(format!("no format {:?} to refer to", r.target)));
             }
-            let rule = crate::rules::ALL
-                .iter()
-                .copied()
-                .find(|k| k.code == r.rule)
-                .ok_or_else(|| at(format!("no rule with code {:?} in the registry", r.rule)))?;
-            let skip = match r.skip {
-                None => None,
-                Some(v) => Some(values(v, |c| columns.iter().any(|k| k.name == c)).map_err(at)?),
-            };
+            let rule = find_rule(&r.rule).map_err(at)?;
+            let known = |c: &str| columns.iter().any(|k| k.name == c);
+            let skip = r.skip.map(|v| values(v, known)).transpose().map_err(at)?;
+            let when = r.when.map(|v| values(v, known)).transpose().map_err(at)?;
             let gone = r
                 .gone
                 .map(|v| values(v, |_| true))
@@ -894,29 +1075,106 @@ impl Table {
                     "`gone_message` and `gone_help` are set exactly when `gone` is".into(),
                 ));
             }
+            let type_column = match (&r.type_column, &r.type_key) {
+                (None, None) => None,
+                (Some(c), Some(_)) => Some(
+                    columns
+                        .iter()
+                        .position(|k| k.name == *c)
+                        .ok_or_else(|| at(format!("`type_column` names unknown column {c:?}")))?,
+                ),
+                _ => {
+                    return Err(at(
+                        "`type_column` and `type_key` are set together (a compound key)".into(),
+                    ))
+                }
+            };
+            let typed = type_column.is_some();
+            if typed && (r.list || r.part.is_some()) {
+                return Err(at(
+                    "a compound key (`type_column`) takes a whole cell: no `list`, no `part`"
+                        .into(),
+                ));
+            }
+            let sources: Vec<Source> = match r.sources {
+                None => vec![Source {
+                    from: KeySource::Run,
+                    types: None,
+                    rule,
+                    message: r.message.clone(),
+                    help: r.help.clone(),
+                }],
+                Some(raw) if raw.is_empty() => return Err(at("`sources` is empty".into())),
+                Some(raw) => raw
+                    .into_iter()
+                    .map(|s| {
+                        if s.types.as_ref().is_some_and(|t| {
+                            t.is_empty() || t.iter().any(|x| x.trim().is_empty())
+                        }) {
+                            return Err(format!("`types` of source {:?} needs non-empty values", s.from.name()));
+                        }
+                        if s.types.is_some() && !typed {
+                            return Err(format!("`types` of source {:?}: only a compound key (`type_column`) has a type", s.from.name()));
+                        }
+                        Ok(Source {
+                            from: s.from,
+                            types: s.types,
+                            rule: s.rule.as_deref().map_or(Ok(rule), find_rule)?,
+                            message: s.message.unwrap_or_else(|| r.message.clone()),
+                            help: s.help.unwrap_or_else(|| r.help.clone()),
+                        })
+                    })
+                    .collect::<Result<_, String>>()
+                    .map_err(at)?,
+            };
+            for (i, s) in sources.iter().enumerate() {
+                if sources[..i].iter().any(|x| x.from == s.from) {
+                    return Err(at(format!("source {:?} is listed twice", s.from.name())));
+                }
+                if s.from == KeySource::EntitiesFlag && r.target != "entities" {
+                    return Err(at(
+                        "the `--entities` source reads entities CSV files: `target = \"entities\"`"
+                            .into(),
+                    ));
+                }
+                if gone.is_some() && s.from != KeySource::Run {
+                    return Err(at(format!(
+                        "`gone` names the deleting row's file, which only a `run` source has, not {:?}",
+                        s.from.name()
+                    )));
+                }
+                for text in [&s.message, &s.help] {
+                    check_template_of(text, false, typed).map_err(at)?;
+                }
+            }
             for text in [&r.message, &r.help] {
-                check_template(text, false).map_err(at)?;
+                check_template_of(text, false, typed).map_err(at)?;
             }
             for text in [&r.gone_message, &r.gone_help].into_iter().flatten() {
-                check_template(text, true).map_err(at)?;
+                check_template_of(text, true, typed).map_err(at)?;
             }
             references.push(Reference {
                 column,
                 list: r.list,
                 part: r.part,
+                type_column,
                 target: r.target,
                 key: r.key,
+                type_key: r.type_key,
+                ignore_case: r.ignore_case,
                 undeclared_key: r.undeclared_key,
                 gone,
                 skip,
-                rule,
-                message: r.message,
-                help: r.help,
+                when,
+                sources,
+                unchecked: r.unchecked,
+                span: r.span,
                 gone_message: r.gone_message,
                 gone_help: r.gone_help,
                 trace: Trace::new(r.spec, r.clause),
             });
         }
+        let unchecked = unchecked_infos(raw.unchecked, &references).map_err(err)?;
         Ok(Table {
             name: raw.name,
             title: raw.title,
@@ -934,6 +1192,7 @@ impl Table {
             identity,
             unique,
             references,
+            unchecked,
         })
     }
 
@@ -953,6 +1212,9 @@ pub struct Check<'a> {
     pub errs: bool,
     /// Whether some finding of the check is a warning (or softer).
     pub warns: bool,
+    /// Whether every finding of the check is an info (what could not be
+    /// checked).
+    pub infos: bool,
     pub trace: &'a Trace,
 }
 
@@ -971,6 +1233,7 @@ impl Table {
                 what,
                 errs: sevs.contains(&Severity::Error),
                 warns: sevs.iter().any(|s| *s != Severity::Error),
+                infos: !sevs.is_empty() && sevs.iter().all(|s| *s == Severity::Info),
                 trace,
             })
         };
@@ -1054,11 +1317,34 @@ impl Table {
             push("identity".into(), &sevs, &i.trace);
         }
         for r in &self.references {
+            let rules: Vec<String> = r
+                .sources
+                .iter()
+                .map(|s| format!("{} {}", s.rule.code, s.rule.name))
+                .fold(Vec::new(), |mut v, x| {
+                    if !v.contains(&x) {
+                        v.push(x);
+                    }
+                    v
+                });
             let what = format!(
-                "references {:?} -> {} {:?} ({} {})",
-                self.columns[r.column].name, r.target, r.key, r.rule.code, r.rule.name
+                "references {:?} -> {} {:?} ({})",
+                self.columns[r.column].name,
+                r.target,
+                r.key,
+                rules.join(", ")
             );
-            push(what, &[r.rule.severity], &r.trace);
+            let sevs: Vec<Severity> = r.sources.iter().map(|s| s.rule.severity).collect();
+            push(what, &sevs, &r.trace);
+        }
+        for u in &self.unchecked {
+            let what = format!(
+                "unchecked references to {} ({} {})",
+                u.targets.join(" and "),
+                u.rule.code,
+                u.rule.name
+            );
+            push(what, &[u.rule.severity], &u.trace);
         }
         out
     }
@@ -1087,6 +1373,97 @@ fn values(v: RawValues, known: impl Fn(&str) -> bool) -> Result<Values, String> 
         column: v.column,
         values: v.values,
     })
+}
+
+/// The `[[unchecked]]` entries of a table, held to its references: every
+/// non-empty set of the targets whose references say what went unchecked
+/// has exactly one entry, counts are asked only where a `count` target
+/// gives one, and one rule says it all.
+fn unchecked_infos(raw: Vec<RawUnchecked>, refs: &[Reference]) -> Result<Vec<Unchecked>, String> {
+    let mut targets: Vec<(&str, UncheckedMode)> = Vec::new();
+    for r in refs {
+        let Some(mode) = r.unchecked else { continue };
+        match targets.iter().find(|(t, _)| *t == r.target) {
+            Some((_, m)) if *m != mode => {
+                return Err(format!(
+                    "[[references]] to {:?} disagree on `unchecked`",
+                    r.target
+                ))
+            }
+            Some(_) => {}
+            None => targets.push((&r.target, mode)),
+        }
+    }
+    if targets
+        .iter()
+        .filter(|(_, m)| *m == UncheckedMode::Count)
+        .count()
+        > 1
+    {
+        return Err("at most one target is counted (`unchecked = \"count\"`)".into());
+    }
+    let mut out: Vec<Unchecked> = Vec::new();
+    for u in raw {
+        let at = |m: String| format!("[[unchecked]] {:?}: {m}", u.targets);
+        if u.targets.is_empty() {
+            return Err(at("`targets` is empty".into()));
+        }
+        let mut counted = false;
+        for (i, t) in u.targets.iter().enumerate() {
+            match targets.iter().find(|(x, _)| x == t) {
+                None => return Err(at(format!("no [[references]] to {t:?} sets `unchecked`"))),
+                Some((_, m)) => counted |= *m == UncheckedMode::Count,
+            }
+            if u.targets[..i].contains(t) {
+                return Err(at(format!("{t:?} is listed twice")));
+            }
+        }
+        let mut set = u.targets.clone();
+        set.sort();
+        if out.iter().any(|o| {
+            let mut x = o.targets.clone();
+            x.sort();
+            x == set
+        }) {
+            return Err(at("a second entry for the same targets".into()));
+        }
+        let rule = find_rule(&u.rule).map_err(at)?;
+        if out.first().is_some_and(|o| !std::ptr::eq(o.rule, rule)) {
+            return Err(at("every [[unchecked]] reports one rule".into()));
+        }
+        let known: &[&str] = if counted { &COUNT_PLACEHOLDERS } else { &[] };
+        for text in [&u.message, &u.help] {
+            check_placeholders(text, known).map_err(at)?;
+        }
+        out.push(Unchecked {
+            targets: u.targets,
+            rule,
+            message: u.message,
+            help: u.help,
+            trace: Trace::new(u.spec, u.clause),
+        });
+    }
+    // Every combination the engine may meet has its words.
+    let n = targets.len();
+    if n > 8 {
+        return Err("too many targets say what went unchecked".into());
+    }
+    for mask in 1u32..(1 << n) {
+        let mut set: Vec<&str> = (0..n)
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| targets[i].0)
+            .collect();
+        set.sort_unstable();
+        let has = out.iter().any(|o| {
+            let mut x: Vec<&str> = o.targets.iter().map(String::as_str).collect();
+            x.sort_unstable();
+            x == set
+        });
+        if !has {
+            return Err(format!("no [[unchecked]] for targets {set:?}"));
+        }
+    }
+    Ok(out)
 }
 
 /// Validates the target side of every reference once all tables are
@@ -1119,6 +1496,14 @@ fn link(tables: &[&Table]) -> Result<(), TableError> {
                         "{} declares {:?}: drop `undeclared_key`",
                         r.target, r.key
                     )))
+                }
+            }
+            if let Some(k) = &r.type_key {
+                if target.column(k).is_none() {
+                    return Err(err(format!(
+                        "`type_key` names {k:?}, which {} has no column of",
+                        r.target
+                    )));
                 }
             }
             if let Some(g) = &r.gone {
@@ -1330,7 +1715,7 @@ mod tests {
         .expect("parses");
         let r = &t.references[0];
         assert_eq!((r.column, r.list, r.part), (0, true, None));
-        assert_eq!(r.rule.code, "B011");
+        assert_eq!(r.sources[0].rule.code, "B011");
         assert!(r.skip.as_ref().is_some_and(|s| s.matches(" Deleted ")));
         assert!(r.gone.as_ref().is_some_and(|g| !g.matches("delete")));
         let filters = table("filters").expect("parses").expect("exists");
@@ -1406,6 +1791,143 @@ mod tests {
         .expect_err("typo in a placeholder");
         assert!(e.message.contains("unknown placeholder"), "{e}");
         assert!(check_template("m {value} {cell} {place}", true).is_ok());
+    }
+
+    /// A relations-like table `y`: an ID column `I`, a type column `T`,
+    /// and what follows.
+    fn typed(rest: &str) -> Result<Table, TableError> {
+        let text = format!(
+            "name = \"y\"\ntitle = \"y\"\nspec_section = \"y\"\ndirection = \"upload\"\n\
+             [[columns]]\nname = \"I\"\n[[columns]]\nname = \"T\"\n{rest}"
+        );
+        Table::parse("y", &text)
+    }
+
+    const ENTITY_REF: &str = "[[references]]\ncolumn = \"I\"\ntype_column = \"T\"\n\
+        target = \"entities\"\nkey = \"Source ID\"\ntype_key = \"Entity Type\"\n\
+        rule = \"B006\"\nmessage = \"{type} `{key}`\"\nhelp = \"h\"\n";
+
+    #[test]
+    fn compound_keys_sources_and_unchecked_parse() {
+        let t = typed(&format!(
+            "{ENTITY_REF}skip = {{ column = \"T\", in = [\"employee\"] }}\nunchecked = \"file\"\n\
+             sources = [{{ from = \"bundle\", types = [\"role\"], rule = \"B007\" }}, {{ from = \"--entities\" }}]\n\
+             [[references]]\ncolumn = \"I\"\nwhen = {{ column = \"T\", in = [\"employee\"] }}\n\
+             target = \"employees\"\nkey = \"Work Email\"\nignore_case = true\nunchecked = \"count\"\n\
+             rule = \"B014\"\nmessage = \"m {{key}}\"\nhelp = \"h\"\n\
+             [[unchecked]]\ntargets = [\"entities\"]\nrule = \"B010\"\nmessage = \"m\"\nhelp = \"h\"\n\
+             [[unchecked]]\ntargets = [\"employees\", \"entities\"]\nrule = \"B010\"\nmessage = \"{{count}} end{{s}}\"\nhelp = \"h\"\n\
+             [[unchecked]]\ntargets = [\"employees\"]\nrule = \"B010\"\nmessage = \"{{count}} {{was}}\"\nhelp = \"h\"\n"
+        ))
+        .expect("parses");
+        let r = &t.references[0];
+        assert_eq!(r.type_column, Some(1));
+        let froms: Vec<_> = r.sources.iter().map(|s| (s.from, s.rule.code)).collect();
+        assert_eq!(
+            froms,
+            [
+                (KeySource::Bundle, "B007"),
+                (KeySource::EntitiesFlag, "B006")
+            ]
+        );
+        assert!(r.sources[0].covers(Some(" ROLE ")) && !r.sources[0].covers(Some("identity")));
+        assert!(r.sources[1].covers(Some("identity")));
+        // Without `sources`, the run, with the entry's rule and words.
+        let e = &t.references[1];
+        assert_eq!(e.sources.len(), 1);
+        assert_eq!(
+            (e.sources[0].from, e.sources[0].rule.code),
+            (KeySource::Run, "B014")
+        );
+        assert_eq!(t.unchecked.len(), 3);
+        let entities = table("entities").expect("parses").expect("exists");
+        let employees = table("employees").expect("parses").expect("exists");
+        assert!(link(&[&t, entities, employees]).is_ok());
+    }
+
+    #[test]
+    fn compound_keys_sources_and_unchecked_are_validated() {
+        for (rest, want) in [
+            (
+                ENTITY_REF.replace("type_key = \"Entity Type\"\n", ""),
+                "set together",
+            ),
+            (
+                ENTITY_REF.replace("type_column = \"T\"\n", ""),
+                "set together",
+            ),
+            (
+                ENTITY_REF.replace("type_column = \"T\"", "type_column = \"Q\""),
+                "\"Q\"",
+            ),
+            (format!("{ENTITY_REF}sources = []\n"), "empty"),
+            (
+                format!("{ENTITY_REF}sources = [{{ from = \"run\" }}, {{ from = \"run\" }}]\n"),
+                "twice",
+            ),
+            (
+                format!("{ENTITY_REF}sources = [{{ from = \"disk\" }}]\n"),
+                "disk",
+            ),
+            (
+                format!("{ENTITY_REF}sources = [{{ from = \"run\", types = [] }}]\n"),
+                "non-empty",
+            ),
+            (
+                format!("{ENTITY_REF}sources = [{{ from = \"run\", rule = \"B999\" }}]\n"),
+                "B999",
+            ),
+            (
+                format!("{ENTITY_REF}sources = [{{ from = \"run\", message = \"{{place}}\" }}]\n"),
+                "{place}",
+            ),
+            (
+                ENTITY_REF.replace("target = \"entities\"", "target = \"employees\"")
+                    + "sources = [{ from = \"--entities\" }]\n",
+                "--entities",
+            ),
+            (
+                "[[references]]\ncolumn = \"I\"\ntarget = \"employees\"\nkey = \"Work Email\"\n\
+                 rule = \"B014\"\nmessage = \"{type}\"\nhelp = \"h\"\n"
+                    .to_owned(),
+                "{type}",
+            ),
+            (
+                "[[references]]\ncolumn = \"I\"\ntarget = \"employees\"\nkey = \"Work Email\"\n\
+                 rule = \"B014\"\nmessage = \"m\"\nhelp = \"h\"\n\
+                 sources = [{ from = \"run\", types = [\"employee\"] }]\n"
+                    .to_owned(),
+                "compound",
+            ),
+            (
+                format!("{ENTITY_REF}unchecked = \"file\"\n"),
+                "no [[unchecked]] for targets [\"entities\"]",
+            ),
+            (
+                format!(
+                    "{ENTITY_REF}unchecked = \"file\"\n[[unchecked]]\ntargets = [\"entities\"]\n\
+                     rule = \"B010\"\nmessage = \"{{count}}\"\nhelp = \"h\"\n"
+                ),
+                "unknown placeholder",
+            ),
+            (
+                format!(
+                    "{ENTITY_REF}[[unchecked]]\ntargets = [\"entities\"]\n\
+                     rule = \"B010\"\nmessage = \"m\"\nhelp = \"h\"\n"
+                ),
+                "sets `unchecked`",
+            ),
+            (format!("{ENTITY_REF}unchecked = \"files\"\n"), "files"),
+        ] {
+            let e = typed(&rest).expect_err(&rest);
+            assert!(e.message.contains(want), "{rest}: {e}");
+        }
+        // The target side: `type_key` is a column of the target.
+        let t = typed(&ENTITY_REF.replace("type_key = \"Entity Type\"", "type_key = \"Kind\""))
+            .expect("parses");
+        let entities = table("entities").expect("parses").expect("exists");
+        let e = link(&[&t, entities]).expect_err("no Kind");
+        assert!(e.message.contains("`type_key` names \"Kind\""), "{e}");
     }
 
     #[test]
