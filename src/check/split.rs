@@ -5,7 +5,7 @@
 //! reader and tokenizer, so a row is exactly what the check called a row.
 
 use super::{ChunkReader, Options};
-use crate::scan::{LineEnding, Record, Scanner};
+use crate::scan::{LineEnding, Record};
 use std::io::{self, Read, Write};
 
 /// What a split wrote.
@@ -42,17 +42,16 @@ pub(crate) fn walk_records(
     each: &mut RecordFn<'_>,
 ) -> io::Result<()> {
     let reader = super::Cancellable::new(reader, opts);
+    // In the file's own dialect, as the check reads it: its delimiter, and
+    // a BOM and a `sep=` line before the header (which travel with it).
+    let (dialect, reader) = super::read_dialect(reader)?;
     let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
     let mut rec = Record::default();
-    let mut line = 1;
+    let mut line = 1 + dialect.skip_lines;
     while let Some(chunk) = chunks.next_chunk()? {
         let data = chunk.data.as_slice();
-        let start = if chunk.base == 0 {
-            data.len() - crate::scan::strip_bom(data).len()
-        } else {
-            0
-        };
-        let mut scanner = Scanner::new(data, start, line);
+        let skip = usize::try_from((dialect.skip as u64).saturating_sub(chunk.base)).unwrap_or(0);
+        let mut scanner = dialect.scanner(data, skip.min(data.len()), line);
         // Bytes of the chunk handed out so far.
         let mut done = 0;
         while scanner.next_record(&mut rec) {
@@ -212,6 +211,14 @@ mod tests {
         let (g, b, _) = split(text, &[]).expect("splits");
         assert_eq!(g, text);
         assert_eq!(b, "\u{feff}A,B\r\n");
+        // In the file's dialect: a `sep=;` line goes with the header, and
+        // a comma is only a character.
+        let text = "sep=;\nA;B\n1;x,y\n2;z\n";
+        let row2 = text.find("2;").expect("row") as u64;
+        let (g, b, s) = split(text, &[row2 + 2]).expect("splits");
+        assert_eq!(g, "sep=;\nA;B\n1;x,y\n");
+        assert_eq!(b, "sep=;\nA;B\n2;z\n");
+        assert_eq!(s, Split { good: 1, bad: 1 });
     }
 
     #[test]
