@@ -82,6 +82,9 @@ pub enum Transform {
     LineEndings,
     /// Every byte read as Windows-1252 and written as UTF-8.
     Windows1252ToUtf8,
+    /// The file, read in its own dialect (`;`, tab or `|`, a `sep=` line),
+    /// written with commas.
+    ToCommas,
 }
 
 impl Fix {

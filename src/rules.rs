@@ -156,12 +156,14 @@ rules! {
         "The file separates fields with `;`, a tab or `|`, not commas",
         "What it does: tells the delimiter from the header and the first rows (the first 64 KiB): when commas do not give every one of them the same number of fields (two or more) and exactly one of `;`, TAB or `|` does, with more fields than commas give, it reports that delimiter once and reads the file with it, so the other findings (format detection included) are about its cells. A comma file whose cells hold `;` (lists, JSON, prose) is never taken for a `;` file: its comma fields are consistent, or its `;` fields are not.\n\
          Why it matters: the uploads are CSV, comma-separated; the platform reads a `;` file's whole header as one unknown column and rejects every row. Excel saves `;` files in locales whose decimal separator is the comma.\n\
-         Example: `Employee ID;Work Email;First Name`. Fix: save the file as \"CSV UTF-8 (Comma delimited)\", or change the list separator of the system's region settings before saving.";
+         Example: `Employee ID;Work Email;First Name`. Fix: save the file as \"CSV UTF-8 (Comma delimited)\", or change the list separator of the system's region settings before saving.",
+        fix Always "Safe: rewrites the file with commas, read in the delimiter found (exactly one fits the header and the rows): fields are copied as they are, quoted where they hold a comma, now meaningful; a `sep=` line is left out, a BOM and line endings stay.";
     SEP_LINE = "F011", "sep-line", Error, "Resources and their fields",
         "The file starts with Excel's `sep=` line",
         "What it does: flags a first line `sep=X` (X one of `,` `;` TAB `|`, after a BOM if any), the hint with which Excel opens a file in the right dialect, and skips it: the header is the next line, and X is the delimiter the rest is read with (another than the comma is also `delimiter`).\n\
          Why it matters: \"each CSV has a header row of column names\"; the platform reads `sep=,` as the header, a single unknown column, and rejects the file.\n\
-         Example: a first line `sep=,` above `Employee ID,Work Email,...`. Fix: delete the first line.";
+         Example: a first line `sep=,` above `Employee ID,Work Email,...`. Fix: delete the first line.",
+        fix Always "Safe: deletes the `sep=,` line; a `sep=` naming another delimiter rewrites the whole file with commas, which leaves the line out.";
     NOT_UTF8 = "F012", "not-utf8", Error, "CSV practice",
         "The file is in a legacy 8-bit encoding, not UTF-8",
         "What it does: decides once whether the file is UTF-8, from the non-ASCII bytes of its first 64 KiB, or of its first non-ASCII line if those have none (a BOM makes it UTF-8): bytes above 0x7F that form no UTF-8 character make it a legacy 8-bit file, reported once at the end with the likely encoding (Windows-1252 when bytes 0x80-0x9F occur, printable only there), the count of bytes that are not UTF-8, their lines, and the first ones. The rest is read decoded as Windows-1252, so other findings are real; spans stay the file's bytes. A UTF-8 file with a few bad bytes gets `invalid-utf8` per cell instead.\n\

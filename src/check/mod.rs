@@ -267,7 +267,7 @@ fn check_stream<R: Read>(
     }
     let dialect = dialect::sniff(&head, head.len() < dialect::HEAD_LEN);
     if let Some(sep) = &dialect.sep_line {
-        report.diagnostics.push(file_diag(
+        let mut d = file_diag(
             &rules::SEP_LINE,
             sep.span.start as u64..sep.span.end as u64,
             format!(
@@ -275,7 +275,27 @@ fn check_stream<R: Read>(
                 String::from_utf8_lossy(&head[sep.span.clone()])
             ),
             "delete the first line, so that the header row comes first (bdxlint skipped it)",
-        ));
+        );
+        // `sep=,`: the line goes. Another delimiter: the whole file is
+        // rewritten with commas, which leaves the line out too.
+        let (edits, transform) = if sep.delim == b',' {
+            (
+                vec![crate::diagnostic::Edit {
+                    span: sep.span.start as u64..dialect.skip as u64,
+                    content: String::new(),
+                }],
+                None,
+            )
+        } else {
+            (Vec::new(), Some(crate::diagnostic::Transform::ToCommas))
+        };
+        d.fix = Some(Box::new(crate::diagnostic::Fix {
+            applicability: crate::diagnostic::Applicability::Safe,
+            message: "delete the `sep=` line".into(),
+            edits,
+            transform,
+        }));
+        report.diagnostics.push(d);
     }
     let mut start = dialect.skip;
     let encoding = encoding::from_head(&head, head.len() < dialect::HEAD_LEN);
@@ -348,6 +368,15 @@ fn check_stream<R: Read>(
         d.col = 1 + String::from_utf8_lossy(&data[rec.start..at])
             .chars()
             .count() as u64;
+        // The dialect was told from the header and rows alike (exactly one
+        // delimiter fits): reading it so and writing commas keeps every
+        // cell.
+        d.fix = Some(Box::new(crate::diagnostic::Fix {
+            applicability: crate::diagnostic::Applicability::Safe,
+            message: "rewrite the file with commas".into(),
+            edits: Vec::new(),
+            transform: Some(crate::diagnostic::Transform::ToCommas),
+        }));
         report.diagnostics.push(d);
     }
     // A first record of spaces and tabs is not skipped: a CSV reader takes

@@ -7,6 +7,7 @@
 use super::{ChunkReader, Options};
 use crate::scan::{LineEnding, Record};
 use std::io::{self, Read, Write};
+use std::ops::Range;
 
 /// What a split wrote.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -26,9 +27,21 @@ pub enum SplitError {
     Io(#[from] io::Error),
 }
 
-/// What [`walk_records`] hands each record to: its bytes, their offset,
-/// and the record (`None` for bytes after the last one).
-pub(crate) type RecordFn<'a> = dyn FnMut(&[u8], u64, Option<&Record>) -> io::Result<()> + 'a;
+/// What a piece of the file [`walk_records`] hands out is.
+#[derive(Clone, Copy)]
+pub(crate) enum Piece<'r> {
+    /// What comes before the header: a BOM, a `sep=` line.
+    Prefix,
+    /// A record, in the chunk's offsets (blank lines before it included).
+    Record(&'r Record),
+    /// Bytes after the last record of a chunk (blank lines).
+    Tail,
+}
+
+/// What [`walk_records`] hands each piece to: the chunk's bytes, the range
+/// of them the piece spans, its file offset, and what it is.
+pub(crate) type RecordFn<'a> =
+    dyn FnMut(&[u8], Range<usize>, u64, Piece<'_>) -> io::Result<()> + 'a;
 
 /// Hands every record of `reader` to `each` as the bytes it spans (from the
 /// end of the one before, so a BOM and blank lines travel with the next
@@ -50,18 +63,33 @@ pub(crate) fn walk_records(
     let mut line = 1 + dialect.skip_lines;
     while let Some(chunk) = chunks.next_chunk()? {
         let data = chunk.data.as_slice();
-        let skip = usize::try_from((dialect.skip as u64).saturating_sub(chunk.base)).unwrap_or(0);
-        let mut scanner = dialect.scanner(data, skip.min(data.len()), line);
+        let skip = usize::try_from((dialect.skip as u64).saturating_sub(chunk.base))
+            .unwrap_or(0)
+            .min(data.len());
+        if skip > 0 {
+            each(data, 0..skip, chunk.base, Piece::Prefix)?;
+        }
+        let mut scanner = dialect.scanner(data, skip, line);
         // Bytes of the chunk handed out so far.
-        let mut done = 0;
+        let mut done = skip;
         while scanner.next_record(&mut rec) {
             let end = (rec.end + ending_len(rec.ending)).min(data.len());
-            each(&data[done..end], chunk.base + done as u64, Some(&rec))?;
+            each(
+                data,
+                done..end,
+                chunk.base + done as u64,
+                Piece::Record(&rec),
+            )?;
             done = end;
         }
         // Chunks end at record boundaries: nothing is left, or blank lines.
         if done < data.len() {
-            each(&data[done..], chunk.base + done as u64, None)?;
+            each(
+                data,
+                done..data.len(),
+                chunk.base + done as u64,
+                Piece::Tail,
+            )?;
         }
         line = scanner.line();
     }
@@ -90,7 +118,8 @@ pub fn split_rows(
     let mut next_error = 0;
     let mut out = Split::default();
     let mut header_error = false;
-    walk_records(reader, opts, &mut |bytes, from, rec| {
+    walk_records(reader, opts, &mut |data, range, from, rec| {
+        let bytes = &data[range];
         let to = from + bytes.len() as u64;
         // Errors before this record's end belong to it (or to the blank
         // lines before it, which travel with it).
@@ -99,9 +128,15 @@ pub fn split_rows(
             holds_error = true;
             next_error += 1;
         }
-        if rec.is_none() {
+        match rec {
+            // Before the header: with it, in both.
+            Piece::Prefix => {
+                good.write_all(bytes)?;
+                return bad.write_all(bytes);
+            }
             // What follows the last record stays with the good rows.
-            return good.write_all(bytes);
+            Piece::Tail => return good.write_all(bytes),
+            Piece::Record(_) => {}
         }
         if std::mem::take(&mut header) {
             if holds_error {
@@ -142,18 +177,63 @@ pub fn normalise_endings(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let crlf = counts.1 > counts.0 || (counts.1 == counts.0 && header == Some(LineEnding::CrLf));
-    walk_records(
-        reader,
-        opts,
-        &mut |bytes, _, rec| match rec.map(|r| r.ending) {
-            Some(Some(e @ (LineEnding::Lf | LineEnding::CrLf))) => {
+    walk_records(reader, opts, &mut |data, range, _, rec| {
+        let bytes = &data[range];
+        match rec {
+            Piece::Record(Record {
+                ending: Some(e @ (LineEnding::Lf | LineEnding::CrLf)),
+                ..
+            }) => {
+                let e = *e;
                 let body = &bytes[..bytes.len() - ending_len(Some(e))];
                 out.write_all(body)?;
                 out.write_all(if crlf { b"\r\n" } else { b"\n" })
             }
             _ => out.write_all(bytes),
-        },
-    )?;
+        }
+    })?;
+    out.flush()
+}
+
+/// Rewrites `reader`, read in its own dialect (a `;`, tab or `|`
+/// delimiter, a `sep=` line), with commas: a field is copied as its bytes,
+/// quoted if it was or if it holds a comma now meaningful, and a `sep=`
+/// line is left out (a BOM stays). Line endings stay.
+pub fn to_commas(reader: impl Read, opts: &Options, out: &mut dyn Write) -> io::Result<()> {
+    walk_records(reader, opts, &mut |data, range, from, piece| {
+        let rec = match piece {
+            // Before the header a BOM stays, a `sep=` line goes.
+            Piece::Prefix => {
+                let bytes = &data[range];
+                if from == 0 && bytes.starts_with(&crate::scan::UTF8_BOM) {
+                    out.write_all(&crate::scan::UTF8_BOM)?;
+                }
+                return Ok(());
+            }
+            Piece::Tail => return out.write_all(&data[range]),
+            Piece::Record(rec) => rec,
+        };
+        out.write_all(&data[range.start..rec.start.max(range.start)])?;
+        for (k, f) in rec.fields.iter().enumerate() {
+            if k > 0 {
+                out.write_all(b",")?;
+            }
+            let raw = &data[f.start..f.end];
+            if f.quoted || !raw.contains(&b',') {
+                out.write_all(raw)?;
+            } else {
+                out.write_all(b"\"")?;
+                for part in raw.split_inclusive(|&b| b == b'"') {
+                    out.write_all(part)?;
+                    if part.ends_with(b"\"") {
+                        out.write_all(b"\"")?;
+                    }
+                }
+                out.write_all(b"\"")?;
+            }
+        }
+        out.write_all(&data[rec.end..range.end])
+    })?;
     out.flush()
 }
 
@@ -164,8 +244,8 @@ pub fn count_endings(
 ) -> io::Result<(u64, u64, Option<LineEnding>)> {
     let (mut lf, mut crlf, mut header) = (0, 0, None);
     let mut first = true;
-    walk_records(reader, opts, &mut |_, _, rec| {
-        if let Some(r) = rec {
+    walk_records(reader, opts, &mut |_, _, _, rec| {
+        if let Piece::Record(r) = rec {
             if std::mem::take(&mut first) {
                 header = r.ending;
             }
@@ -219,6 +299,24 @@ mod tests {
         assert_eq!(g, "sep=;\nA;B\n1;x,y\n");
         assert_eq!(b, "sep=;\nA;B\n2;z\n");
         assert_eq!(s, Split { good: 1, bad: 1 });
+    }
+
+    #[test]
+    fn another_delimiter_becomes_commas_with_quotes_where_commas_are_now_text() {
+        let opts = Options {
+            chunk_size: 16,
+            ..Options::default()
+        };
+        let mut out = Vec::new();
+        let text = "\u{feff}sep=;\r\nA;B;C\r\n1;x,y;\"q;\"\"r\"\r\n2;z;\n";
+        to_commas(text.as_bytes(), &opts, &mut out).expect("writes");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "\u{feff}A,B,C\r\n1,\"x,y\",\"q;\"\"r\"\r\n2,z,\n"
+        );
+        let mut out = Vec::new();
+        to_commas("A\tB\n1\tb,c\n".as_bytes(), &opts, &mut out).expect("writes");
+        assert_eq!(String::from_utf8_lossy(&out), "A,B\n1,\"b,c\"\n");
     }
 
     #[test]

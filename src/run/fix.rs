@@ -83,9 +83,15 @@ impl Pass<'_> {
             return Ok(false);
         }
         if let Some(t) = f.transform {
-            // Applied to the whole file once this pass's edits are made.
-            self.transform = Some(t);
-            return Ok(true);
+            // Applied to the whole file once this pass's edits are made;
+            // one a pass (another waits for the next).
+            return Ok(match self.transform {
+                None => {
+                    self.transform = Some(t);
+                    true
+                }
+                Some(pending) => pending == t,
+            });
         }
         let applier = match &mut self.applier {
             Some(a) => a,
@@ -358,6 +364,11 @@ fn rewrite(t: Transform, from: &Path, dir: &Path, opts: &Options) -> io::Result<
                 &mut w,
             )?;
         }
+        Transform::ToCommas => crate::check::split::to_commas(
+            BufReader::with_capacity(IO_BUFFER, File::open(from)?),
+            &opts,
+            &mut w,
+        )?,
         Transform::Windows1252ToUtf8 => crate::check::encoding::reencode_cp1252(
             BufReader::with_capacity(IO_BUFFER, File::open(from)?),
             &mut w,
