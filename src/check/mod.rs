@@ -60,6 +60,11 @@ pub struct Options {
     /// `--max-diagnostics`: every finding the sink gets after a hidden one
     /// is hidden too, and a finding still being made has not reached it.
     pub snippet_stop: Option<Arc<AtomicBool>>,
+    /// Once the caller sets it, chunks checked from then on feed the
+    /// cross-row rules nothing: `--fix` sets it when a pass applied a fix,
+    /// since that pass's findings are not reported (the fixed copy is
+    /// checked again), and the cross-row state is a third of a check.
+    pub cross_stop: Option<Arc<AtomicBool>>,
     /// Target bytes per chunk.
     pub chunk_size: usize,
     /// A single record longer than this stops the file: it is almost always
@@ -111,6 +116,7 @@ impl Default for Options {
             values: false,
             every_row: false,
             snippet_stop: None,
+            cross_stop: None,
             chunk_size: 1 << 20,
             max_record_bytes: 64 << 20,
             max_distinct_rows: MAX_DISTINCT_ROWS,
@@ -1233,6 +1239,13 @@ fn check_chunk(
     snippets: Snippets,
 ) -> ChunkResult {
     let data = chunk.data.as_slice();
+    // Rows need events only if some cross-row rule runs (and was not told
+    // to stop).
+    let track = !cross.is_empty()
+        && !snippets
+            .cross_stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed));
     let mut emit = Emitter::new(data, snippets);
     let mut scanner = Scanner::with_delimiter(data, 0, 1, cross.delim);
     let mut rec = Record::default();
@@ -1242,8 +1255,6 @@ fn check_chunk(
     let mut events = cross::Events::default();
     let mut unnamed = vec![0; rows.unnamed.len()];
     let delim = cross.delim;
-    // Rows need events only if some cross-row rule runs.
-    let track = !cross.is_empty();
     while scanner.next_record(&mut rec) {
         records += 1;
         let span = || chunk.file_offset(rec.start)..chunk.file_offset(rec.end);
@@ -1556,6 +1567,8 @@ impl Fold {
 pub(crate) struct Snippets {
     on: bool,
     stop: Option<Arc<AtomicBool>>,
+    /// [`Options::cross_stop`], which chunks read as they start.
+    cross_stop: Option<Arc<AtomicBool>>,
     /// Capture cell values too.
     values: bool,
 }
@@ -1565,6 +1578,7 @@ impl Snippets {
         Snippets {
             on: opts.snippets,
             stop: opts.snippet_stop.clone(),
+            cross_stop: opts.cross_stop.clone(),
             values: opts.values,
         }
     }
@@ -1585,6 +1599,7 @@ impl From<bool> for Snippets {
         Snippets {
             on,
             stop: None,
+            cross_stop: None,
             values: false,
         }
     }

@@ -213,6 +213,9 @@ impl Run<'_> {
             let stop = Arc::new(AtomicBool::new(false));
             let pass_opts = Options {
                 snippet_stop: Some(Arc::clone(&stop)),
+                // Unsafe fixes remove repeated rows, which the cross-row
+                // state finds: it runs to the end then.
+                cross_stop: (!fixing.req.unsafe_fixes).then(|| Arc::clone(&stop)),
                 ..opts.clone()
             };
             let mut pass = Pass {
