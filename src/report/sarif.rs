@@ -34,7 +34,26 @@ struct Tool {
 struct Driver {
     name: &'static str,
     semantic_version: &'static str,
+    /// The project's home, when the package names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    information_uri: Option<&'static str>,
     rules: Vec<RuleDescriptor>,
+}
+
+/// Where the package says it lives (`repository` in Cargo.toml, else
+/// `homepage`); `None` while it names neither. SARIF's `informationUri` and
+/// each rule's `helpUri` point there: a relative or made-up address would
+/// fail SARIF's `uri` format, or send readers nowhere.
+fn home() -> Option<&'static str> {
+    [env!("CARGO_PKG_REPOSITORY"), env!("CARGO_PKG_HOMEPAGE")]
+        .into_iter()
+        .find(|u| !u.is_empty())
+}
+
+/// A rule's documentation under `home`: the README's rule table, where
+/// every rule is a row (`bdxlint explain CODE` prints the same text).
+fn help_uri(home: &str) -> String {
+    format!("{}#rules", home.trim_end_matches('/'))
 }
 
 #[derive(Serialize)]
@@ -45,6 +64,8 @@ struct RuleDescriptor {
     short_description: Text<'static>,
     full_description: Text<'static>,
     help: Text<'static>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    help_uri: Option<String>,
     default_configuration: Configuration,
     properties: RuleProperties,
 }
@@ -215,6 +236,7 @@ fn descriptor(r: &'static Rule) -> RuleDescriptor {
         help: Text {
             text: r.explanation,
         },
+        help_uri: home().map(help_uri),
         default_configuration: Configuration {
             level: level(r.severity),
         },
@@ -419,6 +441,7 @@ impl Report for SarifWriter<'_> {
             driver: Driver {
                 name: "bdxlint",
                 semantic_version: env!("CARGO_PKG_VERSION"),
+                information_uri: home(),
                 rules: rules::ALL.iter().copied().map(descriptor).collect(),
             },
         };
@@ -489,6 +512,18 @@ mod tests {
 
     /// A log GitHub would refuse (more than 25,000 results) is cut there,
     /// and says how many findings it left out.
+    #[test]
+    fn help_uris_point_at_the_readme_rule_table() {
+        assert_eq!(
+            help_uri("https://github.com/acme/bdxlint/"),
+            "https://github.com/acme/bdxlint#rules"
+        );
+        // Until the package names its home, no address is made up.
+        let named =
+            !env!("CARGO_PKG_REPOSITORY").is_empty() || !env!("CARGO_PKG_HOMEPAGE").is_empty();
+        assert_eq!(home().is_some(), named);
+    }
+
     #[test]
     fn results_stop_at_what_code_scanning_accepts() {
         let d = |line: u64| crate::testutil::finding("C001", line, format!("line {line}"));
