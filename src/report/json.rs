@@ -81,11 +81,8 @@ pub(super) fn write_diag(
     write_u64(buf, d.col);
     buf.extend_from_slice(b",\"column\":");
     write_opt_str(buf, d.column.as_deref());
-    buf.extend_from_slice(b",\"span\":{\"start\":");
-    write_u64(buf, d.span.start);
-    buf.extend_from_slice(b",\"end\":");
-    write_u64(buf, d.span.end);
-    buf.push(b'}');
+    buf.extend_from_slice(b",\"span\":");
+    write_span(buf, &d.span);
     if let Some(member) = member {
         buf.extend_from_slice(b",\"member\":");
         write_str(buf, member);
@@ -120,16 +117,23 @@ pub(super) fn write_diag(
             if i > 0 {
                 buf.push(b',');
             }
-            buf.extend_from_slice(b"{\"span\":{\"start\":");
-            write_u64(buf, e.span.start);
-            buf.extend_from_slice(b",\"end\":");
-            write_u64(buf, e.span.end);
-            buf.extend_from_slice(b"},\"content\":");
+            buf.extend_from_slice(b"{\"span\":");
+            write_span(buf, &e.span);
+            buf.extend_from_slice(b",\"content\":");
             write_str(buf, &e.content);
             buf.push(b'}');
         }
         buf.extend_from_slice(b"]}");
     }
+    buf.push(b'}');
+}
+
+/// `{"start":S,"end":E}`.
+fn write_span(buf: &mut Vec<u8>, span: &std::ops::Range<u64>) {
+    buf.extend_from_slice(b"{\"start\":");
+    write_u64(buf, span.start);
+    buf.extend_from_slice(b",\"end\":");
+    write_u64(buf, span.end);
     buf.push(b'}');
 }
 
