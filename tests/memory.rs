@@ -81,6 +81,30 @@ fn a_small_file_with_findings_on_every_byte_stays_bounded() {
 }
 
 #[test]
+fn fixing_a_file_with_a_fix_on_every_row_stays_bounded() {
+    // 8 MB of rows that each carry four fixes (spaces, a date in another
+    // order, a role's case, `TRUE`) and a finding no fix resolves: every
+    // pass keeps findings only to a budget and writes as it goes.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("employees.csv");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    f.write_all(b"Full Name,Work Email,Start Date,Platform Roles\n")
+        .expect("write");
+    let row = b"Ada, ada@example.com ,2024-03-07,Reviewer\nBob,bob@x,3/7/2024,ADMIN\n";
+    for _ in 0..(8 << 20) / row.len() {
+        f.write_all(row).expect("write");
+    }
+    drop(f);
+    let (code, last) = limited(&["--fix", "-q", arg(&path)]);
+    assert_eq!(code, Some(1), "{last}");
+    assert!(last.starts_with("fixed "), "{last}");
+    let fixed = std::fs::read_to_string(&path).expect("read");
+    assert!(fixed.starts_with(
+        "Full Name,Work Email,Start Date,Platform Roles\nAda,ada@example.com,03/07/2024,reviewer\nBob,bob@x,03/07/2024,admin\n"
+    ));
+}
+
+#[test]
 fn a_zip_member_with_findings_on_every_byte_stays_bounded() {
     // ZIP members were checked whole, every report held: a member of bad
     // rows took gigabytes whatever the output format.

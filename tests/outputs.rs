@@ -118,6 +118,24 @@ fn sarif_validates_against_the_official_schema() {
     let doc: Value = serde_json::from_str(&out).expect("JSON");
     let errs = schema_errors(&validator, &doc);
     assert!(errs.is_empty(), "{errs:#?}");
+    // The fixes are part of what is validated.
+    let fixes = doc["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r.get("fixes").is_some())
+        .count();
+    assert!(fixes >= 2, "{fixes} results with fixes");
+    let mut bad = doc.clone();
+    let with_fix = doc["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .position(|r| r.get("fixes").is_some())
+        .expect("a result with a fix");
+    bad["runs"][0]["results"][with_fix]["fixes"][0]["artifactChanges"][0]["replacements"][0]
+        ["deletedRegion"]["byteOffset"] = Value::from(-2);
+    assert!(!schema_errors(&validator, &bad).is_empty());
     // The validator can fail: a level SARIF does not define is rejected.
     let mut bad = doc.clone();
     bad["runs"][0]["results"][0]["level"] = Value::from("fatal");
