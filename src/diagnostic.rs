@@ -85,6 +85,10 @@ pub enum Transform {
     /// The file, read in its own dialect (`;`, tab or `|`, a `sep=` line),
     /// written with commas.
     ToCommas,
+    /// The last N fields of the header and of every row as wide as it,
+    /// with the delimiters before them, removed (unnamed columns empty in
+    /// every row).
+    DropTrailingFields(u32),
 }
 
 impl Fix {

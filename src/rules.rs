@@ -209,7 +209,8 @@ rules! {
         "The header names a column the format does not have",
         "What it does: flags header names that match no column of the format, including empty names.\n\
          Why it matters: the platform ignores unknown columns, so their data is silently lost; often the file is of another format.\n\
-         Example: `Nickname` in an employees file. Fix: remove the column, or pick the right `--format`.";
+         Example: `Nickname` in an employees file. Fix: remove the column, or pick the right `--format`.",
+        fix Sometimes "Safe, for unnamed columns that end the header and are empty in every row (a trailing comma a spreadsheet saved): removes them, with the delimiter before each, from the header and every row as wide as it. None for a named unknown column: its data may matter.";
     DUPLICATE_COLUMN = "H004", "duplicate-column", Error, "Resources and their fields",
         "The header names a column twice",
         "What it does: flags the second and later occurrences of a header name (compared after trimming spaces, case and a trailing `*`).\n\

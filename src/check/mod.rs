@@ -619,8 +619,34 @@ fn check_stream<R: Read>(
         sink(runaway_record(span, fold.next_line, opts));
     }
     report.records += fold.records;
+    // Unnamed columns empty in every row that end the header (a trailing
+    // comma or two, as spreadsheets save a formatted column): removing them
+    // from every row keeps every value.
+    let empty = |k: usize| fold.unnamed.get(k).copied().unwrap_or(0) == 0;
+    let trailing = (0..rows.width)
+        .rev()
+        .take_while(|&i| rows.unnamed.iter().position(|&u| u == i).is_some_and(empty))
+        .count();
     for (k, mut d) in unnamed_held {
         let n = fold.unnamed.get(k).copied().unwrap_or(0);
+        if n == 0
+            && trailing > 0
+            && trailing < rows.width
+            && rows.unnamed[k] >= rows.width - trailing
+        {
+            d.fix = Some(Box::new(crate::diagnostic::Fix {
+                applicability: crate::diagnostic::Applicability::Safe,
+                message: format!(
+                    "remove the {} empty column{} at the end of every row",
+                    trailing,
+                    if trailing == 1 { "" } else { "s" }
+                ),
+                edits: Vec::new(),
+                transform: Some(crate::diagnostic::Transform::DropTrailingFields(
+                    u32::try_from(trailing).unwrap_or(u32::MAX),
+                )),
+            }));
+        }
         if n > 0 {
             d.rule = &rules::UNNAMED_COLUMN_DATA;
             d.severity = rules::UNNAMED_COLUMN_DATA.severity;

@@ -237,6 +237,34 @@ pub fn to_commas(reader: impl Read, opts: &Options, out: &mut dyn Write) -> io::
     out.flush()
 }
 
+/// Rewrites `reader` without the last `n` fields of the header and of
+/// every record as wide as the header (each with the delimiter before it).
+/// A record of another width is copied as it is: its cells have shifted,
+/// and the check reports its field count.
+pub fn drop_trailing_fields(
+    reader: impl Read,
+    opts: &Options,
+    n: usize,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let mut width = None;
+    walk_records(reader, opts, &mut |data, range, _, piece| {
+        let Piece::Record(rec) = piece else {
+            return out.write_all(&data[range]);
+        };
+        let width = *width.get_or_insert(rec.fields.len());
+        if rec.fields.len() != width || n == 0 || n >= width {
+            return out.write_all(&data[range]);
+        }
+        // Up to the end of the last field kept: the delimiter after it and
+        // the fields dropped go, the line ending stays.
+        let keep = rec.fields[width - n - 1].end;
+        out.write_all(&data[range.start..keep])?;
+        out.write_all(&data[rec.end..range.end])
+    })?;
+    out.flush()
+}
+
 /// The record endings of `reader`: `(lf, crlf, the header's)`.
 pub fn count_endings(
     reader: impl Read,
@@ -317,6 +345,21 @@ mod tests {
         let mut out = Vec::new();
         to_commas("A\tB\n1\tb,c\n".as_bytes(), &opts, &mut out).expect("writes");
         assert_eq!(String::from_utf8_lossy(&out), "A,B\n1,\"b,c\"\n");
+    }
+
+    #[test]
+    fn trailing_fields_go_from_rows_as_wide_as_the_header_only() {
+        let opts = Options {
+            chunk_size: 16,
+            ..Options::default()
+        };
+        let mut out = Vec::new();
+        let text = "A,B,,\r\n1,\"x,y\",,\r\n2\n3,z,,\n";
+        drop_trailing_fields(text.as_bytes(), &opts, 2, &mut out).expect("writes");
+        assert_eq!(
+            String::from_utf8_lossy(&out),
+            "A,B\r\n1,\"x,y\"\r\n2\n3,z\n"
+        );
     }
 
     #[test]

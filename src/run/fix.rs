@@ -367,6 +367,12 @@ fn rewrite(t: Transform, from: &Path, dir: &Path, opts: &Options) -> io::Result<
                 &mut w,
             )?;
         }
+        Transform::DropTrailingFields(n) => crate::check::split::drop_trailing_fields(
+            BufReader::with_capacity(IO_BUFFER, File::open(from)?),
+            &opts,
+            usize::try_from(n).unwrap_or(usize::MAX),
+            &mut w,
+        )?,
         Transform::ToCommas => crate::check::split::to_commas(
             BufReader::with_capacity(IO_BUFFER, File::open(from)?),
             &opts,
