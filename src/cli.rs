@@ -206,9 +206,6 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
     pub color: ColorChoice,
 
-    #[command(flatten)]
-    pub fixing: crate::fix_args::FixArgs,
-
     /// Worker threads (default: one per core).
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
@@ -230,6 +227,10 @@ pub struct CheckArgs {
     /// size (past its first MiB).
     #[arg(long, value_name = "N", default_value_t = Limits::default().max_ratio)]
     pub max_ratio: u64,
+
+    // Last: its heading applies to what follows it in the help.
+    #[command(flatten)]
+    pub fixing: crate::fix_args::FixArgs,
 }
 
 /// `--output-format`: the library's [`OutputFormat`] as clap reads it (the
