@@ -15,6 +15,7 @@
 //! rows removed) and always a correct, if not minimal, diff.
 
 use crate::diagnostic::{Applicability, Edit, Fix};
+use crate::report::spill::Spill;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Read, Write};
 
@@ -163,8 +164,10 @@ pub fn applies(fix: &Fix, unsafe_fixes: bool) -> bool {
 
 /// Lines of context around each change, as `diff -u` shows them.
 const CONTEXT: usize = 3;
-/// How far ahead a diff looks for where two files agree again.
+/// How far ahead a diff looks for where two files agree again: lines, and
+/// bytes of them.
 const WINDOW: usize = 64;
+const WINDOW_BYTES: usize = 8 << 20;
 
 /// Writes a unified diff of `old` and `new` (labelled `old_name` and
 /// `new_name`) to `out`; whether they differ. With `escape`, control
@@ -197,6 +200,8 @@ struct Side<R> {
     ahead: VecDeque<Vec<u8>>,
     /// 1-based number of the first line in `ahead`.
     line: u64,
+    /// Bytes held in `ahead`.
+    bytes: usize,
     done: bool,
 }
 
@@ -206,16 +211,23 @@ impl<R: BufRead> Side<R> {
             reader,
             ahead: VecDeque::new(),
             line: 1,
+            bytes: 0,
             done: false,
         }
     }
 
+    /// Reads lines ahead until `n` are held, or [`WINDOW_BYTES`] of them
+    /// (one at least): a file of huge lines is not held whole.
     fn fill(&mut self, n: usize) -> io::Result<()> {
-        while self.ahead.len() < n && !self.done {
+        while self.ahead.len() < n
+            && !self.done
+            && (self.ahead.is_empty() || self.bytes < WINDOW_BYTES)
+        {
             let mut l = Vec::new();
             if self.reader.read_until(b'\n', &mut l)? == 0 {
                 self.done = true;
             } else {
+                self.bytes += l.len();
                 self.ahead.push_back(l);
             }
         }
@@ -224,38 +236,34 @@ impl<R: BufRead> Side<R> {
 
     fn pop(&mut self) -> Option<Vec<u8>> {
         let l = self.ahead.pop_front()?;
+        self.bytes -= l.len();
         self.line += 1;
         Some(l)
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Tag {
-    Same,
-    Gone,
-    Added,
-}
-
+/// A hunk being built. Its lines go out formatted into spills (memory,
+/// then a temporary file), since its header counts them before they are
+/// written: a change on every line of a large file is one hunk, and it must
+/// not be held in memory.
 struct Hunk {
     old_start: u64,
     new_start: u64,
-    lines: Vec<(Tag, Vec<u8>)>,
-    /// The change under way: its lines go out removed first, then added,
-    /// as `diff -u` groups them.
-    gone: Vec<Vec<u8>>,
-    added: Vec<Vec<u8>>,
-    /// Equal lines since the last change, not yet in `lines`.
+    olds: u64,
+    news: u64,
+    /// The hunk's lines so far, each with its mark.
+    body: Spill,
+    /// The added lines of the change under way: they go out after its
+    /// removed ones, as `diff -u` groups them.
+    added: Spill,
+    /// Equal lines since the last change, not yet in `body` (at most twice
+    /// the context).
     pending: Vec<Vec<u8>>,
 }
 
 impl Hunk {
-    fn end_change(&mut self) {
-        for l in self.gone.drain(..) {
-            self.lines.push((Tag::Gone, l));
-        }
-        for l in self.added.drain(..) {
-            self.lines.push((Tag::Added, l));
-        }
+    fn end_change(&mut self) -> io::Result<()> {
+        self.added.drain_into(&mut self.body)
     }
 }
 
@@ -307,57 +315,77 @@ impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
                 }
             }
         }
-        // No agreement in sight: one line each way (or what is left).
-        let (a, b) = best.unwrap_or((na.min(1), nb.min(1)));
-        self.open();
+        // No agreement in sight: the whole window changed (a change on
+        // every line then costs the search once a window, not once a line).
+        let (a, b) = best.unwrap_or((na, nb));
+        self.open()?;
         for _ in 0..a {
             if let Some(l) = self.old.pop() {
-                self.push(Tag::Gone, l);
+                self.put(b'-', &l)?;
             }
         }
         for _ in 0..b {
             if let Some(l) = self.new.pop() {
-                self.push(Tag::Added, l);
+                self.put(b'+', &l)?;
             }
         }
         Ok(())
     }
 
     /// Starts a hunk, if none is open, with the lines before as context.
-    fn open(&mut self) {
-        match &mut self.hunk {
-            Some(h) => {
-                for l in std::mem::take(&mut h.pending) {
-                    h.lines.push((Tag::Same, l));
-                }
-            }
-            None => {
-                let n = self.before.len() as u64;
-                self.hunk = Some(Hunk {
-                    old_start: self.old.line - n,
-                    new_start: self.new.line - n,
-                    lines: self.before.drain(..).map(|l| (Tag::Same, l)).collect(),
-                    gone: Vec::new(),
-                    added: Vec::new(),
-                    pending: Vec::new(),
-                });
-            }
+    fn open(&mut self) -> io::Result<()> {
+        if self.hunk.is_none() {
+            let n = self.before.len() as u64;
+            self.hunk = Some(Hunk {
+                old_start: self.old.line - n,
+                new_start: self.new.line - n,
+                olds: 0,
+                news: 0,
+                body: Spill::new(),
+                added: Spill::new(),
+                pending: self.before.drain(..).collect(),
+            });
         }
+        let pending = self
+            .hunk
+            .as_mut()
+            .map(|h| std::mem::take(&mut h.pending))
+            .unwrap_or_default();
+        for l in pending {
+            self.put(b' ', &l)?;
+        }
+        Ok(())
     }
 
-    fn push(&mut self, tag: Tag, l: Vec<u8>) {
-        if let Some(h) = &mut self.hunk {
-            match tag {
-                Tag::Gone => h.gone.push(l),
-                _ => h.added.push(l),
+    /// Adds a line to the open hunk: ` ` (context), `-` or `+`.
+    fn put(&mut self, mark: u8, l: &[u8]) -> io::Result<()> {
+        let escape = self.escape;
+        let Some(h) = &mut self.hunk else {
+            return Ok(());
+        };
+        let to = match mark {
+            b'+' => {
+                h.news += 1;
+                &mut h.added
             }
-        }
+            b'-' => {
+                h.olds += 1;
+                &mut h.body
+            }
+            _ => {
+                h.olds += 1;
+                h.news += 1;
+                &mut h.body
+            }
+        };
+        to.write_all(&[mark])?;
+        write_line(to, l, escape)
     }
 
     fn same(&mut self, l: Vec<u8>) -> io::Result<()> {
         match &mut self.hunk {
             Some(h) => {
-                h.end_change();
+                h.end_change()?;
                 h.pending.push(l);
                 if h.pending.len() > 2 * CONTEXT {
                     self.close(false)?;
@@ -376,15 +404,19 @@ impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
     /// Writes the open hunk with its trailing context; the equal lines
     /// after that become the next hunk's leading context.
     fn close(&mut self, at_end: bool) -> io::Result<()> {
+        let Some(h) = &mut self.hunk else {
+            return Ok(());
+        };
+        h.end_change()?;
+        let keep = h.pending.len().min(CONTEXT);
+        let rest = h.pending.split_off(keep);
+        let trailing = std::mem::take(&mut h.pending);
+        for l in trailing {
+            self.put(b' ', &l)?;
+        }
         let Some(mut h) = self.hunk.take() else {
             return Ok(());
         };
-        h.end_change();
-        let keep = h.pending.len().min(CONTEXT);
-        let rest = h.pending.split_off(keep);
-        for l in std::mem::take(&mut h.pending) {
-            h.lines.push((Tag::Same, l));
-        }
         if !at_end {
             self.before = rest.into_iter().rev().take(CONTEXT).rev().collect();
         }
@@ -392,53 +424,46 @@ impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
             writeln!(self.out, "--- {a}")?;
             writeln!(self.out, "+++ {b}")?;
         }
-        let olds = h.lines.iter().filter(|(t, _)| *t != Tag::Added).count() as u64;
-        let news = h.lines.iter().filter(|(t, _)| *t != Tag::Gone).count() as u64;
         // An empty side is numbered by the line before it, as diff does.
         let start = |s: u64, n: u64| if n == 0 { s - 1 } else { s };
         writeln!(
             self.out,
-            "@@ -{},{olds} +{},{news} @@",
-            start(h.old_start, olds),
-            start(h.new_start, news)
+            "@@ -{},{} +{},{} @@",
+            start(h.old_start, h.olds),
+            h.olds,
+            start(h.new_start, h.news),
+            h.news
         )?;
-        for (tag, l) in &h.lines {
-            let mark = match tag {
-                Tag::Same => b' ',
-                Tag::Gone => b'-',
-                Tag::Added => b'+',
-            };
-            self.out.write_all(&[mark])?;
-            self.line(l)?;
-        }
-        Ok(())
+        h.body.drain_into(&mut *self.out)
     }
+}
 
-    fn line(&mut self, l: &[u8]) -> io::Result<()> {
-        let (body, lf) = match l.strip_suffix(b"\n") {
+/// One line of a diff, after its mark: control characters escaped when it
+/// goes to a terminal, and diff's note when the file ends without a line
+/// ending.
+fn write_line(out: &mut dyn Write, l: &[u8], escape: bool) -> io::Result<()> {
+    let (body, lf) = match l.strip_suffix(b"\n") {
+        Some(b) => (b, true),
+        None => (l, false),
+    };
+    if escape {
+        let (body, cr) = match body.strip_suffix(b"\r") {
             Some(b) => (b, true),
-            None => (l, false),
+            None => (body, false),
         };
-        if self.escape {
-            let (body, cr) = match body.strip_suffix(b"\r") {
-                Some(b) => (b, true),
-                None => (body, false),
-            };
-            let text = String::from_utf8_lossy(body);
-            self.out
-                .write_all(crate::report::printable(&text).as_bytes())?;
-            if cr {
-                self.out.write_all("␍".as_bytes())?;
-            }
-        } else {
-            self.out.write_all(body)?;
+        let text = String::from_utf8_lossy(body);
+        out.write_all(crate::report::printable(&text).as_bytes())?;
+        if cr {
+            out.write_all("␍".as_bytes())?;
         }
-        self.out.write_all(b"\n")?;
-        if !lf {
-            self.out.write_all(b"\\ No newline at end of file\n")?;
-        }
-        Ok(())
+    } else {
+        out.write_all(body)?;
     }
+    out.write_all(b"\n")?;
+    if !lf {
+        out.write_all(b"\\ No newline at end of file\n")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

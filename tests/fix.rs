@@ -118,6 +118,29 @@ fn every_fixture_fixes_to_its_twin_once_and_for_all() {
             std::fs::read(&before).expect("read"),
             std::fs::read(&file).expect("read")
         );
+        // The diff is a patch: applied to the damaged file, it makes the
+        // twin (where `patch` is installed).
+        if let Ok(mut p) = std::process::Command::new("patch")
+            .arg("--quiet")
+            .arg("--binary")
+            .arg(&file)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+        {
+            use std::io::Write as _;
+            p.stdin
+                .take()
+                .expect("stdin")
+                .write_all(&diff)
+                .expect("patch reads");
+            assert!(
+                p.wait().expect("patch runs").success(),
+                "{name}: patch failed"
+            );
+            let patched = std::fs::read(&file).expect("read");
+            assert!(patched == want, "{name}: the patched file is not the twin");
+            std::fs::copy(&before, &file).expect("copy");
+        }
         insta::assert_snapshot!(
             format!("{format}__{}", name.trim_end_matches(".csv")),
             // insta keeps no CR: shown, a line-ending fix stays visible.

@@ -95,6 +95,10 @@ fn fixing_a_file_with_a_fix_on_every_row_stays_bounded() {
         f.write_all(row).expect("write");
     }
     drop(f);
+    // The diff of a change on every line is one hunk, spilled, not held.
+    let (code, last) = limited(&["--diff", arg(&path)]);
+    assert_eq!(code, Some(1), "{last}");
+    assert!(last.starts_with('+'), "{last}");
     let (code, last) = limited(&["--fix", "-q", arg(&path)]);
     assert_eq!(code, Some(1), "{last}");
     assert!(last.starts_with("fixed "), "{last}");

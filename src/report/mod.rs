@@ -16,7 +16,7 @@ mod rdjsonl;
 mod safe;
 mod sarif;
 mod sink;
-mod spill;
+pub(crate) mod spill;
 mod stream;
 
 use crate::diagnostic::FileReport;

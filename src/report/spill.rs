@@ -15,7 +15,7 @@ use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 /// Bytes held in memory before a spill moves to a file.
 const IN_MEMORY: usize = 1 << 20;
 
-pub(super) struct Spill {
+pub(crate) struct Spill {
     /// What is held, while it fits in `limit`; empty once `file` is open.
     mem: Vec<u8>,
     file: Option<BufWriter<File>>,
@@ -23,7 +23,7 @@ pub(super) struct Spill {
 }
 
 impl Spill {
-    pub(super) fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::with_limit(IN_MEMORY)
     }
 
@@ -62,7 +62,7 @@ impl Spill {
 
     /// Writes everything held to `out`, in order, and empties the spill
     /// for reuse (a file, once opened, is kept and truncated).
-    pub(super) fn drain_into(&mut self, out: &mut dyn Write) -> io::Result<()> {
+    pub(crate) fn drain_into(&mut self, out: &mut dyn Write) -> io::Result<()> {
         match &mut self.file {
             None => {
                 out.write_all(&self.mem)?;
