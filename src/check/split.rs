@@ -93,6 +93,14 @@ pub(crate) fn walk_records(
         }
         line = scanner.line();
     }
+    // A record longer than the reader holds ends its chunks early: what
+    // follows was never handed out, and a rewrite without it would lose it.
+    if let Some(span) = chunks.too_long {
+        return Err(io::Error::other(format!(
+            "a record at byte {} is longer than bdxlint reads ({} bytes; an unterminated quote?): the file is left as it is",
+            span.start, opts.max_record_bytes
+        )));
+    }
     Ok(())
 }
 
@@ -360,6 +368,20 @@ mod tests {
             String::from_utf8_lossy(&out),
             "A,B\r\n1,\"x,y\"\r\n2\n3,z\n"
         );
+    }
+
+    #[test]
+    fn a_record_too_long_to_read_stops_a_rewrite_instead_of_cutting_it() {
+        let opts = Options {
+            chunk_size: 16,
+            max_record_bytes: 64,
+            ..Options::default()
+        };
+        let text = format!("A;B\n1;\"{}\n2;x\n", "y".repeat(200));
+        let mut out = Vec::new();
+        assert!(to_commas(text.as_bytes(), &opts, &mut out).is_err());
+        let (mut g, mut b) = (Vec::new(), Vec::new());
+        assert!(split_rows(text.as_bytes(), &opts, &[], &mut g, &mut b).is_err());
     }
 
     #[test]
