@@ -88,6 +88,24 @@ fn every_fixture_fixes_to_its_twin_once_and_for_all() {
             String::from_utf8_lossy(&fixed),
             String::from_utf8_lossy(&want)
         );
+        // The report is the fixed file's: what a check of it finds.
+        let checked = bdxlint()
+            .current_dir(dir.path())
+            .args([
+                "check",
+                "--output-format",
+                "json",
+                "--format",
+                &format,
+                name,
+            ])
+            .output()
+            .expect("runs");
+        assert_eq!(
+            json_findings(&out.stdout),
+            json_findings(&checked.stdout),
+            "{name}: the report of --fix is not the check of the fixed file"
+        );
         // After --fix no finding is left that this fixing would fix.
         for d in json_findings(&out.stdout) {
             let fixable = match d["fix"]["applicability"].as_str() {
@@ -528,5 +546,67 @@ fn split_refuses_a_header_in_error_and_what_it_cannot_split() {
             .assert()
             .code(2)
             .stderr(predicates::str::contains("--split:"));
+    }
+}
+
+/// Rows fixed inside the check move every later offset, across chunks and
+/// threads: the report of `--fix` on a file of many chunks, with fixes that
+/// lengthen and shorten rows and cross-row findings between rows in
+/// different chunks, is what a check of the fixed file says, in JSON and
+/// as a person reads it (snippets included), at one thread and two.
+#[test]
+fn the_report_of_a_fix_over_many_chunks_is_the_check_of_the_fixed_file() {
+    let mut s = String::from("Full Name,Work Email,Title,Start Date,End Date,Platform Roles\n");
+    for i in 0..12_000 {
+        let date = match i % 5 {
+            0 => "3/7/2024",     // lengthened
+            1 => " 12/31/2023 ", // shortened
+            2 => "2024-03-07",   // same length
+            3 => "31/12/2024",   // not fixable
+            _ => "03/07/2024",
+        };
+        let roles = if i % 11 == 0 { "Reviewer" } else { "reviewer" };
+        // Every e-mail comes back 5,000 rows later: a cross-row finding in
+        // a later chunk about a row in an earlier one.
+        s.push_str(&format!(
+            "P{i},user{}@example.com,Engineer,{date},,{roles}\n",
+            i % 5_000
+        ));
+    }
+    for threads in ["1", "2"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("e.csv");
+        std::fs::write(&file, &s).expect("write");
+        let run = |args: &[&str]| {
+            bdxlint()
+                .current_dir(dir.path())
+                .args(["check", "--format", "employees", "--threads", threads])
+                .args(["--max-diagnostics", "0", "--color", "never"])
+                .args(args)
+                .arg("e.csv")
+                .output()
+                .expect("runs")
+        };
+        let fixed_json = run(&["--fix", "--output-format", "json"]);
+        let checked_json = run(&["--output-format", "json"]);
+        let reported = json_findings(&fixed_json.stdout);
+        assert!(reported.len() > 7_000, "{}", reported.len());
+        assert_eq!(
+            reported,
+            json_findings(&checked_json.stdout),
+            "{threads} threads"
+        );
+
+        std::fs::write(&file, &s).expect("write");
+        let human = |out: std::process::Output| {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            // All but the summary, which says what was fixed.
+            text.lines()
+                .filter(|l| !l.contains(" errors, "))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let fixed_human = human(run(&["--fix"]));
+        assert_eq!(fixed_human, human(run(&[])), "{threads} threads");
     }
 }

@@ -147,15 +147,17 @@ proptest! {
         std::fs::write(&path, &original).expect("write");
         let before = findings(dir.path());
         let touched = safe_edit_starts(&before);
-        let code = bdxlint()
+        let run = bdxlint()
             .current_dir(dir.path())
-            .args(["check", "--fix", "-q", "--format", "employees", "e.csv"])
+            .args(["check", "--fix", "--output-format", "json", "--format", "employees", "e.csv"])
             .output()
-            .expect("runs")
-            .status
-            .code();
-        prop_assert!(matches!(code, Some(0 | 1)), "{:?}", code);
+            .expect("runs");
+        prop_assert!(matches!(run.status.code(), Some(0 | 1)), "{:?}", run.status);
         let fixed = std::fs::read(&path).expect("read");
+        // What --fix reports is what a check of the fixed file finds.
+        let doc: Value = serde_json::from_slice(&run.stdout).expect("JSON");
+        let reported = doc["files"][0]["diagnostics"].as_array().cloned().unwrap_or_default();
+        prop_assert_eq!(&reported, &findings(dir.path()));
 
         // As many records, and every record no safe fix points into is the
         // same bytes (the BOM, if removed, belongs to no record).

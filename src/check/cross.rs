@@ -154,6 +154,36 @@ impl Default for Events {
     }
 }
 
+impl Events {
+    /// Where the events end now, for [`Events::truncate`].
+    pub(crate) fn mark(&self) -> (usize, usize) {
+        (self.rows.len(), self.keys.len())
+    }
+
+    /// Drops the events made since `mark`.
+    pub(crate) fn truncate(&mut self, (rows, keys): (usize, usize)) {
+        self.rows.truncate(rows);
+        self.keys.truncate(keys);
+    }
+
+    /// Moves the records of the events made since `mark` by `by` bytes
+    /// (a fixed row before them changed its length).
+    pub(crate) fn shift_from(&mut self, (rows, _): (usize, usize), by: i64) {
+        for e in &mut self.rows[rows..] {
+            e.start = e.start.saturating_add_signed(by as isize);
+        }
+    }
+
+    /// Adds `other`'s events, their records `at` bytes further on.
+    pub(crate) fn append_shifted(&mut self, other: &Events, at: usize) {
+        self.rows.extend(other.rows.iter().map(|e| Event {
+            start: e.start + at,
+            ..*e
+        }));
+        self.keys.extend_from_slice(&other.keys);
+    }
+}
+
 /// Whether `s` holds the delimiter `delim` (a `,` but in another dialect)
 /// or a `\n`; inlined where `delim` is a constant. Quoted cells are short
 /// (8-32 bytes) and usually quoted for a comma near the start, where

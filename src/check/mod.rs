@@ -20,6 +20,7 @@ pub mod header;
 mod record;
 pub mod refs;
 mod row;
+mod rowfix;
 pub mod shapes;
 mod sheet;
 #[cfg(test)]
@@ -42,6 +43,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 pub use cross::MAX_DISTINCT_ROWS;
 use cross::{CrossPlan, CrossState};
 pub use row::Plan;
+pub use rowfix::{FixedChunks, RowFixes};
 
 /// What to check and how.
 #[derive(Debug, Clone)]
@@ -85,6 +87,11 @@ pub struct Options {
     /// reads as ended: the check finishes at once with an incomplete
     /// report, which the caller discards.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// `--fix` inside the check: rows whose fixes apply are fixed as they
+    /// are checked and checked again fixed, and every chunk goes to the
+    /// output, so the findings are those of the fixed file (see
+    /// [`RowFixes`]).
+    pub row_fixes: Option<Arc<RowFixes>>,
 }
 
 /// The cross-row rules to run, by the state they keep.
@@ -123,6 +130,7 @@ impl Default for Options {
             cross: CrossRules::default(),
             size_hint: None,
             cancel: None,
+            row_fixes: None,
         }
     }
 }
@@ -543,16 +551,17 @@ fn check_stream<R: Read>(
     let first_rest = first.split_off(scanner.position());
     fold.legacy_bytes(&first, header_start..scanner.position(), rec.line);
     drop(first);
+    let fixes = opts.row_fixes.as_deref();
     if rayon::current_num_threads() <= 1 {
         // One thread: check and fold each chunk in turn, here.
         let mut next = Some(first_rest);
-        let mut ready = Vec::new();
         while let Some(c) = next {
-            let r = check_chunk(&plan, &cross, &rows, &c, snippets.clone());
-            fold.add(r, &c, &cross, &mut ready);
-            chunks.adapt(c.data.len(), ready.len());
-            ready.drain(..).for_each(&mut *sink);
-            chunks.recycle(c.data);
+            let r = check_chunk(&plan, &cross, &rows, &c, snippets.clone(), fixes);
+            let folded = fold_chunk(&mut fold, c, r, &cross);
+            chunks.adapt(folded.data.len(), folded.ready.len());
+            folded.write(fixes);
+            folded.ready.into_iter().for_each(&mut *sink);
+            chunks.recycle(folded.data);
             next = chunks.next_chunk().map_err(io)?;
         }
     } else {
@@ -586,7 +595,7 @@ fn check_stream<R: Read>(
                         // A panic (a bug) must reach this thread, which would
                         // otherwise wait for the result forever.
                         let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            let r = check_chunk(plan, cross, rows, &c, snippets);
+                            let r = check_chunk(plan, cross, rows, &c, snippets, fixes);
                             stage.offer(n, c, r, cross, &tx);
                         }));
                         if let Err(panic) = run {
@@ -603,6 +612,7 @@ fn check_stream<R: Read>(
                 }
                 let folded = receive(&rx).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                 chunks.adapt(folded.data.len(), folded.ready.len());
+                folded.write(fixes);
                 folded.ready.into_iter().for_each(&mut *sink);
                 chunks.recycle(folded.data);
                 done += 1;
@@ -615,7 +625,10 @@ fn check_stream<R: Read>(
             .0;
     }
     if let Some(span) = chunks.too_long.take() {
-        // The runaway record starts right after the last chunk checked.
+        // The runaway record starts right after the last chunk checked
+        // (which fixed rows may have moved).
+        let span = span.start.saturating_add_signed(fold.delta)
+            ..span.end.saturating_add_signed(fold.delta);
         sink(runaway_record(span, fold.next_line, opts));
     }
     report.records += fold.records;
@@ -669,6 +682,51 @@ fn check_stream<R: Read>(
 struct Folded {
     data: Vec<u8>,
     ready: Vec<Diagnostic>,
+    /// The chunk's file offset.
+    base: u64,
+    /// Its rows fixed (see [`RowFixes`]), if any were.
+    fixed: Option<Vec<u8>>,
+    /// A decoded chunk's bytes as they are in the file.
+    raw: Option<Vec<u8>>,
+    applied: Vec<(&'static Rule, u32)>,
+}
+
+impl Folded {
+    /// Sends the chunk's bytes in the output to `fixes`, if the check
+    /// fixes rows.
+    fn write(&self, fixes: Option<&RowFixes>) {
+        let Some(fixes) = fixes else { return };
+        let raw = self.raw.as_deref().unwrap_or(&self.data);
+        let bytes = self.fixed.as_deref().unwrap_or(raw);
+        lock(&fixes.out).chunk(
+            self.base,
+            raw.len() as u64,
+            bytes,
+            self.fixed.is_some(),
+            &self.applied,
+        );
+    }
+}
+
+/// Folds chunk `c`, checked into `r`, the next in file order: its rows
+/// fixed, if any were, in place of those read.
+fn fold_chunk(fold: &mut Fold, mut c: Chunk, mut r: ChunkResult, cross: &CrossPlan) -> Folded {
+    let applied = std::mem::take(&mut r.applied);
+    let read = r.fixed.take().map(|f| std::mem::replace(&mut c.data, f));
+    let mut ready = Vec::new();
+    fold.add(r, &mut c, cross, &mut ready);
+    let (data, fixed) = match read {
+        Some(read) => (read, Some(c.data)),
+        None => (c.data, None),
+    };
+    Folded {
+        data,
+        ready,
+        base: c.base,
+        fixed,
+        raw: c.decoded.map(|d| d.original),
+        applied,
+    }
 }
 
 /// The fold, shared by the pool's workers: checked chunks wait in
@@ -709,13 +767,9 @@ impl Stage {
                 let Some((c, r)) = lock(&self.waiting).remove(next) else {
                     break;
                 };
-                let mut ready = Vec::new();
-                fold.add(r, &c, cross, &mut ready);
+                let folded = fold_chunk(fold, c, r, cross);
                 *next += 1;
-                let _ = tx.send(Ok(Folded {
-                    data: c.data,
-                    ready,
-                }));
+                let _ = tx.send(Ok(folded));
             }
             let next = *next;
             drop(guard);
@@ -1230,6 +1284,13 @@ struct ChunkResult {
     events: cross::Events,
     /// By unnamed header field: the rows with data in it.
     unnamed: Vec<u64>,
+    /// The chunk with its rows fixed, if a row was (see [`RowFixes`]):
+    /// the offsets of `diags` and `events` are this buffer's.
+    fixed: Option<Vec<u8>>,
+    /// Bytes the fixes added to the chunk (negative: removed).
+    delta: i64,
+    /// Fixes applied in the chunk, by rule.
+    applied: Vec<(&'static Rule, u32)>,
 }
 
 /// What the reading of rows needs from the header, beside the plan.
@@ -1263,6 +1324,7 @@ fn check_chunk(
     rows: &Rows,
     chunk: &Chunk,
     snippets: Snippets,
+    fixes: Option<&RowFixes>,
 ) -> ChunkResult {
     let data = chunk.data.as_slice();
     // Rows need events only if some cross-row rule runs (and was not told
@@ -1272,6 +1334,17 @@ fn check_chunk(
             .cross_stop
             .as_ref()
             .is_some_and(|s| s.load(Ordering::Relaxed));
+    // A decoded chunk's edits land on the file's bytes, not these: its
+    // fixes are left to the run's passes.
+    let fixer = fixes
+        .filter(|_| chunk.decoded.is_none())
+        .map(|fixes| rowfix::RowFixer {
+            plan,
+            cross,
+            fixes,
+            snippets: snippets.clone(),
+            track,
+        });
     let mut emit = Emitter::new(data, snippets);
     let mut scanner = Scanner::with_delimiter(data, 0, 1, cross.delim);
     let mut rec = Record::default();
@@ -1281,9 +1354,83 @@ fn check_chunk(
     let mut events = cross::Events::default();
     let mut unnamed = vec![0; rows.unnamed.len()];
     let delim = cross.delim;
+    // The fixed chunk, once a row is fixed: the bytes up to `copied` of
+    // `data`, with fixed rows in their places; later offsets move by
+    // `delta`.
+    let mut fixed: Vec<u8> = Vec::new();
+    let (mut copied, mut delta) = (0usize, 0i64);
+    let mut applied = Vec::new();
     while scanner.next_record(&mut rec) {
         records += 1;
-        let span = || chunk.file_offset(rec.start)..chunk.file_offset(rec.end);
+        let (mark, ev_mark) = (emit.diags.len(), events.mark());
+        'row: {
+            // The usual row starts with a value: its first byte settles it.
+            let first = data.get(rec.start).copied().unwrap_or(delim);
+            if matches!(first, b' ' | b'\t' | b'"' | b'\r' | b'\n') | (first == delim)
+                && empty_row(data, &rec)
+            {
+                let spaces = data[rec.start..rec.end]
+                    .iter()
+                    .any(|&b| b == b' ' || b == b'\t');
+                emit.row(
+                    &rules::EMPTY_ROW,
+                    None,
+                    &rec,
+                    format!(
+                        "this row is empty: it holds only delimiters{}",
+                        if spaces { " and spaces" } else { "" }
+                    ),
+                    Some("delete the row (a spreadsheet writes one for each formatted but empty line below the data)".into()),
+                );
+                break 'row;
+            }
+            if !unnamed.is_empty() && rec.fields.len() == rows.width && rec.problems.is_empty() {
+                for (n, &i) in unnamed.iter_mut().zip(&rows.unnamed) {
+                    let (a, b) = rec.fields[i].content();
+                    if !blank(&data[a..b]) {
+                        *n += 1;
+                    }
+                }
+            }
+            if plan.check_record(data, &rec, &mut cells, &mut emit) && track {
+                cross.event(data, &rec, &cells, &mut events);
+            }
+        }
+        let at = rec.start.saturating_add_signed(delta as isize);
+        let row = fixer.as_ref().and_then(|f| {
+            f.fix(
+                data,
+                &rec,
+                &mut emit.diags,
+                mark,
+                &mut events,
+                ev_mark,
+                at,
+                &mut applied,
+            )
+        });
+        if let Some(row) = row {
+            let end = rec.end + rowfix::ending_len(rec.ending);
+            if fixed.capacity() == 0 {
+                // Room for fixes that lengthen rows, without growing.
+                fixed.reserve(data.len() + data.len() / 16 + row.len());
+            }
+            fixed.extend_from_slice(&data[copied..rec.start]);
+            fixed.extend_from_slice(&row);
+            copied = end;
+            delta += row.len() as i64 - (end - rec.start) as i64;
+        } else if delta != 0 {
+            for d in &mut emit.diags[mark..] {
+                rowfix::shift(d, delta);
+            }
+            events.shift_from(ev_mark, delta);
+        }
+        // Where the record lies in the output (the file, or the fixed
+        // chunk): its start moved by the rows fixed before it, its end by
+        // those and itself.
+        let span = || {
+            chunk.file_offset(at)..chunk.file_offset(rec.end.saturating_add_signed(delta as isize))
+        };
         match rec.ending {
             Some(LineEnding::Lf) if endings.first_lf.is_none() => {
                 endings.first_lf = Some((rec.line, span()))
@@ -1293,38 +1440,11 @@ fn check_chunk(
             }
             _ => {}
         }
-        // The usual row starts with a value: its first byte settles it.
-        let first = data.get(rec.start).copied().unwrap_or(delim);
-        if matches!(first, b' ' | b'\t' | b'"' | b'\r' | b'\n') | (first == delim)
-            && empty_row(data, &rec)
-        {
-            let spaces = data[rec.start..rec.end]
-                .iter()
-                .any(|&b| b == b' ' || b == b'\t');
-            emit.row(
-                &rules::EMPTY_ROW,
-                None,
-                &rec,
-                format!(
-                    "this row is empty: it holds only delimiters{}",
-                    if spaces { " and spaces" } else { "" }
-                ),
-                Some("delete the row (a spreadsheet writes one for each formatted but empty line below the data)".into()),
-            );
-            continue;
-        }
-        if !unnamed.is_empty() && rec.fields.len() == rows.width && rec.problems.is_empty() {
-            for (n, &i) in unnamed.iter_mut().zip(&rows.unnamed) {
-                let (a, b) = rec.fields[i].content();
-                if !blank(&data[a..b]) {
-                    *n += 1;
-                }
-            }
-        }
-        if plan.check_record(data, &rec, &mut cells, &mut emit) && track {
-            cross.event(data, &rec, &cells, &mut events);
-        }
     }
+    let fixed = (!applied.is_empty()).then(|| {
+        fixed.extend_from_slice(&data[copied..]);
+        fixed
+    });
     ChunkResult {
         diags: emit.diags.into_iter().map(|d| chunk.rebase(d)).collect(),
         records,
@@ -1332,6 +1452,9 @@ fn check_chunk(
         endings,
         events,
         unnamed,
+        fixed,
+        delta,
+        applied,
     }
 }
 
@@ -1360,6 +1483,10 @@ struct Fold {
     /// By unnamed header field (see [`Rows::unnamed`]): the rows that hold
     /// data in it.
     unnamed: Vec<u64>,
+    /// Bytes that fixed rows added before the next chunk (see
+    /// [`RowFixes`]): its offsets in the output are its file offsets plus
+    /// this.
+    delta: i64,
 }
 
 /// The bytes of a legacy-encoded file that are not UTF-8, for its one
@@ -1397,6 +1524,7 @@ impl Fold {
             out: Vec::new(),
             legacy: None,
             unnamed: Vec::new(),
+            delta: 0,
         }
     }
 
@@ -1433,9 +1561,27 @@ impl Fold {
     fn add(
         &mut self,
         r: ChunkResult,
+        chunk: &mut Chunk,
+        plan: &CrossPlan,
+        ready: &mut Vec<Diagnostic>,
+    ) {
+        // The chunk as it lies in the output, for the cross-row findings;
+        // its own findings are at its file offsets.
+        let before = self.delta;
+        let file_base = chunk.base;
+        chunk.base = file_base.saturating_add_signed(before);
+        self.delta += r.delta;
+        self.add_at(r, chunk, plan, ready, before);
+        chunk.base = file_base;
+    }
+
+    fn add_at(
+        &mut self,
+        r: ChunkResult,
         chunk: &Chunk,
         plan: &CrossPlan,
         ready: &mut Vec<Diagnostic>,
+        before: i64,
     ) {
         let shift = self.next_line - 1;
         self.legacy_bytes(chunk, 0..chunk.data.len(), self.next_line);
@@ -1456,6 +1602,9 @@ impl Fold {
         self.cross.fold(plan, &r.events, chunk, shift, out);
         let abs = |line: u64| line + shift;
         for mut d in r.diags {
+            if before != 0 {
+                rowfix::shift(&mut d, before);
+            }
             d.line = abs(d.line);
             if let Some(s) = &mut d.snippet {
                 s.line = abs(s.line);
@@ -1477,11 +1626,17 @@ impl Fold {
         }
         self.records += r.records;
         if !self.mixed {
-            let lf = r.endings.first_lf.map(|(l, s)| (abs(l), s, LineEnding::Lf));
+            let at = |s: Range<u64>| {
+                s.start.saturating_add_signed(before)..s.end.saturating_add_signed(before)
+            };
+            let lf = r
+                .endings
+                .first_lf
+                .map(|(l, s)| (abs(l), at(s), LineEnding::Lf));
             let crlf = r
                 .endings
                 .first_crlf
-                .map(|(l, s)| (abs(l), s, LineEnding::CrLf));
+                .map(|(l, s)| (abs(l), at(s), LineEnding::CrLf));
             if self.convention.is_none() {
                 self.convention = [&lf, &crlf]
                     .into_iter()

@@ -1,22 +1,25 @@
-//! `--fix` and `--diff`: each input is checked with its findings' fixes
-//! applied as they are found, into a temporary file beside it, then checked
-//! again until a pass fixes nothing (fixes that overlapped one applied
-//! before wait for the next pass); the last pass's findings are the
-//! report. The original is replaced only at the end, by renaming the
-//! temporary file over it with the original's permissions, so a failure at
-//! any point leaves it as it was. `--diff` shows the change instead, and
-//! standard input is fixed to standard output.
+//! `--fix` and `--diff`: each input is checked with its rows' fixes
+//! applied inside the check (`check::RowFixes`: a fixed row is checked
+//! again where it is, so the check's findings are the fixed file's), its
+//! chunks written as they are folded into a temporary file beside it. A fix
+//! that is not a row's (the header's, a whole-file rewrite, a removed row)
+//! takes a pass of its own: its findings are applied as they are found
+//! (`fix::Applier`), and the result is checked again, until a pass leaves
+//! nothing to fix; the last pass's findings are the report. The original
+//! is replaced only at the end, by renaming the temporary file over it with
+//! the original's permissions, so a failure at any point leaves it as it
+//! was. `--diff` shows the change instead, and standard input is fixed to
+//! standard output.
 //!
 //! A pass keeps its findings (up to a budget, as files checked ahead do)
-//! because they are the report only if the pass fixes nothing; a file that
-//! needed no fix is read once, one that did is read once more than it had
-//! passes with fixes.
+//! because they are the report if nothing is left to fix: a file whose
+//! fixes are all in rows is read once, fixed or not.
 
 use super::files::Run;
 use super::inputs::Input;
 use super::tally::{Streamer, Tally};
 use super::{failure, FixRequest};
-use crate::check::Options;
+use crate::check::{self, Options};
 use crate::diagnostic::{Collector, Diagnostic, Reports, Transform};
 use crate::error::Error;
 use crate::filter::RuleFilter;
@@ -25,10 +28,10 @@ use crate::report::{Failure, Report};
 use crate::rules::Rule;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use tempfile::NamedTempFile;
 
 /// Passes with fixes before the findings are reported as they stand.
@@ -72,6 +75,10 @@ struct Pass<'a> {
     stop: Arc<AtomicBool>,
     /// A rewrite of the whole file a finding asked for.
     transform: Option<Transform>,
+    /// The check fixes rows itself ([`check::RowFixes`]); this sink only
+    /// notes a fix that is left (`leftover`): it needs a pass of its own.
+    fused: bool,
+    leftover: bool,
 }
 
 impl Pass<'_> {
@@ -127,6 +134,15 @@ impl Reports for Pass<'_> {
     }
 
     fn diagnostic(&mut self, d: Diagnostic) {
+        if self.fused {
+            self.leftover |= d.fix.as_ref().is_some_and(|f| {
+                fix::applies(f, self.unsafe_fixes)
+                    && (f.transform.is_some() || !f.edits.is_empty())
+                    && self.filter.judge(d.rule, d.severity).is_some()
+            });
+            self.keep.diagnostic(d);
+            return;
+        }
         if self.error.is_none() {
             match self.offer(&d) {
                 Ok(true) => {
@@ -208,8 +224,52 @@ impl Run<'_> {
         let mut current: Option<NamedTempFile> = None;
         let mut fixed: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
         let mut report_from: Option<Collector> = None;
+        // Rows are fixed inside the check, which then reports the fixed
+        // file (one read); a fix it leaves (the header's, a whole-file
+        // rewrite, a removed row) takes a pass of its own, whose output is
+        // checked again.
+        let mut in_check = true;
         for _ in 0..MAX_PASSES {
             let source = current.as_ref().map_or(original.as_path(), |c| c.path());
+            // The first pass reads the input as a check does (a walked file
+            // of no format is then a finding, not a failure).
+            let from = (current.is_some() || spill.is_some()).then_some(source);
+            if in_check {
+                let InCheck {
+                    keep,
+                    leftover,
+                    edited,
+                    counts,
+                } = self.fix_in_check(
+                    input,
+                    (from, source, &original, &dir),
+                    (*format, filter),
+                    &opts,
+                    &more,
+                    fixing,
+                )?;
+                let wrote = edited.is_some();
+                if wrote {
+                    for (code, (rule, n)) in counts {
+                        fixed.entry(code).or_insert((rule, 0)).1 += n;
+                    }
+                    current = edited;
+                }
+                if !leftover {
+                    // A relations file's references are read from the file
+                    // after its check: the original's, so the fixed copy
+                    // is checked again for them.
+                    let refs_after = keep
+                        .reports
+                        .last()
+                        .and_then(|r| r.format)
+                        .is_some_and(crate::check::refs::checked_after);
+                    report_from = (!(wrote && refs_after)).then_some(keep);
+                    break;
+                }
+                in_check = false;
+                continue;
+            }
             let stop = Arc::new(AtomicBool::new(false));
             let pass_opts = Options {
                 snippet_stop: Some(Arc::clone(&stop)),
@@ -229,13 +289,12 @@ impl Run<'_> {
                 keep: Collector::with_budget(KEEP_BYTES),
                 fixed: BTreeMap::new(),
                 error: None,
+                fused: false,
+                leftover: false,
             };
             // Keeping fewer findings must not end the check: every fix is
             // wanted.
             pass.keep.cancel = None;
-            // The first pass reads the input as a check does (a walked file
-            // of no format is then a finding, not a failure).
-            let from = (current.is_some() || spill.is_some()).then_some(source);
             self.check_from(
                 input,
                 from,
@@ -269,6 +328,7 @@ impl Run<'_> {
                         fixed.entry(code).or_insert((rule, 0)).1 += n;
                     }
                     current = Some(next);
+                    in_check = true;
                 }
             }
         }
@@ -340,6 +400,196 @@ impl Run<'_> {
             c.persist(&original).map_err(|e| out_err(e.error))?;
         }
         Ok(())
+    }
+}
+
+/// Fixes applied, by rule code.
+type Counts = BTreeMap<&'static str, (&'static Rule, usize)>;
+
+/// What a pass that fixes rows inside the check leaves.
+struct InCheck {
+    /// Its findings: the fixed copy's, if one was made.
+    keep: Collector,
+    /// A fix it could not apply (the header's, a whole-file rewrite, a
+    /// removed row): it needs a pass of its own.
+    leftover: bool,
+    /// The fixed copy, if a row was fixed.
+    edited: Option<NamedTempFile>,
+    counts: Counts,
+}
+
+impl Run<'_> {
+    /// A pass that fixes rows inside the check ([`check::RowFixes`]) of
+    /// `source` (read as `from`, as [`Run::check_from`] takes it; failures
+    /// name `original`), its fixed copy made in `dir`.
+    fn fix_in_check(
+        &self,
+        input: &Input,
+        (from, source, original, dir): (Option<&Path>, &Path, &Path, &Path),
+        (format, filter): (Option<&str>, &RuleFilter),
+        opts: &Options,
+        more: &[Diagnostic],
+        fixing: &Fixing<'_>,
+    ) -> Result<InCheck, Error> {
+        let writer = Arc::new(Mutex::new(ChunkWriter {
+            source: source.to_path_buf(),
+            dir: dir.to_path_buf(),
+            src: None,
+            out: None,
+            pos: 0,
+            applied: BTreeMap::new(),
+            error: None,
+        }));
+        let unsafe_fixes = fixing.req.unsafe_fixes;
+        let judge = filter.clone();
+        let row_fixes = check::RowFixes {
+            applies: Box::new(move |d: &Diagnostic| {
+                d.fix
+                    .as_ref()
+                    .is_some_and(|f| fix::applies(f, unsafe_fixes))
+                    && judge.judge(d.rule, d.severity).is_some()
+            }),
+            out: Mutex::new(Box::new(Shared(Arc::clone(&writer)))),
+        };
+        let pass_opts = Options {
+            row_fixes: Some(Arc::new(row_fixes)),
+            ..opts.clone()
+        };
+        let mut pass = Pass {
+            stop: Arc::default(),
+            transform: None,
+            source,
+            dir,
+            unsafe_fixes,
+            filter,
+            applier: None,
+            keep: Collector::with_budget(KEEP_BYTES),
+            fixed: BTreeMap::new(),
+            error: None,
+            fused: true,
+            leftover: false,
+        };
+        pass.keep.cancel = None;
+        self.check_from(
+            input,
+            from,
+            format,
+            &pass_opts,
+            more.to_vec(),
+            None,
+            &mut pass,
+        )?;
+        drop(pass_opts);
+        let mut w = writer.lock().unwrap_or_else(PoisonError::into_inner);
+        let counts = std::mem::take(&mut w.applied);
+        let edited = w.finish().map_err(|e| Error::io(original, e))?;
+        Ok(InCheck {
+            keep: std::mem::take(&mut pass.keep),
+            leftover: pass.leftover,
+            edited,
+            counts,
+        })
+    }
+}
+
+/// The output of a pass that fixes rows inside the check: chunks come in
+/// file order; until one is changed nothing is written (a file with no fix
+/// is not copied), then what came before is copied from the source and
+/// every chunk is written from memory.
+struct ChunkWriter {
+    source: PathBuf,
+    dir: PathBuf,
+    src: Option<File>,
+    /// Unbuffered: chunks are written whole, from memory (a buffer would
+    /// copy every byte once more).
+    out: Option<NamedTempFile>,
+    /// Offset in the source written up to.
+    pos: u64,
+    applied: Counts,
+    error: Option<io::Error>,
+}
+
+/// The writer as the check holds it.
+struct Shared(Arc<Mutex<ChunkWriter>>);
+
+impl check::FixedChunks for Shared {
+    fn chunk(
+        &mut self,
+        base: u64,
+        len: u64,
+        bytes: &[u8],
+        changed: bool,
+        applied: &[(&'static Rule, u32)],
+    ) {
+        let mut w = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        for &(rule, n) in applied {
+            w.applied.entry(rule.code).or_insert((rule, 0)).1 += n as usize;
+        }
+        if w.error.is_none() {
+            if let Err(e) = w.put(base, len, bytes, changed) {
+                w.error = Some(e);
+            }
+        }
+    }
+}
+
+impl ChunkWriter {
+    fn put(&mut self, base: u64, len: u64, bytes: &[u8], changed: bool) -> io::Result<()> {
+        if self.out.is_none() {
+            if !changed {
+                return Ok(());
+            }
+            self.out = Some(
+                tempfile::Builder::new()
+                    .prefix(".bdxlint-fix-")
+                    .tempfile_in(&self.dir)?,
+            );
+        }
+        self.copy_source(Some(base))?;
+        if let Some(out) = &mut self.out {
+            out.as_file_mut().write_all(bytes)?;
+        }
+        self.pos = base + len;
+        Ok(())
+    }
+
+    /// Copies the source from where the output is up to `to` (to its end
+    /// if `None`).
+    fn copy_source(&mut self, to: Option<u64>) -> io::Result<()> {
+        if to == Some(self.pos) {
+            return Ok(());
+        }
+        let Some(out) = &mut self.out else {
+            return Ok(());
+        };
+        let src = match &mut self.src {
+            Some(f) => f,
+            None => self.src.insert(File::open(&self.source)?),
+        };
+        src.seek(SeekFrom::Start(self.pos))?;
+        match to {
+            Some(to) => {
+                let want = to.saturating_sub(self.pos);
+                if io::copy(&mut src.take(want), out.as_file_mut())? < want {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the file changed while it was being fixed",
+                    ));
+                }
+                self.pos = to;
+            }
+            None => self.pos += io::copy(src, out.as_file_mut())?,
+        }
+        Ok(())
+    }
+
+    /// The fixed copy, if a chunk was changed.
+    fn finish(&mut self) -> io::Result<Option<NamedTempFile>> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.copy_source(None)?;
+        Ok(self.out.take())
     }
 }
 

@@ -1,0 +1,243 @@
+//! `--fix` inside the check: a row's fixes applied where the row is
+//! checked, on the worker, and the fixed row checked again there.
+//!
+//! A fix that edits cells of one row changes nothing the check knows of
+//! other rows except through the cross-row events, and those are made from
+//! the fixed row here. So a chunk whose rows are fixed this way, folded in
+//! the fixed rows' place, gives exactly the findings a check of the fixed
+//! file would: the pass that fixes the rows is also the check that reports
+//! them, and the file is read once instead of twice.
+//!
+//! The row is fixed only where that equality is plain to see: its fixed
+//! bytes read as one record with no quoting problem, the same line ending
+//! and the same number of lines, and are not an empty row. Anything else
+//! (a fix of the header, a whole-file rewrite, a removed row, a row whose
+//! fixes keep coming back) is left to the run's passes, which apply it to
+//! the file and check the result again.
+
+use super::cross::{CrossPlan, Events};
+use super::row::{Cells, Plan};
+use super::{empty_row, Emitter, Snippets};
+use crate::diagnostic::{Diagnostic, Edit};
+use crate::rules::Rule;
+use crate::scan::{LineEnding, Record, Scanner};
+use std::fmt;
+use std::ops::Range;
+use std::sync::Mutex;
+
+/// Where a fixing check sends each chunk's bytes, in file order: the
+/// fixed rows in their places, the others as they were read.
+pub trait FixedChunks: Send {
+    /// The chunk at file offset `base`, `len` bytes in the file; `bytes`
+    /// is what the output holds in its place (the file's own bytes unless
+    /// `changed`); `applied` counts the fixes applied in it by rule.
+    fn chunk(
+        &mut self,
+        base: u64,
+        len: u64,
+        bytes: &[u8],
+        changed: bool,
+        applied: &[(&'static Rule, u32)],
+    );
+}
+
+/// `--fix` in the check: which fixes apply, and where the chunks go.
+pub struct RowFixes {
+    /// Whether a finding's fix is to be applied (its applicability, the
+    /// rule filter). Only fixes with edits are asked about.
+    pub applies: Box<dyn Fn(&Diagnostic) -> bool + Send + Sync>,
+    pub out: Mutex<Box<dyn FixedChunks>>,
+}
+
+impl fmt::Debug for RowFixes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RowFixes")
+    }
+}
+
+/// Rounds of fixing one row: a fix that overlapped another waits for the
+/// next round, as it would for the next pass.
+const ROUNDS: usize = 8;
+
+/// What a row's fixing needs of its chunk's check.
+pub(super) struct RowFixer<'a> {
+    pub(super) plan: &'a Plan,
+    pub(super) cross: &'a CrossPlan,
+    pub(super) fixes: &'a RowFixes,
+    pub(super) snippets: Snippets,
+    /// Whether rows make cross-row events.
+    pub(super) track: bool,
+}
+
+pub(super) fn ending_len(e: Option<LineEnding>) -> usize {
+    match e {
+        Some(LineEnding::Lf) => 1,
+        Some(LineEnding::CrLf) => 2,
+        _ => 0,
+    }
+}
+
+/// Moves a finding's offsets by `by` bytes.
+pub(super) fn shift(d: &mut Diagnostic, by: i64) {
+    let at = |o: u64| o.saturating_add_signed(by);
+    d.span = at(d.span.start)..at(d.span.end);
+    if let Some(f) = &mut d.fix {
+        for e in &mut f.edits {
+            e.span = at(e.span.start)..at(e.span.end);
+        }
+    }
+    if let Some(s) = &mut d.snippet {
+        s.offset = at(s.offset);
+    }
+}
+
+impl RowFixer<'_> {
+    /// The fixes among `found` (a row's findings, offsets of a buffer where
+    /// the row spans `row`) to apply, in the order their findings are
+    /// reported: the edits of each, moved to offsets in the row.
+    fn wanted(&self, found: &[Diagnostic], row: Range<usize>) -> Vec<(&'static Rule, Vec<Edit>)> {
+        let mut w: Vec<&Diagnostic> = found
+            .iter()
+            .filter(|d| {
+                d.fix.as_ref().is_some_and(|f| {
+                    f.transform.is_none()
+                        && !f.edits.is_empty()
+                        && f.edits.iter().all(|e| {
+                            e.span.start <= e.span.end
+                                && e.span.start >= row.start as u64
+                                && e.span.end <= row.end as u64
+                        })
+                }) && (self.fixes.applies)(d)
+            })
+            .collect();
+        w.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        w.into_iter()
+            .filter_map(|d| {
+                let f = d.fix.as_ref()?;
+                let edits = f
+                    .edits
+                    .iter()
+                    .map(|e| Edit {
+                        span: e.span.start - row.start as u64..e.span.end - row.start as u64,
+                        content: e.content.clone(),
+                    })
+                    .collect();
+                Some((d.rule, edits))
+            })
+            .collect()
+    }
+
+    /// Fixes the row `rec` of `data` whose findings are `diags[mark..]` and
+    /// whose events are `events[ev_mark..]`, if one of them has a fix that
+    /// applies and the fixed row reads as one like it. Then its findings
+    /// and events are replaced by the fixed row's, at offset `at` of the
+    /// output chunk, `applied` counts the fixes, and the fixed bytes (with
+    /// the line ending) are returned.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fix(
+        &self,
+        data: &[u8],
+        rec: &Record,
+        diags: &mut Vec<Diagnostic>,
+        mark: usize,
+        events: &mut Events,
+        ev_mark: (usize, usize),
+        at: usize,
+        applied: &mut Vec<(&'static Rule, u32)>,
+    ) -> Option<Vec<u8>> {
+        let end = rec.end + ending_len(rec.ending);
+        let mut wanted = self.wanted(&diags[mark..], rec.start..rec.end);
+        if wanted.is_empty() || end > data.len() {
+            return None;
+        }
+        let original = &data[rec.start..end];
+        let lines = bytecount::count(original, b'\n');
+        let mut row = original.to_vec();
+        let mut counts: Vec<(&'static Rule, u32)> = Vec::new();
+        let mut found = Vec::new();
+        let mut event = Events::default();
+        for _ in 0..ROUNDS {
+            if wanted.is_empty() {
+                break;
+            }
+            row = apply(&row, &wanted, &mut counts);
+            // The fixed row, checked as the file's check would check it.
+            let mut scanner = Scanner::with_delimiter(&row, 0, rec.line, self.cross.delim);
+            let mut rec2 = Record::default();
+            if !scanner.next_record(&mut rec2)
+                || rec2.start != 0
+                || rec2.end + ending_len(rec2.ending) != row.len()
+                || rec2.ending != rec.ending
+                || !rec2.problems.is_empty()
+                || bytecount::count(&row, b'\n') != lines
+                || empty_row(&row, &rec2)
+            {
+                return None;
+            }
+            let mut cells = Cells::for_chunk(&row);
+            let mut emit = Emitter::new(&row, self.snippets.clone());
+            event = Events::default();
+            if self.plan.check_record(&row, &rec2, &mut cells, &mut emit) && self.track {
+                self.cross.event(&row, &rec2, &cells, &mut event);
+            }
+            found = emit.diags;
+            wanted = self.wanted(&found, 0..rec2.end);
+        }
+        if row == original {
+            return None;
+        }
+        for d in &mut found {
+            shift(d, at as i64);
+        }
+        diags.truncate(mark);
+        diags.append(&mut found);
+        events.truncate(ev_mark);
+        events.append_shifted(&event, at);
+        for (rule, n) in counts {
+            match applied.iter_mut().find(|(r, _)| r.code == rule.code) {
+                Some((_, m)) => *m += n,
+                None => applied.push((rule, n)),
+            }
+        }
+        Some(row)
+    }
+}
+
+/// `row` with `fixes` applied in order, each whole or not at all: one
+/// that overlaps an edit accepted before (or starts where one does) waits
+/// for the next round. Counts the applied ones by rule.
+fn apply(
+    row: &[u8],
+    fixes: &[(&'static Rule, Vec<Edit>)],
+    counts: &mut Vec<(&'static Rule, u32)>,
+) -> Vec<u8> {
+    let mut accepted: Vec<&Edit> = Vec::new();
+    for (rule, edits) in fixes {
+        let ordered = edits.windows(2).all(|w| w[0].span.end <= w[1].span.start);
+        let clash = edits.iter().any(|e| {
+            accepted.iter().any(|a| {
+                (e.span.start < a.span.end && a.span.start < e.span.end)
+                    || e.span.start == a.span.start
+            })
+        });
+        if !ordered || clash {
+            continue;
+        }
+        accepted.extend(edits.iter());
+        match counts.iter_mut().find(|(r, _)| r.code == rule.code) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((rule, 1)),
+        }
+    }
+    accepted.sort_by_key(|e| e.span.start);
+    let mut out = Vec::with_capacity(row.len() + 16);
+    let mut pos = 0;
+    for e in accepted {
+        let (a, b) = (e.span.start as usize, e.span.end as usize);
+        out.extend_from_slice(&row[pos..a]);
+        out.extend_from_slice(e.content.as_bytes());
+        pos = b;
+    }
+    out.extend_from_slice(&row[pos..]);
+    out
+}
