@@ -610,3 +610,32 @@ fn the_report_of_a_fix_over_many_chunks_is_the_check_of_the_fixed_file() {
         assert_eq!(fixed_human, human(run(&[])), "{threads} threads");
     }
 }
+
+/// A fix that removes the bytes the file's encoding was told from (the
+/// first bytes above ASCII are no-break spaces around an e-mail, the next
+/// are Latin-1) makes the fixed file read otherwise: the report is the
+/// fixed file's (`not-utf8`), not the original's (`invalid-utf8`).
+#[test]
+fn a_fix_that_changes_how_the_file_is_read_reports_the_file_as_it_is_read_after() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("e.csv");
+    let original: &[u8] = b"Full Name,Work Email,Title,Start Date,End Date,Platform Roles\n\
+        P1,\xc2\xa0a@example.com\xc2\xa0,Eng,03/07/2024,,reviewer\n\
+        P2,b@example.com,Caf\xe9 \xad\xad,03/07/2024,,reviewer\n";
+    std::fs::write(&file, original).expect("write");
+    let run = |extra: &[&str]| {
+        let out = bdxlint()
+            .current_dir(dir.path())
+            .args(["check", "--format", "employees", "--output-format", "json"])
+            .args(extra)
+            .arg("e.csv")
+            .output()
+            .expect("runs");
+        json_findings(&out.stdout)
+    };
+    let before: Vec<Value> = run(&[]);
+    assert!(before.iter().any(|d| d["code"] == "F003"), "{before:?}");
+    let fixed = run(&["--fix"]);
+    assert!(fixed.iter().any(|d| d["code"] == "F012"), "{fixed:?}");
+    assert_eq!(fixed, run(&[]));
+}

@@ -26,6 +26,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("filter_grammar", filter_grammar),
     ("chunk_boundary", chunk_boundary),
     ("zip_bundle", zip_bundle),
+    ("row_fix", row_fix),
 ];
 
 /// A pool of `n` threads (1 or 2), built once. One thread takes the
@@ -147,6 +148,104 @@ pub fn chunk_boundary(data: &[u8]) {
         (Err(a), Err(b)) => assert_eq!(a, b, "errors, chunk size {small}"),
         _ => panic!("chunk size {small}: one chunk gives {reference:?}, {small} bytes {chunked:?}"),
     }
+}
+
+/// `--fix` inside the check: the file checked in chunks of 1-32 or 64-2048
+/// bytes (first byte) on one or two threads with its rows' safe fixes applied as
+/// it goes, its output made from the chunks the check hands out. When no
+/// safe fix is left in its findings (else the run fixes the rest in a pass
+/// of its own) and no fix changed how the output is read (else the run
+/// checks it anew), they must be, byte for byte, the findings of a check
+/// of the output. The second byte picks the format, as in [`check_file`].
+pub fn row_fix(data: &[u8]) {
+    use bdxlint::check::{FixedChunks, RowFixes};
+    use bdxlint::diagnostic::Applicability;
+    use std::sync::{Arc, Mutex};
+
+    /// The output, made in memory as the run makes it on disk: the source
+    /// up to each chunk, then the chunk's bytes.
+    struct Output {
+        source: Vec<u8>,
+        out: Arc<Mutex<(Vec<u8>, usize, bool)>>,
+    }
+    impl FixedChunks for Output {
+        fn chunk(
+            &mut self,
+            base: u64,
+            len: u64,
+            bytes: &[u8],
+            _changed: bool,
+            _applied: &[(&'static bdxlint::rules::Rule, u32)],
+            unsettling: bool,
+        ) {
+            let mut o = self.out.lock().expect("not poisoned");
+            o.2 |= unsettling;
+            let (base, len) = (base as usize, len as usize);
+            assert!(
+                o.1 <= base && base + len <= self.source.len(),
+                "chunk {base}+{len} out of order"
+            );
+            let gap = self.source[o.1..base].to_vec();
+            o.0.extend_from_slice(&gap);
+            o.0.extend_from_slice(bytes);
+            o.1 = base + len;
+        }
+    }
+
+    let [size, pick, file @ ..] = data else {
+        return;
+    };
+    // 1-32 bytes (a row a chunk) or 64-2048 (rows fixed before others in
+    // one chunk).
+    let small = (usize::from(size % 32) + 1) * if size & 32 == 0 { 1 } else { 64 };
+    let threads = usize::from(size / 64 % 2) + 1;
+    let format = format_of(*pick);
+    let out = Arc::new(Mutex::new((Vec::new(), 0, false)));
+    let opts = Options {
+        format: format.clone(),
+        chunk_size: small,
+        row_fixes: Some(Arc::new(RowFixes {
+            applies: Box::new(|d: &Diagnostic| {
+                d.fix
+                    .as_ref()
+                    .is_some_and(|f| f.applicability == Applicability::Safe)
+            }),
+            out: Mutex::new(Box::new(Output {
+                source: file.to_vec(),
+                out: Arc::clone(&out),
+            })),
+        })),
+        ..Options::default()
+    };
+    let Ok(fixed) =
+        pool(threads).install(|| check_reader(file, "fuzz.csv", Some("fuzz.csv"), &opts))
+    else {
+        return;
+    };
+    let left = fixed.diagnostics.iter().any(|d| {
+        d.fix.as_ref().is_some_and(|f| {
+            f.applicability == Applicability::Safe && (f.transform.is_some() || !f.edits.is_empty())
+        })
+    });
+    // A fix that may change how the output is read (its encoding, its
+    // dialect) makes the run check the output anew.
+    if left || out.lock().expect("not poisoned").2 {
+        return;
+    }
+    let output = {
+        let mut o = out.lock().expect("not poisoned");
+        let rest = file[o.1.min(file.len())..].to_vec();
+        o.0.extend_from_slice(&rest);
+        std::mem::take(&mut o.0)
+    };
+    let checked = pool(1)
+        .install(|| check(&output, format, whole(&output)))
+        .expect("the fixed file checks as the original did");
+    assert_eq!(fixed.records, checked.records, "records");
+    assert_eq!(
+        fixed.diagnostics, checked.diagnostics,
+        "findings of the fixing check, chunk size {small}, {threads} threads, against those of its output"
+    );
 }
 
 /// serde_json's verdict on `text` as JSON, when it is a true agreement to

@@ -689,6 +689,7 @@ struct Folded {
     /// A decoded chunk's bytes as they are in the file.
     raw: Option<Vec<u8>>,
     applied: Vec<(&'static Rule, u32)>,
+    unsettling: bool,
 }
 
 impl Folded {
@@ -704,6 +705,7 @@ impl Folded {
             bytes,
             self.fixed.is_some(),
             &self.applied,
+            self.unsettling,
         );
     }
 }
@@ -712,6 +714,7 @@ impl Folded {
 /// fixed, if any were, in place of those read.
 fn fold_chunk(fold: &mut Fold, mut c: Chunk, mut r: ChunkResult, cross: &CrossPlan) -> Folded {
     let applied = std::mem::take(&mut r.applied);
+    let unsettling = r.unsettling;
     let read = r.fixed.take().map(|f| std::mem::replace(&mut c.data, f));
     let mut ready = Vec::new();
     fold.add(r, &mut c, cross, &mut ready);
@@ -726,6 +729,7 @@ fn fold_chunk(fold: &mut Fold, mut c: Chunk, mut r: ChunkResult, cross: &CrossPl
         fixed,
         raw: c.decoded.map(|d| d.original),
         applied,
+        unsettling,
     }
 }
 
@@ -1010,6 +1014,10 @@ struct Chunk {
     /// For a chunk of a legacy-encoded file: `data` is decoded, and this
     /// maps it back to the file's bytes.
     decoded: Option<Box<encoding::Decoded>>,
+    /// The file's encoding was told from bytes before this chunk, beyond
+    /// the first [`dialect::HEAD_LEN`] (which tell the dialect): no change
+    /// to this chunk's bytes could change how the file is read.
+    settled: bool,
 }
 
 impl Chunk {
@@ -1068,6 +1076,7 @@ impl Chunk {
             base: self.file_offset(at),
             data: self.data[at..].to_vec(),
             decoded: self.decoded.as_ref().map(|d| Box::new(d.split_off(at))),
+            settled: self.settled,
         }
     }
 }
@@ -1238,6 +1247,11 @@ impl<R: Read> ChunkReader<R> {
             base: self.base,
             data,
             decoded: None,
+            settled: self.base >= dialect::HEAD_LEN as u64
+                && matches!(
+                    self.encoding,
+                    Some(encoding::State::Utf8 | encoding::State::Legacy)
+                ),
         };
         self.base += cut as u64;
         self.scanned = self.filled;
@@ -1291,6 +1305,9 @@ struct ChunkResult {
     delta: i64,
     /// Fixes applied in the chunk, by rule.
     applied: Vec<(&'static Rule, u32)>,
+    /// A fix changed bytes that tell how the file is read (see
+    /// [`FixedChunks::chunk`]).
+    unsettling: bool,
 }
 
 /// What the reading of rows needs from the header, beside the plan.
@@ -1344,6 +1361,9 @@ fn check_chunk(
             fixes,
             snippets: snippets.clone(),
             track,
+            head_end: usize::try_from((dialect::HEAD_LEN as u64).saturating_sub(chunk.base))
+                .unwrap_or(usize::MAX),
+            settled: chunk.settled,
         });
     let mut emit = Emitter::new(data, snippets);
     let mut scanner = Scanner::with_delimiter(data, 0, 1, cross.delim);
@@ -1360,6 +1380,7 @@ fn check_chunk(
     let mut fixed: Vec<u8> = Vec::new();
     let (mut copied, mut delta) = (0usize, 0i64);
     let mut applied = Vec::new();
+    let mut unsettling = false;
     while scanner.next_record(&mut rec) {
         records += 1;
         let (mark, ev_mark) = (emit.diags.len(), events.mark());
@@ -1397,18 +1418,22 @@ fn check_chunk(
             }
         }
         let at = rec.start.saturating_add_signed(delta as isize);
-        let row = fixer.as_ref().and_then(|f| {
-            f.fix(
-                data,
-                &rec,
-                &mut emit.diags,
-                mark,
-                &mut events,
-                ev_mark,
-                at,
-                &mut applied,
-            )
-        });
+        // Only a row with findings has fixes.
+        let row = fixer
+            .as_ref()
+            .filter(|_| emit.diags.len() > mark)
+            .and_then(|f| {
+                f.fix(
+                    data,
+                    &rec,
+                    &mut emit.diags,
+                    mark,
+                    &mut events,
+                    ev_mark,
+                    at,
+                    (&mut applied, &mut unsettling),
+                )
+            });
         if let Some(row) = row {
             let end = rec.end + rowfix::ending_len(rec.ending);
             if fixed.capacity() == 0 {
@@ -1455,6 +1480,7 @@ fn check_chunk(
         fixed,
         delta,
         applied,
+        unsettling,
     }
 }
 

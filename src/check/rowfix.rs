@@ -31,6 +31,11 @@ pub trait FixedChunks: Send {
     /// The chunk at file offset `base`, `len` bytes in the file; `bytes`
     /// is what the output holds in its place (the file's own bytes unless
     /// `changed`); `applied` counts the fixes applied in it by rule.
+    /// `unsettling`: a fix changed bytes that tell how the file is read (a
+    /// delimiter, quote or line break in the first 64 KiB, which tell the
+    /// dialect; a byte above ASCII before the encoding was told), so a
+    /// check of the output may read it otherwise: only such a check knows
+    /// what it finds.
     fn chunk(
         &mut self,
         base: u64,
@@ -38,6 +43,7 @@ pub trait FixedChunks: Send {
         bytes: &[u8],
         changed: bool,
         applied: &[(&'static Rule, u32)],
+        unsettling: bool,
     );
 }
 
@@ -67,6 +73,10 @@ pub(super) struct RowFixer<'a> {
     pub(super) snippets: Snippets,
     /// Whether rows make cross-row events.
     pub(super) track: bool,
+    /// Where the bytes that tell the dialect end, in the chunk.
+    pub(super) head_end: usize,
+    /// [`super::Chunk::settled`].
+    pub(super) settled: bool,
 }
 
 pub(super) fn ending_len(e: Option<LineEnding>) -> usize {
@@ -143,7 +153,7 @@ impl RowFixer<'_> {
         events: &mut Events,
         ev_mark: (usize, usize),
         at: usize,
-        applied: &mut Vec<(&'static Rule, u32)>,
+        (applied, unsettling): (&mut Vec<(&'static Rule, u32)>, &mut bool),
     ) -> Option<Vec<u8>> {
         let end = rec.end + ending_len(rec.ending);
         let mut wanted = self.wanted(&diags[mark..], rec.start..rec.end);
@@ -156,11 +166,12 @@ impl RowFixer<'_> {
         let mut counts: Vec<(&'static Rule, u32)> = Vec::new();
         let mut found = Vec::new();
         let mut event = Events::default();
+        let mut touched = Touched::default();
         for _ in 0..ROUNDS {
             if wanted.is_empty() {
                 break;
             }
-            row = apply(&row, &wanted, &mut counts);
+            row = apply(&row, &wanted, &mut counts, &mut touched);
             // The fixed row, checked as the file's check would check it.
             let mut scanner = Scanner::with_delimiter(&row, 0, rec.line, self.cross.delim);
             let mut rec2 = Record::default();
@@ -186,6 +197,8 @@ impl RowFixer<'_> {
         if row == original {
             return None;
         }
+        *unsettling |=
+            (touched.structural && rec.start < self.head_end) || (touched.high && !self.settled);
         for d in &mut found {
             shift(d, at as i64);
         }
@@ -203,6 +216,25 @@ impl RowFixer<'_> {
     }
 }
 
+/// What the applied edits removed or wrote, of the bytes that tell how a
+/// file is read.
+#[derive(Default)]
+struct Touched {
+    /// A delimiter of any dialect, a quote or a line break.
+    structural: bool,
+    /// A byte above ASCII.
+    high: bool,
+}
+
+impl Touched {
+    fn see(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.high |= b >= 0x80;
+            self.structural |= matches!(b, b',' | b';' | b'\t' | b'|' | b'"' | b'\r' | b'\n');
+        }
+    }
+}
+
 /// `row` with `fixes` applied in order, each whole or not at all: one
 /// that overlaps an edit accepted before (or starts where one does) waits
 /// for the next round. Counts the applied ones by rule.
@@ -210,6 +242,7 @@ fn apply(
     row: &[u8],
     fixes: &[(&'static Rule, Vec<Edit>)],
     counts: &mut Vec<(&'static Rule, u32)>,
+    touched: &mut Touched,
 ) -> Vec<u8> {
     let mut accepted: Vec<&Edit> = Vec::new();
     for (rule, edits) in fixes {
@@ -234,6 +267,8 @@ fn apply(
     let mut pos = 0;
     for e in accepted {
         let (a, b) = (e.span.start as usize, e.span.end as usize);
+        touched.see(&row[a..b]);
+        touched.see(e.content.as_bytes());
         out.extend_from_slice(&row[pos..a]);
         out.extend_from_slice(e.content.as_bytes());
         pos = b;

@@ -240,6 +240,7 @@ impl Run<'_> {
                     leftover,
                     edited,
                     counts,
+                    unsettled,
                 } = self.fix_in_check(
                     input,
                     (from, source, &original, &dir),
@@ -254,6 +255,12 @@ impl Run<'_> {
                         fixed.entry(code).or_insert((rule, 0)).1 += n;
                     }
                     current = edited;
+                }
+                if wrote && unsettled && !leftover {
+                    // The copy may read otherwise (a BOM-less file whose
+                    // first non-ASCII bytes were spaces, a delimiter in
+                    // its first 64 KiB): it is checked, and fixed, anew.
+                    continue;
                 }
                 if !leftover {
                     // A relations file's references are read from the file
@@ -416,6 +423,9 @@ struct InCheck {
     /// The fixed copy, if a row was fixed.
     edited: Option<NamedTempFile>,
     counts: Counts,
+    /// A fix may change how the copy is read: its findings are known only
+    /// by checking it.
+    unsettled: bool,
 }
 
 impl Run<'_> {
@@ -438,6 +448,7 @@ impl Run<'_> {
             out: None,
             pos: 0,
             applied: BTreeMap::new(),
+            unsettled: false,
             error: None,
         }));
         let unsafe_fixes = fixing.req.unsafe_fixes;
@@ -488,6 +499,7 @@ impl Run<'_> {
             leftover: pass.leftover,
             edited,
             counts,
+            unsettled: w.unsettled,
         })
     }
 }
@@ -506,6 +518,9 @@ struct ChunkWriter {
     /// Offset in the source written up to.
     pos: u64,
     applied: Counts,
+    /// A fix may change how the output is read (see
+    /// [`check::FixedChunks::chunk`]).
+    unsettled: bool,
     error: Option<io::Error>,
 }
 
@@ -520,8 +535,10 @@ impl check::FixedChunks for Shared {
         bytes: &[u8],
         changed: bool,
         applied: &[(&'static Rule, u32)],
+        unsettling: bool,
     ) {
         let mut w = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        w.unsettled |= unsettling;
         for &(rule, n) in applied {
             w.applied.entry(rule.code).or_insert((rule, 0)).1 += n as usize;
         }
