@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 data=../testdata
-mkdir -p corpus/{check_file,chunk_boundary,json_cell,filter_grammar,zip_bundle}
+mkdir -p corpus/{check_file,chunk_boundary,json_cell,filter_grammar,zip_bundle,row_fix}
 
 # The format-picking byte: the table's index in schema::tables(), which is
 # the order of TABLES in src/schema/mod.rs; 0 is fine too (libFuzzer
@@ -19,6 +19,25 @@ for f in "$data"/*/*.csv "$data"/batch/*/*.csv; do
     # chunk_boundary: a chunk-size byte, then the format byte.
     { printf "\\x$(printf %02x $((n % 128)))\\x$(printf %02x $((n % 16)))"; cat "$f"; } > "corpus/chunk_boundary/$name"
 done
+
+# row_fix: the damaged halves of the fix pairs, each with its own format
+# byte, in chunks of 8 bytes (a row a chunk) and of 320 (rows fixed before
+# others in one chunk; see row_fix in src/lib.rs for the size byte).
+python3 - "$data" <<'PY'
+import glob, os, re, sys
+data = sys.argv[1]
+mod = open(os.path.join(data, "..", "src", "schema", "mod.rs")).read()
+tables = re.findall(r'\(\s*"([a-z0-9-]+)",\s*include_str', mod[mod.index("const TABLES"):])
+for f in sorted(glob.glob(os.path.join(data, "fixes", "*", "*.csv"))):
+    if f.endswith(".fixed.csv"):
+        continue
+    fmt = os.path.basename(os.path.dirname(f))
+    body = open(f, "rb").read()
+    for size in (7, 36):
+        name = f"fix_{fmt}_{os.path.basename(f)}.{size}"
+        with open(os.path.join("corpus", "row_fix", name), "wb") as out:
+            out.write(bytes([size, tables.index(fmt)]) + body)
+PY
 
 # JSON cells and filter values: every quoted cell of the fixtures that
 # looks like JSON, unescaped.
