@@ -639,3 +639,84 @@ fn a_fix_that_changes_how_the_file_is_read_reports_the_file_as_it_is_read_after(
     assert!(fixed.iter().any(|d| d["code"] == "F012"), "{fixed:?}");
     assert_eq!(fixed, run(&[]));
 }
+
+/// Runs `check` on `name` in `dir` with `args`, JSON findings.
+fn findings_of(dir: &Path, name: &str, args: &[&str]) -> Vec<Value> {
+    let out = bdxlint()
+        .current_dir(dir)
+        .args(["check", "--output-format", "json", "--format", "employees"])
+        .args(args)
+        .arg(name)
+        .output()
+        .expect("runs");
+    json_findings(&out.stdout)
+}
+
+/// The encoding of a file is decided by its first line holding a byte
+/// above ASCII. A row fix that removes the only such bytes of an earlier
+/// line (a no-break space around an e-mail) makes a later Latin-1 line
+/// decide: the fixed file is read as Windows-1252 (`not-utf8`), while the
+/// check that fixed the rows read the original as UTF-8 (`invalid-utf8`).
+#[test]
+fn a_row_fix_that_removes_the_first_non_ascii_bytes_is_reported_as_the_fixed_file_reads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let original: &[u8] = b"Full Name,Work Email\nAda,\xc2\xa0a@x.com\nJos\xe9,b@x.com\n";
+    std::fs::write(dir.path().join("e.csv"), original).expect("write");
+    let reported = findings_of(dir.path(), "e.csv", &["--fix"]);
+    assert_ne!(
+        std::fs::read(dir.path().join("e.csv")).expect("read"),
+        original
+    );
+    assert_eq!(
+        reported,
+        findings_of(dir.path(), "e.csv", &[]),
+        "the report of --fix is not the check of the fixed file"
+    );
+
+    // With --unsafe-fixes the re-encoding the fixed file asks for is not
+    // made: a second --fix changes the file again.
+    std::fs::write(dir.path().join("e.csv"), original).expect("write");
+    findings_of(dir.path(), "e.csv", &["--fix", "--unsafe-fixes"]);
+    let once = std::fs::read(dir.path().join("e.csv")).expect("read");
+    findings_of(dir.path(), "e.csv", &["--fix", "--unsafe-fixes"]);
+    assert_eq!(
+        once,
+        std::fs::read(dir.path().join("e.csv")).expect("read"),
+        "a second --fix --unsafe-fixes changed the file"
+    );
+}
+
+/// The delimiter is told from the first 64 KiB (the records wholly in
+/// them). Row fixes that shorten rows pull a ragged record into that head:
+/// the fixed `;` file is then read with commas, while the check that fixed
+/// its rows read the original with `;`. (`--ignore F010` keeps the
+/// delimiter's own fix out, so the in-check pass is the report.)
+#[test]
+fn row_fixes_that_move_a_record_into_the_sniffed_head_are_reported_as_the_fixed_file_reads() {
+    let header = "Full Name;Work Email;Title;Start Date;End Date;Platform Roles";
+    let title = "x".repeat(1561);
+    let mut s = format!("{header}\n");
+    for i in 0..40 {
+        // `12/31/2023 ` loses its trailing space: 1 byte shorter a row.
+        s.push_str(&format!("P{i};u{i}@x.com;{title};12/31/2023 ;;reviewer\n"));
+    }
+    // A ragged record across byte 65,536 of the original, inside the first
+    // 64 KiB of the fixed file.
+    s.push_str(&format!("R;r@x.com;{title};12/31/2023;;reviewer;EXTRA\n"));
+    assert!(s.len() > 65_536 && s.len() - 40 < 65_536, "{}", s.len());
+    for j in 0..10 {
+        s.push_str(&format!("Q{j};q{j}@x.com;T;12/31/2023;;reviewer\n"));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("e.csv"), &s).expect("write");
+    let reported = findings_of(dir.path(), "e.csv", &["--fix", "--ignore", "F010"]);
+    assert_ne!(
+        std::fs::read(dir.path().join("e.csv")).expect("read"),
+        s.as_bytes()
+    );
+    assert_eq!(
+        reported,
+        findings_of(dir.path(), "e.csv", &["--ignore", "F010"]),
+        "the report of --fix is not the check of the fixed file"
+    );
+}

@@ -227,17 +227,19 @@ pub fn row_fix(data: &[u8]) {
             f.applicability == Applicability::Safe && (f.transform.is_some() || !f.edits.is_empty())
         })
     });
-    // A fix that may change how the output is read (its encoding, its
-    // dialect) makes the run check the output anew.
-    if left || out.lock().expect("not poisoned").2 {
-        return;
-    }
-    let output = {
+    let (output, unsettled) = {
         let mut o = out.lock().expect("not poisoned");
         let rest = file[o.1.min(file.len())..].to_vec();
         o.0.extend_from_slice(&rest);
-        std::mem::take(&mut o.0)
+        (std::mem::take(&mut o.0), o.2)
     };
+    // A fix that may change how the output is read (its encoding, its
+    // dialect) makes the run check the output anew, as does one whose
+    // output's first 64 KiB tell another reading.
+    let head = |b: &[u8]| b[..b.len().min(bdxlint::check::dialect::HEAD_LEN)].to_vec();
+    if left || unsettled || !bdxlint::check::reads_alike(&head(file), &head(&output)) {
+        return;
+    }
     let checked = pool(1)
         .install(|| check(&output, format, whole(&output)))
         .expect("the fixed file checks as the original did");

@@ -530,6 +530,7 @@ fn check_stream<R: Read>(
     let rows = Rows {
         width: rec.fields.len(),
         unnamed,
+        max_record: opts.max_record_bytes,
     };
     let header_ending = rec.ending;
     let mut fold = Fold::new(
@@ -1014,9 +1015,9 @@ struct Chunk {
     /// For a chunk of a legacy-encoded file: `data` is decoded, and this
     /// maps it back to the file's bytes.
     decoded: Option<Box<encoding::Decoded>>,
-    /// The file's encoding was told from bytes before this chunk, beyond
-    /// the first [`dialect::HEAD_LEN`] (which tell the dialect): no change
-    /// to this chunk's bytes could change how the file is read.
+    /// The file's encoding was told before this chunk: no change to this
+    /// chunk's bytes beyond the first [`dialect::HEAD_LEN`] of the file
+    /// could change how the file is read.
     settled: bool,
 }
 
@@ -1247,11 +1248,10 @@ impl<R: Read> ChunkReader<R> {
             base: self.base,
             data,
             decoded: None,
-            settled: self.base >= dialect::HEAD_LEN as u64
-                && matches!(
-                    self.encoding,
-                    Some(encoding::State::Utf8 | encoding::State::Legacy)
-                ),
+            settled: matches!(
+                self.encoding,
+                Some(encoding::State::Utf8 | encoding::State::Legacy)
+            ),
         };
         self.base += cut as u64;
         self.scanned = self.filled;
@@ -1317,6 +1317,8 @@ struct Rows {
     /// The header fields that have no name: a row's value there is
     /// counted (`unnamed-column-data`).
     unnamed: Vec<usize>,
+    /// [`Options::max_record_bytes`].
+    max_record: usize,
 }
 
 /// Whether a field's content is empty or only spaces and tabs.
@@ -1361,9 +1363,8 @@ fn check_chunk(
             fixes,
             snippets: snippets.clone(),
             track,
-            head_end: usize::try_from((dialect::HEAD_LEN as u64).saturating_sub(chunk.base))
-                .unwrap_or(usize::MAX),
             settled: chunk.settled,
+            max_record: rows.max_record,
         });
     let mut emit = Emitter::new(data, snippets);
     let mut scanner = Scanner::with_delimiter(data, 0, 1, cross.delim);
@@ -1766,6 +1767,23 @@ impl Fold {
             sink(d);
         }
     }
+}
+
+/// Whether files whose first [`dialect::HEAD_LEN`] bytes are `a` and `b`
+/// are read alike: the same dialect, the same encoding as far as those
+/// bytes tell it. A fix inside the check that changed the head (a row made
+/// shorter pulls another into it) must not have changed either, or its
+/// findings are not those of the fixed file.
+pub fn reads_alike(a: &[u8], b: &[u8]) -> bool {
+    let tell = |h: &[u8]| {
+        let whole = h.len() < dialect::HEAD_LEN;
+        (
+            wide_encoding(h),
+            dialect::sniff(h, whole),
+            encoding::from_head(h, whole),
+        )
+    };
+    tell(a) == tell(b)
 }
 
 /// Whether an emitter captures source lines: asked, and not yet told to

@@ -31,11 +31,11 @@ pub trait FixedChunks: Send {
     /// The chunk at file offset `base`, `len` bytes in the file; `bytes`
     /// is what the output holds in its place (the file's own bytes unless
     /// `changed`); `applied` counts the fixes applied in it by rule.
-    /// `unsettling`: a fix changed bytes that tell how the file is read (a
-    /// delimiter, quote or line break in the first 64 KiB, which tell the
-    /// dialect; a byte above ASCII before the encoding was told), so a
-    /// check of the output may read it otherwise: only such a check knows
-    /// what it finds.
+    /// `unsettling`: a fix removed or wrote a byte above ASCII before the
+    /// file's encoding was told (from the first line that holds one, when
+    /// the first 64 KiB hold none), so a check of the output may read it
+    /// otherwise: only such a check knows what it finds. (What the first
+    /// 64 KiB tell, the caller compares: see [`super::reads_alike`].)
     fn chunk(
         &mut self,
         base: u64,
@@ -73,10 +73,10 @@ pub(super) struct RowFixer<'a> {
     pub(super) snippets: Snippets,
     /// Whether rows make cross-row events.
     pub(super) track: bool,
-    /// Where the bytes that tell the dialect end, in the chunk.
-    pub(super) head_end: usize,
     /// [`super::Chunk::settled`].
     pub(super) settled: bool,
+    /// [`super::Options::max_record_bytes`].
+    pub(super) max_record: usize,
 }
 
 pub(super) fn ending_len(e: Option<LineEnding>) -> usize {
@@ -166,12 +166,12 @@ impl RowFixer<'_> {
         let mut counts: Vec<(&'static Rule, u32)> = Vec::new();
         let mut found = Vec::new();
         let mut event = Events::default();
-        let mut touched = Touched::default();
+        let mut high = false;
         for _ in 0..ROUNDS {
             if wanted.is_empty() {
                 break;
             }
-            row = apply(&row, &wanted, &mut counts, &mut touched);
+            row = apply(&row, &wanted, &mut counts, &mut high);
             // The fixed row, checked as the file's check would check it.
             let mut scanner = Scanner::with_delimiter(&row, 0, rec.line, self.cross.delim);
             let mut rec2 = Record::default();
@@ -194,11 +194,12 @@ impl RowFixer<'_> {
             found = emit.diags;
             wanted = self.wanted(&found, 0..rec2.end);
         }
-        if row == original {
+        // A row grown near the longest record the reader holds might not be
+        // read back as one: the file's own passes fix it, and check it.
+        if row == original || (row.len() > original.len() && row.len() > self.max_record / 2) {
             return None;
         }
-        *unsettling |=
-            (touched.structural && rec.start < self.head_end) || (touched.high && !self.settled);
+        *unsettling |= high && !self.settled;
         for d in &mut found {
             shift(d, at as i64);
         }
@@ -216,33 +217,15 @@ impl RowFixer<'_> {
     }
 }
 
-/// What the applied edits removed or wrote, of the bytes that tell how a
-/// file is read.
-#[derive(Default)]
-struct Touched {
-    /// A delimiter of any dialect, a quote or a line break.
-    structural: bool,
-    /// A byte above ASCII.
-    high: bool,
-}
-
-impl Touched {
-    fn see(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.high |= b >= 0x80;
-            self.structural |= matches!(b, b',' | b';' | b'\t' | b'|' | b'"' | b'\r' | b'\n');
-        }
-    }
-}
-
 /// `row` with `fixes` applied in order, each whole or not at all: one
 /// that overlaps an edit accepted before (or starts where one does) waits
-/// for the next round. Counts the applied ones by rule.
+/// for the next round. Counts the applied ones by rule, and notes in
+/// `high` whether an edit removed or wrote a byte above ASCII.
 fn apply(
     row: &[u8],
     fixes: &[(&'static Rule, Vec<Edit>)],
     counts: &mut Vec<(&'static Rule, u32)>,
-    touched: &mut Touched,
+    high: &mut bool,
 ) -> Vec<u8> {
     let mut accepted: Vec<&Edit> = Vec::new();
     for (rule, edits) in fixes {
@@ -267,12 +250,71 @@ fn apply(
     let mut pos = 0;
     for e in accepted {
         let (a, b) = (e.span.start as usize, e.span.end as usize);
-        touched.see(&row[a..b]);
-        touched.see(e.content.as_bytes());
+        *high |= !row[a..b].is_ascii() || !e.content.is_ascii();
         out.extend_from_slice(&row[pos..a]);
         out.extend_from_slice(e.content.as_bytes());
         pos = b;
     }
     out.extend_from_slice(&row[pos..]);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::{check_reader, Options};
+    use crate::diagnostic::Applicability;
+    use std::sync::Arc;
+
+    /// Counts the chunks that changed.
+    struct Changed(Arc<Mutex<usize>>);
+
+    impl FixedChunks for Changed {
+        fn chunk(
+            &mut self,
+            _: u64,
+            _: u64,
+            _: &[u8],
+            changed: bool,
+            _: &[(&'static Rule, u32)],
+            _: bool,
+        ) {
+            if changed {
+                *self.0.lock().expect("not poisoned") += 1;
+            }
+        }
+    }
+
+    /// The findings of a fixing check of `file` with records of at most
+    /// `max_record` bytes, and how many chunks it changed.
+    fn fixing(file: &[u8], max_record: usize) -> (Vec<&'static str>, usize) {
+        let changed = Arc::new(Mutex::new(0));
+        let opts = Options {
+            format: Some("employees".into()),
+            max_record_bytes: max_record,
+            row_fixes: Some(Arc::new(RowFixes {
+                applies: Box::new(|d: &Diagnostic| {
+                    d.fix
+                        .as_ref()
+                        .is_some_and(|f| f.applicability == Applicability::Safe)
+                }),
+                out: Mutex::new(Box::new(Changed(Arc::clone(&changed)))),
+            })),
+            ..Options::default()
+        };
+        let r = check_reader(file, "e.csv", None, &opts).expect("checks");
+        let codes = r.diagnostics.iter().map(|d| d.rule.code).collect();
+        let n = *changed.lock().expect("not poisoned");
+        (codes, n)
+    }
+
+    #[test]
+    fn a_row_is_fixed_in_the_check_unless_it_would_grow_near_the_longest_record() {
+        let file = b"Full Name,Work Email,Start Date\nAda,a@x.com,3/7/2024\n";
+        // Fixed where it is checked: the finding is gone, the chunk changed.
+        assert_eq!(fixing(file, 64 << 20), (vec![], 1));
+        // `03/07/2024` would make the 20-byte row 22, past half of 40: the
+        // row is left to the file's own passes, its finding still there.
+        assert_eq!(fixing(file, 40), (vec!["C004"], 0));
+    }
 }

@@ -257,9 +257,10 @@ impl Run<'_> {
                     current = edited;
                 }
                 if wrote && unsettled && !leftover {
-                    // The copy may read otherwise (a BOM-less file whose
-                    // first non-ASCII bytes were spaces, a delimiter in
-                    // its first 64 KiB): it is checked, and fixed, anew.
+                    // The copy may read otherwise (the first non-ASCII bytes
+                    // were no-break spaces around a value, a shorter row
+                    // pulled another into the 64 KiB that tell the
+                    // delimiter): it is checked, and fixed, anew.
                     continue;
                 }
                 if !leftover {
@@ -494,12 +495,31 @@ impl Run<'_> {
         let mut w = writer.lock().unwrap_or_else(PoisonError::into_inner);
         let counts = std::mem::take(&mut w.applied);
         let edited = w.finish().map_err(|e| Error::io(original, e))?;
+        // What the first 64 KiB tell (the dialect, the encoding) must be
+        // what they told of the source, or the copy reads otherwise.
+        let moved = match &edited {
+            Some(e) => {
+                let head = |p: &Path| -> io::Result<Vec<u8>> {
+                    let mut h = Vec::new();
+                    File::open(p)?
+                        .take(check::dialect::HEAD_LEN as u64)
+                        .read_to_end(&mut h)?;
+                    Ok(h)
+                };
+                let (a, b) = (head(source), head(e.path()));
+                !check::reads_alike(
+                    &a.map_err(|e| Error::io(original, e))?,
+                    &b.map_err(|e| Error::io(original, e))?,
+                )
+            }
+            None => false,
+        };
         Ok(InCheck {
             keep: std::mem::take(&mut pass.keep),
             leftover: pass.leftover,
             edited,
             counts,
-            unsettled: w.unsettled,
+            unsettled: w.unsettled || moved,
         })
     }
 }
