@@ -720,3 +720,30 @@ fn row_fixes_that_move_a_record_into_the_sniffed_head_are_reported_as_the_fixed_
         "the report of --fix is not the check of the fixed file"
     );
 }
+
+/// A relations file's references are read after its check; its report
+/// after `--fix` is still what `check` says of the fixed file, in the same
+/// order (a file checked ahead has them sorted among its own findings).
+#[test]
+fn a_fixed_relations_file_is_reported_as_check_reports_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("relations.csv");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/entity-relations/invalid-enum.csv"),
+        &file,
+    )
+    .expect("copy");
+    let run = |extra: &[&str]| {
+        let out = bdxlint()
+            .current_dir(dir.path())
+            .args(["check", "--output-format", "json"])
+            .args(extra)
+            .arg("relations.csv")
+            .output()
+            .expect("runs");
+        json_findings(&out.stdout)
+    };
+    let fixed = run(&["--fix"]);
+    assert!(fixed.iter().any(|d| d["code"] == "B010"), "{fixed:?}");
+    assert_eq!(fixed, run(&[]));
+}

@@ -24,7 +24,7 @@ use std::sync::Arc;
 /// Regular files up to this size (and ZIP bundles) are checked ahead, in
 /// parallel with their neighbours; larger ones and streams are checked in
 /// turn, their findings written while they are read.
-const STREAM_ABOVE: u64 = 8 << 20;
+pub(super) const STREAM_ABOVE: u64 = 8 << 20;
 
 /// Bytes of findings the inputs checked ahead may hold together. An input
 /// with more is checked again in its turn, streamed: memory stays bounded

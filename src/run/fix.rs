@@ -129,8 +129,10 @@ impl Pass<'_> {
 }
 
 impl Reports for Pass<'_> {
-    fn start_file(&mut self, path: &str, member: Option<&str>, sort: bool) {
-        self.keep.start_file(path, member, sort);
+    fn start_file(&mut self, path: &str, member: Option<&str>, _sort: bool) {
+        // In the order found: whether the report is sorted, as `check`
+        // sorts a file it checks ahead, is known only at the end.
+        self.keep.start_file(path, member, false);
     }
 
     fn diagnostic(&mut self, d: Diagnostic) {
@@ -343,24 +345,50 @@ impl Run<'_> {
         // The report: the last pass's findings, kept or (past the budget,
         // or after the last pass allowed still fixed something) checked
         // once more, streamed.
-        match report_from {
-            Some(c) if !c.overflowed => {
-                let mut s = Streamer {
-                    tally: t,
-                    report: w,
-                    filter,
-                };
-                for rep in c.reports {
-                    s.start_file(&rep.path, rep.member.as_deref(), false);
-                    for d in rep.diagnostics {
-                        s.diagnostic(d);
-                    }
-                    s.end_file(rep.format, rep.records);
+        // In the order `check` gives the fixed file: a regular file it
+        // would check ahead has its findings sorted by position (a
+        // relations file's references among its own), a larger one or a
+        // stream has them as found.
+        let source = current.as_ref().map_or(original.as_path(), |c| c.path());
+        let sorted = matches!(input, Input::File(_))
+            && std::fs::metadata(source)
+                .is_ok_and(|m| m.is_file() && m.len() <= super::files::STREAM_ABOVE);
+        let replay = |c: Collector, t: &mut Tally, w: &mut dyn Report| {
+            let mut s = Streamer {
+                tally: t,
+                report: w,
+                filter,
+            };
+            for mut rep in c.reports {
+                if sorted {
+                    rep.diagnostics
+                        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
                 }
+                s.start_file(&rep.path, rep.member.as_deref(), false);
+                for d in rep.diagnostics {
+                    s.diagnostic(d);
+                }
+                s.end_file(rep.format, rep.records);
             }
-            _ => {
-                let source = current.as_ref().map_or(original.as_path(), |c| c.path());
-                let from = (current.is_some() || spill.is_some()).then_some(source);
+        };
+        let from = (current.is_some() || spill.is_some()).then_some(source);
+        let report_from = match report_from {
+            Some(c) if !c.overflowed => Some(c),
+            // Checked once more: kept to be sorted, if it fits.
+            _ if sorted => {
+                let mut c = Collector::with_budget(KEEP_BYTES);
+                let opts = Options {
+                    cancel: c.cancel.clone(),
+                    ..opts.clone()
+                };
+                self.check_from(input, from, *format, &opts, more.clone(), None, &mut c)?;
+                (!c.overflowed).then_some(c)
+            }
+            _ => None,
+        };
+        match report_from {
+            Some(c) => replay(c, t, w),
+            None => {
                 let mut s = Streamer {
                     tally: t,
                     report: w,
