@@ -204,17 +204,17 @@ pub fn row_fix(data: &[u8]) {
     let opts = Options {
         format: format.clone(),
         chunk_size: small,
-        row_fixes: Some(Arc::new(RowFixes {
-            applies: Box::new(|d: &Diagnostic| {
+        row_fixes: Some(Arc::new(RowFixes::new(
+            Box::new(|d: &Diagnostic| {
                 d.fix
                     .as_ref()
                     .is_some_and(|f| f.applicability == Applicability::Safe)
             }),
-            out: Mutex::new(Box::new(Output {
+            Box::new(Output {
                 source: file.to_vec(),
                 out: Arc::clone(&out),
-            })),
-        })),
+            }),
+        ))),
         ..Options::default()
     };
     let Ok(fixed) =

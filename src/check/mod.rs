@@ -558,7 +558,7 @@ fn check_stream<R: Read>(
         let mut next = Some(first_rest);
         while let Some(c) = next {
             let r = check_chunk(&plan, &cross, &rows, &c, snippets.clone(), fixes);
-            let folded = fold_chunk(&mut fold, c, r, &cross);
+            let mut folded = fold_chunk(&mut fold, c, r, &cross);
             chunks.adapt(folded.data.len(), folded.ready.len());
             folded.write(fixes);
             folded.ready.into_iter().for_each(&mut *sink);
@@ -611,7 +611,8 @@ fn check_stream<R: Read>(
                 if done == sent {
                     return Ok(());
                 }
-                let folded = receive(&rx).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                let mut folded =
+                    receive(&rx).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
                 chunks.adapt(folded.data.len(), folded.ready.len());
                 folded.write(fixes);
                 folded.ready.into_iter().for_each(&mut *sink);
@@ -696,7 +697,7 @@ struct Folded {
 impl Folded {
     /// Sends the chunk's bytes in the output to `fixes`, if the check
     /// fixes rows.
-    fn write(&self, fixes: Option<&RowFixes>) {
+    fn write(&mut self, fixes: Option<&RowFixes>) {
         let Some(fixes) = fixes else { return };
         let raw = self.raw.as_deref().unwrap_or(&self.data);
         let bytes = self.fixed.as_deref().unwrap_or(raw);
@@ -708,6 +709,9 @@ impl Folded {
             &self.applied,
             self.unsettling,
         );
+        if let Some(b) = self.fixed.take() {
+            fixes.give_back(b);
+        }
     }
 }
 
@@ -1437,9 +1441,9 @@ fn check_chunk(
             });
         if let Some(row) = row {
             let end = rec.end + rowfix::ending_len(rec.ending);
-            if fixed.capacity() == 0 {
+            if let (0, Some(f)) = (fixed.capacity(), &fixer) {
                 // Room for fixes that lengthen rows, without growing.
-                fixed.reserve(data.len() + data.len() / 16 + row.len());
+                fixed = f.fixes.buffer(data.len() + data.len() / 16 + row.len());
             }
             fixed.extend_from_slice(&data[copied..rec.start]);
             fixed.extend_from_slice(&row);

@@ -53,6 +53,41 @@ pub struct RowFixes {
     /// rule filter). Only fixes with edits are asked about.
     pub applies: Box<dyn Fn(&Diagnostic) -> bool + Send + Sync>,
     pub out: Mutex<Box<dyn FixedChunks>>,
+    /// Buffers of fixed chunks, once written: reused, since a new one per
+    /// chunk is a megabyte of fresh pages the kernel zeroes each time.
+    spare: Mutex<Vec<Vec<u8>>>,
+}
+
+/// Buffers of fixed chunks kept for reuse: as many as chunks in flight.
+const SPARE: usize = 16;
+
+impl RowFixes {
+    pub fn new(
+        applies: Box<dyn Fn(&Diagnostic) -> bool + Send + Sync>,
+        out: Box<dyn FixedChunks>,
+    ) -> Self {
+        RowFixes {
+            applies,
+            out: Mutex::new(out),
+            spare: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// An empty buffer with room for `n` bytes.
+    pub(super) fn buffer(&self, n: usize) -> Vec<u8> {
+        let mut b = super::lock(&self.spare).pop().unwrap_or_default();
+        b.clear();
+        b.reserve(n);
+        b
+    }
+
+    /// Takes back a buffer [`RowFixes::buffer`] gave.
+    pub(super) fn give_back(&self, b: Vec<u8>) {
+        let mut spare = super::lock(&self.spare);
+        if spare.len() < SPARE {
+            spare.push(b);
+        }
+    }
 }
 
 impl fmt::Debug for RowFixes {
@@ -292,14 +327,14 @@ mod tests {
         let opts = Options {
             format: Some("employees".into()),
             max_record_bytes: max_record,
-            row_fixes: Some(Arc::new(RowFixes {
-                applies: Box::new(|d: &Diagnostic| {
+            row_fixes: Some(Arc::new(RowFixes::new(
+                Box::new(|d: &Diagnostic| {
                     d.fix
                         .as_ref()
                         .is_some_and(|f| f.applicability == Applicability::Safe)
                 }),
-                out: Mutex::new(Box::new(Changed(Arc::clone(&changed)))),
-            })),
+                Box::new(Changed(Arc::clone(&changed))),
+            ))),
             ..Options::default()
         };
         let r = check_reader(file, "e.csv", None, &opts).expect("checks");
