@@ -477,6 +477,9 @@ impl Run<'_> {
             out: None,
             pos: 0,
             advised: 0,
+            // `--diff` reads the original again; otherwise the copy
+            // replaces it, and its cached pages are of no more use.
+            drop_source: !fixing.req.diff,
             applied: BTreeMap::new(),
             unsettled: false,
             error: None,
@@ -568,6 +571,10 @@ struct ChunkWriter {
     pos: u64,
     /// Offset in the output up to which writing out was started.
     advised: u64,
+    /// Drop the source's pages from the cache once written out: replacing
+    /// the original frees them anyway, and the rename would do it all at
+    /// the end.
+    drop_source: bool,
     applied: Counts,
     /// A fix may change how the output is read (see
     /// [`check::FixedChunks::chunk`]).
@@ -649,6 +656,16 @@ impl ChunkWriter {
             let f = out.as_file_mut();
             f.write_all(bytes)?;
             self.advised = start_writeback(f, self.advised);
+        }
+        #[cfg(target_os = "linux")]
+        if let (true, Some(src)) = (self.drop_source, &self.src) {
+            // A hint, as above.
+            let _ = rustix::fs::fadvise(
+                src,
+                base,
+                std::num::NonZeroU64::new(len),
+                rustix::fs::Advice::DontNeed,
+            );
         }
         self.pos = base + len;
         Ok(())
