@@ -583,42 +583,75 @@ fn check_stream<R: Read>(
             fold: Mutex::new((fold, 0)),
         };
         let (plan, cross, rows, stage) = (&plan, &cross, &rows, &pipeline);
-        rayon::in_place_scope_fifo(|s| -> Result<(), Error> {
-            let (mut sent, mut done) = (0u64, 0u64);
-            let mut next = Some(first_rest);
-            loop {
-                while sent - done < in_flight as u64 {
-                    let Some(c) = next.take() else { break };
-                    let tx = tx.clone();
-                    let snippets = snippets.clone();
-                    let n = sent;
-                    s.spawn_fifo(move |_| {
-                        // A panic (a bug) must reach this thread, which would
-                        // otherwise wait for the result forever.
-                        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            let r = check_chunk(plan, cross, rows, &c, snippets, fixes);
-                            stage.offer(n, c, r, cross, &tx);
-                        }));
-                        if let Err(panic) = run {
-                            // The receiver outlives the scope; a send fails
-                            // only if this file already failed.
-                            let _ = tx.send(Err(panic));
+        // With `--fix`, a thread of its own writes the chunks out (in file
+        // order, as they come), so that this one goes on reading while a
+        // chunk is written; the buffers come back to be read into again.
+        let (to_writer, writing) = std::sync::mpsc::sync_channel::<Folded>(in_flight);
+        let (give_back, written) = std::sync::mpsc::channel::<Vec<u8>>();
+        std::thread::scope(|ts| -> Result<(), Error> {
+            if let Some(fixes) = fixes {
+                ts.spawn(move || {
+                    for mut f in writing {
+                        f.write(Some(fixes));
+                        if give_back.send(f.data).is_err() {
+                            break;
                         }
-                    });
-                    sent += 1;
-                    next = chunks.next_chunk().map_err(io)?;
-                }
-                if done == sent {
-                    return Ok(());
-                }
-                let mut folded =
-                    receive(&rx).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-                chunks.adapt(folded.data.len(), folded.ready.len());
-                folded.write(fixes);
-                folded.ready.into_iter().for_each(&mut *sink);
-                chunks.recycle(folded.data);
-                done += 1;
+                    }
+                });
+            } else {
+                drop((writing, give_back));
             }
+            let to_writer = fixes.map(|_| to_writer);
+            rayon::in_place_scope_fifo(|s| -> Result<(), Error> {
+                let (mut sent, mut done) = (0u64, 0u64);
+                let mut next = Some(first_rest);
+                loop {
+                    while sent - done < in_flight as u64 {
+                        let Some(c) = next.take() else { break };
+                        let tx = tx.clone();
+                        let snippets = snippets.clone();
+                        let n = sent;
+                        s.spawn_fifo(move |_| {
+                            // A panic (a bug) must reach this thread, which would
+                            // otherwise wait for the result forever.
+                            let run =
+                                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                    let r = check_chunk(plan, cross, rows, &c, snippets, fixes);
+                                    stage.offer(n, c, r, cross, &tx);
+                                }));
+                            if let Err(panic) = run {
+                                // The receiver outlives the scope; a send fails
+                                // only if this file already failed.
+                                let _ = tx.send(Err(panic));
+                            }
+                        });
+                        sent += 1;
+                        next = chunks.next_chunk().map_err(io)?;
+                    }
+                    if done == sent {
+                        return Ok(());
+                    }
+                    let mut folded =
+                        receive(&rx).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                    chunks.adapt(folded.data.len(), folded.ready.len());
+                    std::mem::take(&mut folded.ready)
+                        .into_iter()
+                        .for_each(&mut *sink);
+                    match &to_writer {
+                        // The writer ends only when this side hangs up.
+                        Some(w) => {
+                            let _ = w.send(folded);
+                            while let Ok(b) = written.try_recv() {
+                                chunks.recycle(b);
+                            }
+                        }
+                        None => chunks.recycle(folded.data),
+                    }
+                    done += 1;
+                }
+            })?;
+            drop(to_writer);
+            Ok(())
         })?;
         fold = pipeline
             .fold
