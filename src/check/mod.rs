@@ -586,7 +586,9 @@ fn check_stream<R: Read>(
         // With `--fix`, a thread of its own writes the chunks out (in file
         // order, as they come), so that this one goes on reading while a
         // chunk is written; the buffers come back to be read into again.
-        let (to_writer, writing) = std::sync::mpsc::sync_channel::<Folded>(in_flight);
+        // Two chunks waiting at most: the writer's queue adds little to
+        // the chunks in flight that bound memory.
+        let (to_writer, writing) = std::sync::mpsc::sync_channel::<Folded>(2);
         let (give_back, written) = std::sync::mpsc::channel::<Vec<u8>>();
         std::thread::scope(|ts| -> Result<(), Error> {
             if let Some(fixes) = fixes {

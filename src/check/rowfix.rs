@@ -58,8 +58,11 @@ pub struct RowFixes {
     spare: Mutex<Vec<Vec<u8>>>,
 }
 
-/// Buffers of fixed chunks kept for reuse: as many as chunks in flight.
+/// Buffers of fixed chunks kept for reuse: as many as chunks in flight,
+/// and none larger than a few chunks (a chunk holding one huge record is
+/// not kept, or a file of such records would pin that much memory).
 const SPARE: usize = 16;
+const SPARE_BYTES: usize = 4 << 20;
 
 impl RowFixes {
     pub fn new(
@@ -84,7 +87,7 @@ impl RowFixes {
     /// Takes back a buffer [`RowFixes::buffer`] gave.
     pub(super) fn give_back(&self, b: Vec<u8>) {
         let mut spare = super::lock(&self.spare);
-        if spare.len() < SPARE {
+        if spare.len() < SPARE && b.capacity() <= SPARE_BYTES {
             spare.push(b);
         }
     }
@@ -297,7 +300,7 @@ fn apply(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::{check_reader, Options};
+    use crate::check::{check_reader, lock, Options};
     use crate::diagnostic::Applicability;
     use std::sync::Arc;
 
@@ -351,5 +354,21 @@ mod tests {
         // `03/07/2024` would make the 20-byte row 22, past half of 40: the
         // row is left to the file's own passes, its finding still there.
         assert_eq!(fixing(file, 40), (vec!["C004"], 0));
+    }
+
+    #[test]
+    fn only_chunk_sized_buffers_are_kept_for_reuse() {
+        let fixes = RowFixes::new(
+            Box::new(|_: &Diagnostic| true),
+            Box::new(Changed(Arc::default())),
+        );
+        fixes.give_back(Vec::with_capacity(SPARE_BYTES + 1));
+        assert!(lock(&fixes.spare).is_empty());
+        fixes.give_back(Vec::with_capacity(1 << 20));
+        assert_eq!(lock(&fixes.spare).len(), 1);
+        for _ in 0..2 * SPARE {
+            fixes.give_back(Vec::with_capacity(16));
+        }
+        assert_eq!(lock(&fixes.spare).len(), SPARE);
     }
 }
