@@ -118,14 +118,12 @@ impl Baseline {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".bdxlint-baseline")
-            .tempfile_in(dir)
-            .map_err(|e| at(e.to_string()))?;
+        let mut tmp =
+            crate::tempfiles::beside(dir, ".bdxlint-baseline").map_err(|e| at(e.to_string()))?;
         tmp.write_all(text.as_bytes())
             .and_then(|()| tmp.as_file().sync_all())
             .map_err(|e| at(e.to_string()))?;
-        tmp.persist(path).map_err(|e| at(e.error.to_string()))?;
+        tmp.persist(path).map_err(|e| at(e.to_string()))?;
         Ok(())
     }
 

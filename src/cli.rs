@@ -414,10 +414,7 @@ fn check_to_file(args: &CheckArgs, path: &Path) -> io::Result<u8> {
         );
         Ok(EXIT_TROUBLE)
     };
-    let tmp = match tempfile::Builder::new()
-        .prefix(".bdxlint-report")
-        .tempfile_in(dir)
-    {
+    let tmp = match bdxlint::tempfiles::beside(dir, ".bdxlint-report") {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
@@ -437,7 +434,7 @@ fn check_to_file(args: &CheckArgs, path: &Path) -> io::Result<u8> {
     drop(w);
     match tmp.persist(path) {
         Ok(_) => Ok(code),
-        Err(e) => fail(&e.error),
+        Err(e) => fail(&e),
     }
 }
 

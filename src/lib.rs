@@ -24,5 +24,6 @@ pub mod run;
 pub mod scan;
 pub mod schema;
 mod swar;
+pub mod tempfiles;
 #[cfg(test)]
 mod testutil;

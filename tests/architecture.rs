@@ -7,7 +7,7 @@ use std::path::Path;
 /// Bottom up, as ARCHITECTURE.md's table lists them; modules of one layer
 /// may use each other.
 const LAYERS: &[&[&str]] = &[
-    &["rules"],
+    &["rules", "tempfiles"],
     &["diagnostic"],
     &["names"],
     &["swar"],

@@ -26,13 +26,13 @@ use crate::filter::RuleFilter;
 use crate::fix::{self, Applier};
 use crate::report::{Failure, Report};
 use crate::rules::Rule;
+use crate::tempfiles::{self, Temp};
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use tempfile::NamedTempFile;
 
 /// Passes with fixes before the findings are reported as they stand.
 /// Fixes of one cell never overlap, so a second pass is rare and a third
@@ -65,7 +65,7 @@ struct Pass<'a> {
     dir: &'a Path,
     unsafe_fixes: bool,
     filter: &'a RuleFilter,
-    applier: Option<Applier<BufReader<File>, BufWriter<NamedTempFile>>>,
+    applier: Option<Applier<BufReader<File>, BufWriter<Temp>>>,
     keep: Collector,
     fixed: BTreeMap<&'static str, (&'static Rule, usize)>,
     error: Option<io::Error>,
@@ -106,9 +106,7 @@ impl Pass<'_> {
                 // Large buffers: the copy between fixes is most of the
                 // bytes, and 8 KiB ones cost a system call each.
                 let src = BufReader::with_capacity(IO_BUFFER, File::open(self.source)?);
-                let out = tempfile::Builder::new()
-                    .prefix(".bdxlint-fix-")
-                    .tempfile_in(self.dir)?;
+                let out = tempfiles::beside(self.dir, ".bdxlint-fix-")?;
                 self.applier
                     .insert(Applier::new(src, BufWriter::with_capacity(IO_BUFFER, out)))
             }
@@ -117,7 +115,7 @@ impl Pass<'_> {
     }
 
     /// The fixed copy, if any fix was applied.
-    fn finish(self) -> io::Result<Option<NamedTempFile>> {
+    fn finish(self) -> io::Result<Option<Temp>> {
         match self.applier {
             Some(a) if a.applied > 0 => {
                 let out = a.finish()?;
@@ -202,7 +200,7 @@ impl Run<'_> {
     ) -> Result<(), Error> {
         // Standard input is read once, into a temporary file the passes
         // read again.
-        let (original, spill, dir): (PathBuf, Option<NamedTempFile>, PathBuf) = match input {
+        let (original, spill, dir): (PathBuf, Option<Temp>, PathBuf) = match input {
             Input::File(p) => {
                 // A symbolic link's target is what gets fixed; the link
                 // stays a link.
@@ -215,7 +213,8 @@ impl Run<'_> {
             }
             Input::Stdin => {
                 let stdin = Path::new("-");
-                let mut spill = NamedTempFile::new().map_err(|e| Error::io(stdin, e))?;
+                let mut spill =
+                    tempfiles::anywhere(".bdxlint-stdin-").map_err(|e| Error::io(stdin, e))?;
                 io::copy(&mut io::stdin().lock(), spill.as_file_mut())
                     .map_err(|e| Error::io(stdin, e))?;
                 let path = spill.path().to_path_buf();
@@ -223,7 +222,7 @@ impl Run<'_> {
             }
         };
         let opts = self.opts_for(*format, filter);
-        let mut current: Option<NamedTempFile> = None;
+        let mut current: Option<Temp> = None;
         let mut fixed: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
         let mut report_from: Option<Collector> = None;
         // Rows are fixed inside the check, which then reports the fixed
@@ -433,7 +432,7 @@ impl Run<'_> {
             // either the old bytes or the new, never half of them.
             let perms = std::fs::metadata(&original).map_err(out_err)?.permissions();
             std::fs::set_permissions(c.path(), perms).map_err(out_err)?;
-            c.persist(&original).map_err(|e| out_err(e.error))?;
+            c.persist(&original).map_err(out_err)?;
         }
         Ok(())
     }
@@ -450,7 +449,7 @@ struct InCheck {
     /// removed row): it needs a pass of its own.
     leftover: bool,
     /// The fixed copy, if a row was fixed.
-    edited: Option<NamedTempFile>,
+    edited: Option<Temp>,
     counts: Counts,
     /// A fix may change how the copy is read: its findings are known only
     /// by checking it.
@@ -566,7 +565,7 @@ struct ChunkWriter {
     src: Option<File>,
     /// Unbuffered: chunks are written whole, from memory (a buffer would
     /// copy every byte once more).
-    out: Option<NamedTempFile>,
+    out: Option<Temp>,
     /// Offset in the source written up to.
     pos: u64,
     /// Offset in the output up to which writing out was started.
@@ -645,11 +644,7 @@ impl ChunkWriter {
             if !changed {
                 return Ok(());
             }
-            self.out = Some(
-                tempfile::Builder::new()
-                    .prefix(".bdxlint-fix-")
-                    .tempfile_in(&self.dir)?,
-            );
+            self.out = Some(tempfiles::beside(&self.dir, ".bdxlint-fix-")?);
         }
         self.copy_source(Some(base))?;
         if let Some(out) = &mut self.out {
@@ -702,7 +697,7 @@ impl ChunkWriter {
     }
 
     /// The fixed copy, if a chunk was changed.
-    fn finish(&mut self) -> io::Result<Option<NamedTempFile>> {
+    fn finish(&mut self) -> io::Result<Option<Temp>> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
@@ -712,14 +707,12 @@ impl ChunkWriter {
 }
 
 /// The copy of `from` a whole-file fix makes, beside the original.
-fn rewrite(t: Transform, from: &Path, dir: &Path, opts: &Options) -> io::Result<NamedTempFile> {
+fn rewrite(t: Transform, from: &Path, dir: &Path, opts: &Options) -> io::Result<Temp> {
     let opts = Options {
         cancel: None,
         ..opts.clone()
     };
-    let out = tempfile::Builder::new()
-        .prefix(".bdxlint-fix-")
-        .tempfile_in(dir)?;
+    let out = tempfiles::beside(dir, ".bdxlint-fix-")?;
     let mut w = BufWriter::with_capacity(IO_BUFFER, out);
     match t {
         Transform::LineEndings => {
