@@ -39,9 +39,10 @@ pub(super) struct Tally {
     pub(super) recorder: Option<Recorder>,
     /// `--unsafe-fixes`: unsafe fixes count as applicable.
     pub(super) unsafe_fixes: bool,
-    /// `--split`: where the errors are (byte offsets), baselined or not:
-    /// the platform refuses those rows either way.
-    pub(super) split_errors: Option<Vec<u64>>,
+    /// `--split`: where the errors of rows are, baselined or not (the
+    /// platform refuses those rows either way), and what was found of the
+    /// whole file.
+    pub(super) split: Option<super::split::Findings>,
     /// The human report's folding of repeated findings, per file.
     pub(super) folder: Option<Folder>,
 }
@@ -69,7 +70,7 @@ impl Tally {
             baseline,
             recorder,
             unsafe_fixes: false,
-            split_errors: None,
+            split: None,
             folder: None,
         }
     }
@@ -94,10 +95,8 @@ impl Tally {
             return;
         };
         d.severity = severity;
-        if let Some(errors) = &mut self.split_errors {
-            if severity == Severity::Error {
-                errors.push(d.span.start);
-            }
+        if let Some(split) = &mut self.split {
+            split.note(&d);
         }
         let member = self.member.as_deref();
         if let Some(r) = &mut self.recorder {
