@@ -538,7 +538,11 @@ fn split_refuses_a_header_in_error_and_what_it_cannot_split() {
         .stderr(predicates::str::contains("the header has errors"));
     assert!(!d.join("g.csv").exists() && !d.join("b.csv").exists());
     std::fs::write(d.join("f.csv"), "Full Name,Start Date\nAda,03/07/2024\n").expect("write");
-    for args in [&["--diff", "e.csv"][..], &["e.csv", "f.csv"][..], &["-"][..]] {
+    for args in [
+        &["--diff", "e.csv"][..],
+        &["e.csv", "f.csv"][..],
+        &["-"][..],
+    ] {
         bdxlint()
             .current_dir(d)
             .args(["check", "--split", "g.csv", "b.csv"])
@@ -595,22 +599,37 @@ fn split_writes_nothing_unless_both_targets_can_be_written() {
     for bad in targets {
         let out = bdxlint()
             .current_dir(d)
-            .args(["check", "--format", "employees", "--split", "good.csv", bad, "e.csv"])
+            .args([
+                "check",
+                "--format",
+                "employees",
+                "--split",
+                "good.csv",
+                bad,
+                "e.csv",
+            ])
             .assert()
             .code(2)
             .get_output()
             .clone();
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("bdxlint: --split: ") && err.contains(bad), "{bad}: {err}");
-        // Refused before the check: no report.
-        assert!(out.stdout.is_empty(), "{bad}: {}", String::from_utf8_lossy(&out.stdout));
         assert_eq!(
             std::fs::read_to_string(d.join("good.csv")).expect("good"),
             "an earlier split's good rows\n",
-            "{bad}"
+            "{bad}: {err}"
         );
         assert_eq!(names_in(d), before, "{bad}");
         assert!(names_in(&d.join("ro")).is_empty());
+        assert!(
+            err.contains("bdxlint: --split: ") && err.contains(bad),
+            "{bad}: {err}"
+        );
+        // Refused before the check: no report.
+        assert!(
+            out.stdout.is_empty(),
+            "{bad}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
     }
     #[cfg(unix)]
     {
@@ -641,7 +660,7 @@ fn split_of_a_windows_1252_export_says_what_good_keeps_and_with_fix_keeps_nothin
         } else {
             format!("jose{i}@example.com")
         };
-        let name: Vec<u8> = if i % 3 == 0 {
+        let name: Vec<u8> = if i.is_multiple_of(3) {
             format!("Ada Lovelace {i}").into_bytes()
         } else {
             // José Núñez, in Windows-1252.
@@ -683,16 +702,26 @@ fn split_of_a_windows_1252_export_says_what_good_keeps_and_with_fix_keeps_nothin
         "{err}"
     );
     assert!(
-        err.contains("good.csv (and bad.csv) keep what was found of the whole file, not of a row, so a check of good.csv still reports it: F012 not-utf8 (error; --split with --fix --unsafe-fixes removes it)"),
+        err.contains("good.csv and bad.csv keep what was found of the whole file, not of a row (a check of good.csv reports it again where its rows still show it): F012 not-utf8 (error; --split with --fix --unsafe-fixes removes it)"),
         "{err}"
     );
     let good: Vec<usize> = (0..40).filter(|i| !in_error.contains(i)).collect();
     assert_eq!(std::fs::read(d.join("good.csv")).expect("good"), of(&good));
-    assert_eq!(std::fs::read(d.join("bad.csv")).expect("bad"), of(&in_error));
+    assert_eq!(
+        std::fs::read(d.join("bad.csv")).expect("bad"),
+        of(&in_error)
+    );
 
     let out = bdxlint()
         .current_dir(d)
-        .args(["check", "-q", "--format", "employees", "--fix", "--unsafe-fixes"])
+        .args([
+            "check",
+            "-q",
+            "--format",
+            "employees",
+            "--fix",
+            "--unsafe-fixes",
+        ])
         .args(["--split", "good.csv", "bad.csv", "export.csv"])
         .assert()
         .code(1)
@@ -705,9 +734,7 @@ fn split_of_a_windows_1252_export_says_what_good_keeps_and_with_fix_keeps_nothin
     );
     assert!(!err.contains("whole file"), "{err}");
     assert_eq!(std::fs::read(d.join("export.csv")).expect("input"), input);
-    let utf8 = |b: Vec<u8>| -> String {
-        b.iter().map(|&c| char::from(c)).collect::<String>()
-    };
+    let utf8 = |b: Vec<u8>| -> String { b.iter().map(|&c| char::from(c)).collect::<String>() };
     let fixed = |i: usize| utf8(rows[i].clone()).replace("2024-03-07", "03/07/2024");
     let text = |picked: &[usize]| -> String {
         let mut s = utf8(header.clone());

@@ -117,11 +117,7 @@ impl TopValues {
         } else {
             0
         };
-        let mut v: Vec<&Slot> = self
-            .slots
-            .iter()
-            .filter(|s| s.at_least() > floor)
-            .collect();
+        let mut v: Vec<&Slot> = self.slots.iter().filter(|s| s.at_least() > floor).collect();
         // Stable: equal counts keep the order they came in.
         v.sort_by_key(|s| std::cmp::Reverse(s.at_least()));
         v.truncate(n);

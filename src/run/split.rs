@@ -50,7 +50,11 @@ impl Findings {
     /// Notes a finding the filter kept (at the severity it gave).
     pub(super) fn note(&mut self, d: &Diagnostic) {
         if WHOLE_FILE.iter().any(|r| std::ptr::eq(*r, d.rule)) {
-            if !self.whole_file.iter().any(|(r, ..)| std::ptr::eq(*r, d.rule)) {
+            if !self
+                .whole_file
+                .iter()
+                .any(|(r, ..)| std::ptr::eq(*r, d.rule))
+            {
                 let fix = d.fix.as_ref().map(|f| f.applicability);
                 self.whole_file.push((d.rule, d.severity, fix));
             }
@@ -70,16 +74,14 @@ impl Findings {
             .map(|(rule, severity, fix)| {
                 let remedy = match fix {
                     Some(Applicability::Safe) => "--split with --fix removes it",
-                    Some(Applicability::Unsafe) => {
-                        "--split with --fix --unsafe-fixes removes it"
-                    }
+                    Some(Applicability::Unsafe) => "--split with --fix --unsafe-fixes removes it",
                     None => "no fix",
                 };
                 format!("{} {} ({severity}; {remedy})", rule.code, rule.name)
             })
             .collect();
         Some(format!(
-            "{} (and {}) keep what was found of the whole file, not of a row, so a check of {} still reports it: {}",
+            "{} and {} keep what was found of the whole file, not of a row (a check of {} reports it again where its rows still show it): {}",
             good.display(),
             bad.display(),
             good.display(),
@@ -108,7 +110,8 @@ pub(super) fn check_targets(good: &Path, bad: &Path) -> Result<(), String> {
         // a directory's permissions that holds for every user and file
         // system (root, read-only mounts, ACLs).
         let dir = dir_of(p);
-        beside(p).map_err(|e| format!("{}: cannot write in {}: {e}", p.display(), dir.display()))?;
+        beside(p)
+            .map_err(|e| format!("{}: cannot write in {}: {e}", p.display(), dir.display()))?;
     }
     Ok(())
 }
@@ -132,7 +135,10 @@ pub(super) fn split(
     bad: &Path,
 ) -> Result<Split, String> {
     errors.sort_unstable();
-    let (mut g, mut b) = (beside(good).map_err(named(good))?, beside(bad).map_err(named(bad))?);
+    let (mut g, mut b) = (
+        beside(good).map_err(named(good))?,
+        beside(bad).map_err(named(bad))?,
+    );
     let file = File::open(path).map_err(|e| e.to_string())?;
     let opts = Options {
         cancel: None,
