@@ -38,7 +38,9 @@ pub struct FixArgs {
 
     /// Write the rows of one CSV file that carry no error to GOOD and the
     /// others to BAD, the header in both and every byte as it was, so the
-    /// clean rows can be uploaded now; the report is printed as usual.
+    /// clean rows can be uploaded now; both files or neither. With --fix
+    /// (and --unsafe-fixes) a fixed copy is split, the file left as it
+    /// was. The report is printed as usual.
     #[arg(long, num_args = 2, value_names = ["GOOD", "BAD"])]
     pub split: Option<Vec<std::path::PathBuf>>,
 }

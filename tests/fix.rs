@@ -538,7 +538,11 @@ fn split_refuses_a_header_in_error_and_what_it_cannot_split() {
         .stderr(predicates::str::contains("the header has errors"));
     assert!(!d.join("g.csv").exists() && !d.join("b.csv").exists());
     std::fs::write(d.join("f.csv"), "Full Name,Start Date\nAda,03/07/2024\n").expect("write");
-    for args in [&["--fix", "e.csv"][..], &["e.csv", "f.csv"][..], &["-"][..]] {
+    for args in [
+        &["--diff", "e.csv"][..],
+        &["e.csv", "f.csv"][..],
+        &["-"][..],
+    ] {
         bdxlint()
             .current_dir(d)
             .args(["check", "--split", "g.csv", "b.csv"])
@@ -547,6 +551,261 @@ fn split_refuses_a_header_in_error_and_what_it_cannot_split() {
             .code(2)
             .stderr(predicates::str::contains("--split:"));
     }
+}
+
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// Issue 28: a split writes both files or neither. A BAD that cannot be
+/// written is found before the input is read (no report, nothing
+/// written), and GOOD, here an earlier split's file, stays as it was;
+/// before, GOOD was renamed into place first, and a BAD that then could
+/// not be was half a split.
+#[test]
+fn split_writes_nothing_unless_both_targets_can_be_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(
+        d.join("e.csv"),
+        "Employee ID,Full Name,Work Email,Start Date\n\
+         E-1,Ada,ada@example.com,03/07/2024\n\
+         E-2,Bob,bob@example.com,13/45/2024\n",
+    )
+    .expect("write");
+    std::fs::write(d.join("good.csv"), "an earlier split's good rows\n").expect("write");
+    std::fs::create_dir(d.join("ro")).expect("mkdir");
+    std::fs::create_dir(d.join("a-dir.csv")).expect("mkdir");
+    std::fs::write(d.join("a-file"), "").expect("write");
+    let mut targets = vec!["a-dir.csv", "a-file/bad.csv"];
+    // A read-only directory, where it is one: root writes in it anyway.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let ro = d.join("ro");
+        std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+        if std::fs::write(ro.join("probe"), "").is_err() {
+            targets.push("ro/bad.csv");
+        } else {
+            std::fs::remove_file(ro.join("probe")).expect("rm");
+        }
+    }
+    let before = names_in(d);
+    for bad in targets {
+        let out = bdxlint()
+            .current_dir(d)
+            .args([
+                "check",
+                "--format",
+                "employees",
+                "--split",
+                "good.csv",
+                bad,
+                "e.csv",
+            ])
+            .assert()
+            .code(2)
+            .get_output()
+            .clone();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            std::fs::read_to_string(d.join("good.csv")).expect("good"),
+            "an earlier split's good rows\n",
+            "{bad}: {err}"
+        );
+        assert_eq!(names_in(d), before, "{bad}");
+        assert!(names_in(&d.join("ro")).is_empty());
+        assert!(
+            err.contains("bdxlint: --split: ") && err.contains(bad),
+            "{bad}: {err}"
+        );
+        // Refused before the check: no report.
+        assert!(
+            out.stdout.is_empty(),
+            "{bad}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(d.join("ro"), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+    }
+}
+
+/// A Windows-1252 export of 40 rows, a few with errors (one of which
+/// `--fix` repairs): the encoding is the file's, not a row's. `--split`
+/// alone sends no row to BAD for it, and says both halves keep it and what
+/// removes it; `--split` with `--fix --unsafe-fixes` splits a fixed copy:
+/// GOOD passes `check`, BAD holds exactly the rows still in error, and the
+/// input is left byte for byte as it was.
+#[test]
+fn split_of_a_windows_1252_export_says_what_good_keeps_and_with_fix_keeps_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let row = |i: usize| -> Vec<u8> {
+        let date: &[u8] = match i {
+            5 | 17 | 30 => b"13/45/2024",
+            10 => b"2024-03-07",
+            _ => b"03/07/2024",
+        };
+        let email = if i == 22 {
+            "not-an-email".to_owned()
+        } else {
+            format!("jose{i}@example.com")
+        };
+        let name: Vec<u8> = if i.is_multiple_of(3) {
+            format!("Ada Lovelace {i}").into_bytes()
+        } else {
+            // José Núñez, in Windows-1252.
+            [&b"Jos\xe9 N\xfa\xf1ez "[..], i.to_string().as_bytes()].concat()
+        };
+        [
+            format!("E-{},", 1000 + i).as_bytes(),
+            &name,
+            format!(",{email},").as_bytes(),
+            date,
+            b"\r\n",
+        ]
+        .concat()
+    };
+    let header = b"Employee ID,Full Name,Work Email,Start Date\r\n".to_vec();
+    let rows: Vec<Vec<u8>> = (0..40).map(row).collect();
+    let input = [header.clone(), rows.concat()].concat();
+    std::fs::write(d.join("export.csv"), &input).expect("write");
+    let of = |picked: &[usize]| -> Vec<u8> {
+        let mut v = header.clone();
+        for &i in picked {
+            v.extend_from_slice(&rows[i]);
+        }
+        v
+    };
+    let in_error = [5, 10, 17, 22, 30];
+
+    let out = bdxlint()
+        .current_dir(d)
+        .args(["check", "-q", "--format", "employees"])
+        .args(["--split", "good.csv", "bad.csv", "export.csv"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("split export.csv: 35 rows without errors to good.csv, 5 to bad.csv"),
+        "{err}"
+    );
+    assert!(
+        err.contains("good.csv and bad.csv keep what was found of the whole file, not of a row (a check of good.csv reports it again where its rows still show it): F012 not-utf8 (error; --split with --fix --unsafe-fixes removes it)"),
+        "{err}"
+    );
+    let good: Vec<usize> = (0..40).filter(|i| !in_error.contains(i)).collect();
+    assert_eq!(std::fs::read(d.join("good.csv")).expect("good"), of(&good));
+    assert_eq!(
+        std::fs::read(d.join("bad.csv")).expect("bad"),
+        of(&in_error)
+    );
+
+    let out = bdxlint()
+        .current_dir(d)
+        .args([
+            "check",
+            "-q",
+            "--format",
+            "employees",
+            "--fix",
+            "--unsafe-fixes",
+        ])
+        .args(["--split", "good.csv", "bad.csv", "export.csv"])
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("split export.csv as fixed (the file itself left as it was): 36 rows without errors to good.csv, 4 to bad.csv"),
+        "{err}"
+    );
+    assert!(!err.contains("whole file"), "{err}");
+    assert_eq!(std::fs::read(d.join("export.csv")).expect("input"), input);
+    let utf8 = |b: Vec<u8>| -> String { b.iter().map(|&c| char::from(c)).collect::<String>() };
+    let fixed = |i: usize| utf8(rows[i].clone()).replace("2024-03-07", "03/07/2024");
+    let text = |picked: &[usize]| -> String {
+        let mut s = utf8(header.clone());
+        for &i in picked {
+            s.push_str(&fixed(i));
+        }
+        s
+    };
+    let good: Vec<usize> = (0..40).filter(|i| ![5, 17, 22, 30].contains(i)).collect();
+    let good_text = std::fs::read_to_string(d.join("good.csv")).expect("good is UTF-8");
+    assert_eq!(good_text, text(&good));
+    assert!(good_text.contains("José Núñez 1,"));
+    assert_eq!(
+        std::fs::read_to_string(d.join("bad.csv")).expect("bad is UTF-8"),
+        text(&[5, 17, 22, 30])
+    );
+    bdxlint()
+        .current_dir(d)
+        .args(["check", "-q", "--format", "employees", "good.csv"])
+        .assert()
+        .code(0);
+    assert_eq!(names_in(d), ["bad.csv", "export.csv", "good.csv"]);
+}
+
+/// A file in another delimiter splits in it (its rows are no worse for
+/// it), and `--fix --split` splits it rewritten with commas.
+#[test]
+fn split_of_a_semicolon_file_keeps_its_delimiter_unless_fixed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let text = "Employee ID;Full Name;Work Email;Start Date\n\
+                E-1;Ada;ada@example.com;03/07/2024\n\
+                E-2;Bob;bob@example.com;13/45/2024\n";
+    std::fs::write(d.join("semi.csv"), text).expect("write");
+    let split = |fix: &[&str]| {
+        let out = bdxlint()
+            .current_dir(d)
+            .args(["check", "-q", "--format", "employees"])
+            .args(fix)
+            .args(["--split", "good.csv", "bad.csv", "semi.csv"])
+            .assert()
+            .code(1)
+            .get_output()
+            .clone();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = split(&[]);
+    assert!(
+        err.contains("F010 delimiter (error; --split with --fix removes it)"),
+        "{err}"
+    );
+    let read = |p: &str| std::fs::read_to_string(d.join(p)).expect("read");
+    assert_eq!(
+        read("good.csv"),
+        "Employee ID;Full Name;Work Email;Start Date\nE-1;Ada;ada@example.com;03/07/2024\n"
+    );
+    assert_eq!(
+        read("bad.csv"),
+        "Employee ID;Full Name;Work Email;Start Date\nE-2;Bob;bob@example.com;13/45/2024\n"
+    );
+    let err = split(&["--fix"]);
+    assert!(!err.contains("whole file"), "{err}");
+    assert_eq!(
+        read("good.csv"),
+        "Employee ID,Full Name,Work Email,Start Date\nE-1,Ada,ada@example.com,03/07/2024\n"
+    );
+    assert_eq!(
+        read("bad.csv"),
+        "Employee ID,Full Name,Work Email,Start Date\nE-2,Bob,bob@example.com,13/45/2024\n"
+    );
+    assert_eq!(read("semi.csv"), text);
 }
 
 /// Rows fixed inside the check move every later offset, across chunks and

@@ -98,3 +98,58 @@ fn a_sheets_export_gets_a_bounded_human_report_that_sums_up_each_rule_and_column
     );
     std::fs::remove_dir_all(path.parent().expect("dir")).ok();
 }
+
+/// Issue 28: the folded line of a column of many distinct values printed
+/// the counts its table of 8 inherited as the values' counts
+/// (`25,000 × 1.30816E+11` for a value seen twice among 200,000). A
+/// column whose values come twice each lists none (none stands out); a
+/// value that stands out but came after the table was full is listed with
+/// the count it surely has, marked as a bound; the rest stay exact.
+#[test]
+fn folded_lines_print_exact_counts_or_say_they_are_bounds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let header = "Project,Privilege Name,Privilege Value,Email,User ID,Username\n";
+    // Each damaged ID twice, as the issue's export had them.
+    let mut twice = String::from(header);
+    for k in 0..1_000 {
+        for p in ["admin", "read"] {
+            twice.push_str(&format!(
+                "acme-org,{p},true,user{k}@example.com,1.{k:05}E+11,user{k}\n"
+            ));
+        }
+    }
+    // A thousand distinct IDs, then one ID in every other row.
+    let mut late = String::from(header);
+    for k in 0..2_000 {
+        let (id, user) = if k >= 1_000 && k % 2 == 0 {
+            ("1.30816E+11".to_owned(), "shared".to_owned())
+        } else {
+            (format!("1.{k:05}E+11"), format!("user{k}"))
+        };
+        late.push_str(&format!(
+            "acme-org,p{k},true,{user}@example.com,{id},{user}\n"
+        ));
+    }
+    let (a, b) = (dir.path().join("twice.csv"), dir.path().join("late.csv"));
+    std::fs::write(&a, twice).expect("write");
+    std::fs::write(&b, late).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_bdxlint"))
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--color",
+            "never",
+            "--format",
+            "entitlements",
+            "twice.csv",
+            "late.csv",
+        ])
+        .output()
+        .expect("bdxlint runs");
+    let human = String::from_utf8(out.stdout).expect("UTF-8");
+    let folded: Vec<&str> = human
+        .lines()
+        .filter(|l| l.contains(" findings, "))
+        .collect();
+    insta::assert_snapshot!(folded.join("\n"));
+}

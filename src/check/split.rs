@@ -20,7 +20,7 @@ pub struct Split {
 #[derive(Debug, thiserror::Error)]
 pub enum SplitError {
     #[error(
-        "the header has errors, so no row would be accepted as it is: fix the header first (`--fix` may)"
+        "the header has errors, so no row would be accepted as it is: fix the header first (`--fix` with the split may)"
     )]
     Header,
     #[error(transparent)]
@@ -137,8 +137,13 @@ pub fn split_rows(
             next_error += 1;
         }
         match rec {
-            // Before the header: with it, in both.
+            // Before the header: with it, in both; an error there is the
+            // header's (no row would be free of it).
             Piece::Prefix => {
+                if holds_error {
+                    header_error = true;
+                    return Err(io::Error::other("header"));
+                }
                 good.write_all(bytes)?;
                 return bad.write_all(bytes);
             }

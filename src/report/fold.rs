@@ -14,7 +14,7 @@ use std::sync::Arc;
 pub const SHOWN: usize = 5;
 
 /// Values counted per rule × column ([`TopValues`]).
-const SLOTS: usize = 8;
+pub const SLOTS: usize = 8;
 
 /// Longest value kept, in characters.
 const MAX_VALUE: usize = 40;
@@ -30,48 +30,107 @@ pub struct Folded {
     pub total: u64,
     /// Those not shown.
     pub folded: u64,
+    /// Of the first [`SHOWN`], those the report printed: fewer when the
+    /// file's `--max-diagnostics` cap hid the rest.
+    pub shown: u64,
     /// The most common values of the group (all of them, shown or not), most
-    /// frequent first, with their counts; `exact` is false when more
-    /// distinct values came than the table holds, and the counts are then
-    /// upper bounds.
-    pub values: Vec<(String, u64)>,
-    pub exact: bool,
+    /// frequent first: only values known to be more frequent than any the
+    /// table lost count of, each with a count that is exact or, for a value
+    /// that took a lost one's place, a lower bound.
+    pub values: Vec<(String, Count)>,
+    /// More distinct values came than the table holds.
+    pub overflowed: bool,
+}
+
+/// How often a value was seen, as far as the table can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Count {
+    Exact(u64),
+    /// At least this many: the value was counted from when it took a
+    /// place in the table, and may have been seen before that.
+    AtLeast(u64),
 }
 
 /// The most frequent values of a stream in [`SLOTS`] counters (the
 /// space-saving algorithm): exact while there are at most that many
-/// distinct values, the heavy hitters' counts bounded above after that.
+/// distinct values. After that a new value takes the place of the least
+/// counted one and inherits its count as an error bound: its slot's count
+/// is an upper bound, the count minus the error a lower bound, and no value
+/// outside the table was seen more often than the least count in it. A
+/// value seen twice among 200,000 distinct ones would otherwise read as
+/// seen 25,000 times.
 #[derive(Debug, Default)]
 struct TopValues {
-    slots: Vec<(String, u64)>,
+    slots: Vec<Slot>,
     overflowed: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    value: String,
+    /// Counted, the inherited error included: an upper bound.
+    count: u64,
+    /// The count inherited from the value it replaced: 0 for a value
+    /// counted since its first occurrence, whose count is exact.
+    error: u64,
+}
+
+impl Slot {
+    fn at_least(&self) -> u64 {
+        self.count - self.error
+    }
 }
 
 impl TopValues {
     fn add(&mut self, v: &str) {
-        if let Some(s) = self.slots.iter_mut().find(|s| s.0 == v) {
-            s.1 += 1;
+        if let Some(s) = self.slots.iter_mut().find(|s| s.value == v) {
+            s.count += 1;
             return;
         }
         if self.slots.len() < SLOTS {
-            self.slots.push((v.to_owned(), 1));
+            self.slots.push(Slot {
+                value: v.to_owned(),
+                count: 1,
+                error: 0,
+            });
             return;
         }
         self.overflowed = true;
-        // The least counted value gives its place, and its count, to the
-        // new one (the first of equals: deterministic).
-        if let Some(min) = self.slots.iter_mut().min_by_key(|s| s.1) {
-            min.0 = v.to_owned();
-            min.1 += 1;
+        // The least counted value gives its place, and its count (as the
+        // new one's error), to the new one (the first of equals:
+        // deterministic).
+        if let Some(min) = self.slots.iter_mut().min_by_key(|s| s.count) {
+            min.value.clear();
+            min.value.push_str(v);
+            min.error = min.count;
+            min.count += 1;
         }
     }
 
-    fn top(&self, n: usize) -> Vec<(String, u64)> {
-        let mut v = self.slots.clone();
+    /// Up to `n` values known to be among the most frequent, most frequent
+    /// first (by the count they surely have). Once values were lost, only
+    /// those surely seen more often than the least counted slot are: any
+    /// value outside the table may have been seen that often.
+    fn top(&self, n: usize) -> Vec<(String, Count)> {
+        let floor = if self.overflowed {
+            self.slots.iter().map(|s| s.count).min().unwrap_or(0)
+        } else {
+            0
+        };
+        let mut v: Vec<&Slot> = self.slots.iter().filter(|s| s.at_least() > floor).collect();
         // Stable: equal counts keep the order they came in.
-        v.sort_by_key(|s| std::cmp::Reverse(s.1));
+        v.sort_by_key(|s| std::cmp::Reverse(s.at_least()));
         v.truncate(n);
-        v
+        v.into_iter()
+            .map(|s| {
+                let count = if s.error == 0 {
+                    Count::Exact(s.count)
+                } else {
+                    Count::AtLeast(s.at_least())
+                };
+                (s.value.clone(), count)
+            })
+            .collect()
     }
 }
 
@@ -80,6 +139,8 @@ struct Group {
     severity: Severity,
     column: Option<Arc<str>>,
     total: u64,
+    /// Of the first [`SHOWN`], those the report printed.
+    shown: u64,
     values: TopValues,
 }
 
@@ -110,6 +171,7 @@ impl Folder {
                     severity: d.severity,
                     column: d.column.clone(),
                     total: 0,
+                    shown: 0,
                     values: TopValues::default(),
                 });
                 self.index.insert(key(), self.groups.len() - 1);
@@ -122,7 +184,20 @@ impl Folder {
         if let Some(v) = value_of(d) {
             g.values.add(v);
         }
-        g.total > SHOWN as u64
+        let folded = g.total > SHOWN as u64;
+        if !folded {
+            g.shown += 1;
+        }
+        folded
+    }
+
+    /// The last finding [`Folder::fold`] let through was not printed after
+    /// all (past the file's `--max-diagnostics`), so its group's line must
+    /// not count it as shown.
+    pub fn not_shown(&mut self) {
+        if let Some(g) = self.last.and_then(|k| self.groups.get_mut(k)) {
+            g.shown = g.shown.saturating_sub(1);
+        }
     }
 
     /// The groups that folded findings, in the order first met, and a
@@ -139,8 +214,9 @@ impl Folder {
                 column: g.column,
                 total: g.total,
                 folded: g.total - SHOWN as u64,
+                shown: g.shown,
                 values: g.values.top(3),
-                exact: !g.values.overflowed,
+                overflowed: g.values.overflowed,
             })
             .collect()
     }
@@ -197,14 +273,77 @@ mod tests {
         }
         assert_eq!(
             t.top(3),
-            vec![("TRUE".to_owned(), 1000), ("True".to_owned(), 10)]
+            vec![
+                ("TRUE".to_owned(), Count::Exact(1000)),
+                ("True".to_owned(), Count::Exact(10))
+            ]
         );
         for k in 0..100 {
             t.add(&format!("v{k}"));
         }
         assert!(t.overflowed);
         assert_eq!(t.slots.len(), SLOTS);
-        assert_eq!(t.top(1), vec![("TRUE".to_owned(), 1000)]);
+        // Counted since its first occurrence: still exact.
+        assert_eq!(t.top(1), vec![("TRUE".to_owned(), Count::Exact(1000))]);
+    }
+
+    /// The `25,000 × 1.30816E+11` of issue 28: among 200,000 values that
+    /// each come twice, the table's slots all reach about 25,000, which
+    /// were printed as the counts of whichever values held them at the end.
+    /// No value of such a column stands out, and none is listed.
+    #[test]
+    fn a_value_that_took_a_lost_ones_place_is_not_listed_with_the_count_it_inherited() {
+        let mut t = TopValues::default();
+        for k in 0..100_000u64 {
+            let v = format!("{}E+11", 1.0 + k as f64 / 100_000.0);
+            t.add(&v);
+            t.add(&v);
+        }
+        assert!(t.overflowed);
+        // What used to be printed: the slots' counts, about 200,000 / 8.
+        assert!(t.slots.iter().all(|s| s.count >= 24_000), "{:?}", t.slots);
+        assert!(t.slots.iter().all(|s| s.at_least() <= 2), "{:?}", t.slots);
+        assert_eq!(t.top(3), vec![]);
+        // A value that does stand out is listed, and a value counted
+        // only from when it took a place is at least that often.
+        let mut t = TopValues::default();
+        for k in 0..10_000u64 {
+            t.add(&format!("v{k}"));
+            if k >= 5_000 {
+                t.add("late");
+                t.add("late");
+            }
+        }
+        assert!(t.overflowed);
+        let top = t.top(3);
+        assert_eq!(top.len(), 1, "{top:?}");
+        assert_eq!(top[0].0, "late");
+        let Count::AtLeast(n) = top[0].1 else {
+            panic!("{top:?}")
+        };
+        // Seen 10,000 times, and counted since its first occurrence (it
+        // took a place then), which the table cannot tell from a value
+        // lost and seen again.
+        assert_eq!(n, 10_000);
+    }
+
+    #[test]
+    fn a_group_counts_as_shown_only_what_the_report_printed() {
+        let d = |col: &str| Diagnostic {
+            column: Some(Arc::from(col)),
+            ..crate::testutil::finding("C006", 2, "TRUE".into())
+        };
+        let mut f = Folder::default();
+        for k in 0..8 {
+            let folded = f.fold(&d("A"));
+            assert_eq!(folded, k >= SHOWN);
+            // The cap hides everything from the fourth on.
+            if k == 3 || k == 4 {
+                f.not_shown();
+            }
+        }
+        let g = f.finish();
+        assert_eq!((g[0].total, g[0].folded, g[0].shown), (8, 3, 3));
     }
 
     #[test]

@@ -167,32 +167,56 @@ impl<'w> StreamWriter<'w> {
             return Ok(());
         }
         self.open()?;
-        use super::fold::{thousands, SHOWN};
+        use super::fold::{thousands, Count, SHOWN};
         use super::safe::printable;
         let column = match &f.column {
             Some(c) => format!(" in `{}`", printable(c)),
             None => String::new(),
         };
+        // How many of the first few the report printed: fewer when the
+        // file's `--max-diagnostics` hid some.
+        let shown = match f.shown {
+            n if n == SHOWN as u64 => format!("the first {SHOWN} shown above"),
+            0 => "none shown above (--max-diagnostics)".to_owned(),
+            n => format!("the first {n} shown above (--max-diagnostics)"),
+        };
         let mut line = format!(
-            "{}: {}({}) {}{column}: {} findings, the first {SHOWN} shown above",
+            "{}: {}({}) {}{column}: {} findings, {shown}",
             printable(&self.location),
             f.severity,
             f.rule.code,
             f.rule.name,
             thousands(f.total),
         );
-        if !f.values.is_empty() {
-            let values: Vec<String> = f
-                .values
-                .iter()
-                .map(|(v, n)| format!("{} × `{}`", thousands(*n), printable(v)))
-                .collect();
-            line.push_str(if f.exact {
-                "; most common: "
-            } else {
-                "; most common (counts at most): "
-            });
-            line.push_str(&values.join(", "));
+        // Each count is exact or says it is a bound: a value counted only
+        // from when it took a place in the table is seen at least that often.
+        let values: Vec<String> = f
+            .values
+            .iter()
+            .map(|(v, n)| match n {
+                Count::Exact(n) => format!("{} × `{}`", thousands(*n), printable(v)),
+                Count::AtLeast(n) => {
+                    format!("at least {} × `{}`", thousands(*n), printable(v))
+                }
+            })
+            .collect();
+        match (f.overflowed, values.is_empty()) {
+            (false, true) => {}
+            (false, false) => {
+                line.push_str("; most common: ");
+                line.push_str(&values.join(", "));
+            }
+            (true, false) => {
+                line.push_str(&format!(
+                    "; most common of more than {} distinct values: ",
+                    super::fold::SLOTS
+                ));
+                line.push_str(&values.join(", "));
+            }
+            (true, true) => line.push_str(&format!(
+                "; more than {} distinct values, none known to stand out",
+                super::fold::SLOTS
+            )),
         }
         writeln!(self.out, "{line}\n")
     }
@@ -294,5 +318,64 @@ impl Report for StreamWriter<'_> {
 
     fn finish(&mut self, failures: &[Failure], s: &Summary) -> io::Result<()> {
         StreamWriter::finish(self, failures, s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fold::{Count, Folded};
+
+    fn line(f: &Folded) -> String {
+        let mut out = Vec::new();
+        let mut w = StreamWriter::new(&mut out, OutputFormat::Human, &HumanOptions::default())
+            .expect("human streams");
+        w.start_file("f.csv", None);
+        w.folded(f).expect("writes");
+        drop(w);
+        String::from_utf8(out).expect("UTF-8")
+    }
+
+    /// Every count of a folded line is exact or says it is a bound, and
+    /// "shown above" counts what the cap let through.
+    #[test]
+    fn a_folded_line_marks_bounds_and_counts_what_was_shown() {
+        let rule = crate::rules::lookup("C016").expect("rule");
+        let f = Folded {
+            rule,
+            severity: rule.severity,
+            column: Some("User ID".into()),
+            total: 200_000,
+            folded: 199_995,
+            shown: 5,
+            values: vec![
+                ("TRUE".into(), Count::Exact(100_000)),
+                ("1.30816E+11".into(), Count::AtLeast(2_000)),
+            ],
+            overflowed: true,
+        };
+        assert_eq!(
+            line(&f),
+            "f.csv: error(C016) scientific-notation-id in `User ID`: 200,000 findings, the first 5 shown above; most common of more than 8 distinct values: 100,000 × `TRUE`, at least 2,000 × `1.30816E+11`\n\n"
+        );
+        let f = Folded {
+            shown: 2,
+            values: Vec::new(),
+            ..f
+        };
+        assert_eq!(
+            line(&f),
+            "f.csv: error(C016) scientific-notation-id in `User ID`: 200,000 findings, the first 2 shown above (--max-diagnostics); more than 8 distinct values, none known to stand out\n\n"
+        );
+        let f = Folded {
+            shown: 0,
+            values: vec![("#N/A".into(), Count::Exact(200_000))],
+            overflowed: false,
+            ..f
+        };
+        assert_eq!(
+            line(&f),
+            "f.csv: error(C016) scientific-notation-id in `User ID`: 200,000 findings, none shown above (--max-diagnostics); most common: 200,000 × `#N/A`\n\n"
+        );
     }
 }

@@ -54,6 +54,12 @@ pub(super) struct Fixing<'o> {
     pub(super) escape: bool,
     /// `--show-fixes`: per file, the rules fixed and how often.
     pub(super) shown: Vec<(String, Vec<(&'static Rule, usize)>)>,
+    /// `--split`: where the fixed copy is made (GOOD's directory, which
+    /// the split writes anyway: the input's may be read-only). The copy is
+    /// then kept in `kept` for the split, and the input is not replaced.
+    pub(super) split_dir: Option<PathBuf>,
+    /// `--split`: the fixed copy, if a fix was applied.
+    pub(super) kept: Option<NamedTempFile>,
 }
 
 /// One pass over one file: findings whose fix applies go to the applier
@@ -205,8 +211,9 @@ impl Run<'_> {
                 // A symbolic link's target is what gets fixed; the link
                 // stays a link.
                 let target = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-                let dir = match target.parent() {
-                    Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                let dir = match (&fixing.split_dir, target.parent()) {
+                    (Some(d), _) => d.clone(),
+                    (None, Some(d)) if !d.as_os_str().is_empty() => d.to_path_buf(),
                     _ => PathBuf::from("."),
                 };
                 (target, None, dir)
@@ -427,6 +434,10 @@ impl Run<'_> {
             let mut f = File::open(source).map_err(out_err)?;
             io::copy(&mut f, &mut *fixing.out).map_err(out_err)?;
             fixing.out.flush().map_err(out_err)?;
+        } else if fixing.split_dir.is_some() {
+            // `--split` makes its two files of the fixed copy; the input
+            // is only read (its rows' fixes land in GOOD and BAD).
+            fixing.kept = current;
         } else if let Some(c) = current {
             // The original's permissions, then one rename: the file is
             // either the old bytes or the new, never half of them.
@@ -476,9 +487,10 @@ impl Run<'_> {
             out: None,
             pos: 0,
             advised: 0,
-            // `--diff` reads the original again; otherwise the copy
-            // replaces it, and its cached pages are of no more use.
-            drop_source: !fixing.req.diff,
+            // `--diff` reads the original again, and `--split` keeps it;
+            // otherwise the copy replaces it, and its cached pages are of
+            // no more use.
+            drop_source: !fixing.req.diff && fixing.split_dir.is_none(),
             applied: BTreeMap::new(),
             unsettled: false,
             error: None,

@@ -12,6 +12,7 @@ mod files;
 mod fix;
 mod inputs;
 mod settings;
+mod split;
 mod tally;
 
 use crate::baseline::{Baseline, Matcher, Recorder};
@@ -166,6 +167,14 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         writeln!(err, "bdxlint: --split: {problem}")?;
         return Ok(EXIT_TROUBLE);
     }
+    // Before the input is read: a split that cannot write both files
+    // changes nothing, and costs no check.
+    if let Some((good, bad)) = &req.split {
+        if let Err(e) = split::check_targets(good, bad) {
+            writeln!(err, "bdxlint: --split: {}", report::printable(&e))?;
+            return Ok(EXIT_TROUBLE);
+        }
+    }
     let forced_kind = req.format.as_deref().and_then(Kind::from_name);
     if stdin_count > 0 && forced_kind.is_some() {
         writeln!(
@@ -283,7 +292,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         t.folder = Some(crate::report::fold::Folder::default());
     }
     t.unsafe_fixes = req.unsafe_fixes;
-    t.split_errors = req.split.as_ref().map(|_| Vec::new());
+    t.split = req.split.as_ref().map(|_| split::Findings::default());
     t.summary.fixing = req.fix.is_some();
     t.summary.dry_run = req.fix.is_some_and(|f| f.diff);
     let mut fixing = req.fix.map(|f| fix::Fixing {
@@ -291,6 +300,10 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         out: &mut content_w,
         escape: f.escape,
         shown: Vec::new(),
+        // `--split --fix`: the fixed copy is made beside GOOD and kept to
+        // be split; the input stays as it is.
+        split_dir: req.split.as_ref().map(|(good, _)| split::dir_of(good)),
+        kept: None,
     });
     run.execute(
         &inputs,
@@ -300,21 +313,35 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         &mut t,
         fixing.as_mut(),
     )?;
+    let kept = fixing.as_mut().and_then(|f| f.kept.take());
     let shown = fixing.map(|f| f.shown).unwrap_or_default();
-    if let (Some((good, bad)), Some(errors), [Input::File(path)]) =
-        (&req.split, t.split_errors.take(), inputs.as_slice())
+    if let (Some((good, bad)), Some(mut found), [Input::File(path)]) =
+        (&req.split, t.split.take(), inputs.as_slice())
     {
         if failures.is_empty() {
-            match split(path, &opts, errors, good, bad) {
-                Ok(n) => writeln!(
-                    err,
-                    "bdxlint: split {}: {} rows without errors to {}, {} to {}",
-                    path.display(),
-                    n.good,
-                    good.display(),
-                    n.bad,
-                    bad.display()
-                )?,
+            // With `--fix`, the fixed copy is split (the report is its
+            // check, the errors its offsets).
+            let source = kept.as_ref().map_or(path.as_path(), |k| k.path());
+            match split::split(source, &opts, std::mem::take(&mut found.errors), good, bad) {
+                Ok(n) => {
+                    writeln!(
+                        err,
+                        "bdxlint: split {}{}: {} rows without errors to {}, {} to {}",
+                        path.display(),
+                        if req.fix.is_some() {
+                            " as fixed (the file itself left as it was)"
+                        } else {
+                            ""
+                        },
+                        n.good,
+                        good.display(),
+                        n.bad,
+                        bad.display()
+                    )?;
+                    if let Some(note) = found.kept_note(good, bad) {
+                        writeln!(err, "bdxlint: {}", report::printable(&note))?;
+                    }
+                }
                 Err(e) => failures.push(Failure {
                     path: path.display().to_string(),
                     reason: format!("--split {}: {e}", path.display()),
@@ -322,6 +349,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
             }
         }
     }
+    drop(kept);
     for f in &failures {
         writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
     }
@@ -398,12 +426,12 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     Ok(code)
 }
 
-/// Why `--split` cannot run as asked, if it cannot: it takes one CSV file
-/// and does not mix with fixing.
+/// Why `--split` cannot run as asked, if it cannot: it takes one CSV file,
+/// and writes files where `--diff` promises to write none.
 fn split_problem(req: &Request, inputs: &[Input]) -> Option<&'static str> {
     req.split.as_ref()?;
-    if req.fix.is_some() {
-        return Some("it does not combine with --fix or --diff (fix first, then split)");
+    if req.fix.is_some_and(|f| f.diff) {
+        return Some("it does not combine with --diff, which changes nothing");
     }
     match inputs {
         [Input::File(p)] if bundle::is_bundle_path(p, req.format.as_deref()) => {
@@ -414,48 +442,6 @@ fn split_problem(req: &Request, inputs: &[Input]) -> Option<&'static str> {
         [Input::Stdin] => Some("it needs a file to read twice, not standard input"),
         _ => Some("it splits one file; name exactly one"),
     }
-}
-
-/// Writes the rows of `path` to `good` and `bad` by whether an error lies
-/// in them, each written beside itself and renamed into place.
-fn split(
-    path: &Path,
-    opts: &Options,
-    mut errors: Vec<u64>,
-    good: &Path,
-    bad: &Path,
-) -> Result<check::split::Split, String> {
-    errors.sort_unstable();
-    let beside = |p: &Path| {
-        let dir = match p.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        tempfile::Builder::new()
-            .prefix(".bdxlint-split-")
-            .tempfile_in(dir)
-            .map_err(|e| format!("{}: {e}", p.display()))
-    };
-    let (mut g, mut b) = (beside(good)?, beside(bad)?);
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let opts = Options {
-        cancel: None,
-        ..opts.clone()
-    };
-    let n = {
-        let mut gw = io::BufWriter::new(g.as_file_mut());
-        let mut bw = io::BufWriter::new(b.as_file_mut());
-        let n = check::split::split_rows(file, &opts, &errors, &mut gw, &mut bw)
-            .map_err(|e| e.to_string())?;
-        gw.flush().map_err(|e| e.to_string())?;
-        bw.flush().map_err(|e| e.to_string())?;
-        n
-    };
-    g.persist(good)
-        .map_err(|e| format!("{}: {}", good.display(), e.error))?;
-    b.persist(bad)
-        .map_err(|e| format!("{}: {}", bad.display(), e.error))?;
-    Ok(n)
 }
 
 /// `--show-fixes`: what was fixed, per file and rule, as ruff lists it.

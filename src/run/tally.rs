@@ -39,9 +39,10 @@ pub(super) struct Tally {
     pub(super) recorder: Option<Recorder>,
     /// `--unsafe-fixes`: unsafe fixes count as applicable.
     pub(super) unsafe_fixes: bool,
-    /// `--split`: where the errors are (byte offsets), baselined or not:
-    /// the platform refuses those rows either way.
-    pub(super) split_errors: Option<Vec<u64>>,
+    /// `--split`: where the errors of rows are, baselined or not (the
+    /// platform refuses those rows either way), and what was found of the
+    /// whole file.
+    pub(super) split: Option<super::split::Findings>,
     /// The human report's folding of repeated findings, per file.
     pub(super) folder: Option<Folder>,
 }
@@ -69,7 +70,7 @@ impl Tally {
             baseline,
             recorder,
             unsafe_fixes: false,
-            split_errors: None,
+            split: None,
             folder: None,
         }
     }
@@ -94,10 +95,8 @@ impl Tally {
             return;
         };
         d.severity = severity;
-        if let Some(errors) = &mut self.split_errors {
-            if severity == Severity::Error {
-                errors.push(d.span.start);
-            }
+        if let Some(split) = &mut self.split {
+            split.note(&d);
         }
         let member = self.member.as_deref();
         if let Some(r) = &mut self.recorder {
@@ -136,6 +135,9 @@ impl Tally {
         self.in_file += 1;
         if self.max.is_some_and(|m| self.in_file > m) {
             self.summary.hidden += 1;
+            if let Some(f) = &mut self.folder {
+                f.not_shown();
+            }
             if let Some(stop) = &self.snippet_stop {
                 stop.store(true, Ordering::Relaxed);
             }
@@ -250,5 +252,76 @@ impl<R: io::Read> io::Read for Progress<R> {
             bar.set_message(format!("{:.0} rows/s", self.lines as f64 / secs));
         }
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fold::Folded;
+    use crate::report::Failure;
+
+    /// What a report was given: the findings shown and the folded groups.
+    #[derive(Default)]
+    struct Seen {
+        shown: usize,
+        folded: Vec<Folded>,
+    }
+
+    impl Report for Seen {
+        fn start_file(&mut self, _: &str, _: Option<&str>) {}
+        fn diagnostic(&mut self, _: &Diagnostic) -> io::Result<()> {
+            self.shown += 1;
+            Ok(())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+        fn folded(&mut self, f: &Folded) -> io::Result<()> {
+            self.folded.push(f.clone());
+            Ok(())
+        }
+        fn end_file(&mut self, _: Option<&str>, _: u64) -> io::Result<()> {
+            Ok(())
+        }
+        fn abandon_file(&mut self) -> io::Result<bool> {
+            Ok(true)
+        }
+        fn finish(&mut self, _: &[Failure], _: &Summary) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The human report's "the first 5 shown above" counts what it
+    /// printed: the cap of findings a file may hide some of the first 5.
+    #[test]
+    fn a_folded_group_counts_only_the_findings_the_cap_let_through() {
+        let mut t = Tally::new(Severity::Error, Some(7), None, None);
+        t.folder = Some(Folder::default());
+        let mut w = Seen::default();
+        let filter = RuleFilter::default();
+        let mut s = Streamer {
+            tally: &mut t,
+            report: &mut w,
+            filter: &filter,
+        };
+        s.start_file("f.csv", None, false);
+        for (col, n) in [("A", 6), ("B", 9)] {
+            for line in 0..n {
+                let mut d = crate::testutil::finding("C006", 2 + line, "TRUE".into());
+                d.column = Some(std::sync::Arc::from(col));
+                s.diagnostic(d);
+            }
+        }
+        s.end_file(Some("employees"), 10);
+        // A: 5 shown, 1 folded; B: 2 shown before the cap of 7, 3 hidden.
+        assert_eq!(w.shown, 7);
+        assert_eq!(t.summary.hidden, 3);
+        let groups: Vec<(u64, u64, u64)> = w
+            .folded
+            .iter()
+            .map(|f| (f.total, f.folded, f.shown))
+            .collect();
+        assert_eq!(groups, [(6, 1, 5), (9, 4, 2)]);
     }
 }
