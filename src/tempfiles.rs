@@ -84,6 +84,18 @@ impl Temp {
     }
 }
 
+impl Temp {
+    /// The caller renamed the file away from its temporary name (into
+    /// place, where a rename that may have to be undone is its own):
+    /// forget it, deleting nothing.
+    pub fn renamed(self) {
+        let Temp { file, listing } = self;
+        // No file system call: the temporary name is already gone.
+        let _ = file.into_temp_path().keep();
+        drop(listing);
+    }
+}
+
 impl Deref for Temp {
     type Target = NamedTempFile;
     fn deref(&self) -> &NamedTempFile {

@@ -59,7 +59,7 @@ pub(super) struct Fixing<'o> {
     /// then kept in `kept` for the split, and the input is not replaced.
     pub(super) split_dir: Option<PathBuf>,
     /// `--split`: the fixed copy, if a fix was applied.
-    pub(super) kept: Option<NamedTempFile>,
+    pub(super) kept: Option<Temp>,
 }
 
 /// One pass over one file: findings whose fix applies go to the applier

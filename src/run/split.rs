@@ -16,6 +16,7 @@ use crate::check::split::{split_rows, Split};
 use crate::check::Options;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules::{self, Rule};
+use crate::tempfiles::{self, Temp};
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -118,10 +119,8 @@ pub(super) fn check_targets(good: &Path, bad: &Path) -> Result<(), String> {
 
 /// A temporary file beside `p`, so that renaming it to `p` stays on one
 /// file system.
-fn beside(p: &Path) -> io::Result<tempfile::NamedTempFile> {
-    tempfile::Builder::new()
-        .prefix(".bdxlint-split-")
-        .tempfile_in(dir_of(p))
+fn beside(p: &Path) -> io::Result<Temp> {
+    tempfiles::beside(&dir_of(p), ".bdxlint-split-")
 }
 
 /// Writes the rows of `path` to `good` and `bad` by whether an error lies
@@ -156,13 +155,7 @@ pub(super) fn split(
     // leave a target that names rows its data never reached.
     g.as_file().sync_all().map_err(named(good))?;
     b.as_file().sync_all().map_err(named(bad))?;
-    commit(
-        g.into_temp_path(),
-        b.into_temp_path(),
-        good,
-        bad,
-        &mut |from, to| std::fs::rename(from, to),
-    )?;
+    commit(g, b, good, bad, &mut |from, to| std::fs::rename(from, to))?;
     Ok(n)
 }
 
@@ -171,24 +164,24 @@ pub(super) fn split(
 /// undone (the old BAD, kept aside until GOOD is in place, restored).
 /// `rename` is `std::fs::rename` but in tests.
 fn commit(
-    good_tmp: TempPath,
-    bad_tmp: TempPath,
+    good_tmp: Temp,
+    bad_tmp: Temp,
     good: &Path,
     bad: &Path,
     rename: &mut dyn FnMut(&Path, &Path) -> io::Result<()>,
 ) -> Result<(), String> {
     let aside = set_aside(bad).map_err(|e| format!("{}: {e}", bad.display()))?;
-    if let Err(e) = rename(&bad_tmp, bad) {
+    if let Err(e) = rename(bad_tmp.path(), bad) {
         let undo = restore(aside, bad, rename);
         return Err(failed(bad, &e, undo));
     }
     // In place: the temporary name is gone, nothing to remove.
-    let _ = bad_tmp.keep();
-    if let Err(e) = rename(&good_tmp, good) {
+    bad_tmp.renamed();
+    if let Err(e) = rename(good_tmp.path(), good) {
         let undo = restore(aside, bad, rename);
         return Err(failed(good, &e, undo));
     }
-    let _ = good_tmp.keep();
+    good_tmp.renamed();
     // Dropped: the old BAD's extra name goes.
     drop(aside);
     Ok(())
@@ -201,8 +194,13 @@ fn set_aside(bad: &Path) -> io::Result<Option<TempPath>> {
     if std::fs::symlink_metadata(bad).is_err() {
         return Ok(None);
     }
-    // A unique name, freed for the link to take.
-    let path = beside(bad)?.into_temp_path();
+    // A unique name, freed for the link to take. Not one of `tempfiles`:
+    // where links fail it holds the old BAD itself, which a signal's
+    // clean-up must never remove.
+    let path = tempfile::Builder::new()
+        .prefix(".bdxlint-split-")
+        .tempfile_in(dir_of(bad))?
+        .into_temp_path();
     std::fs::remove_file(&path)?;
     if std::fs::hard_link(bad, &path).is_err() {
         std::fs::rename(bad, &path)?;
@@ -263,13 +261,10 @@ fn failed(target: &Path, e: &io::Error, undo: io::Result<()>) -> String {
 mod tests {
     use super::*;
 
-    fn temp(dir: &Path, text: &str) -> TempPath {
-        let mut f = tempfile::Builder::new()
-            .prefix(".bdxlint-split-")
-            .tempfile_in(dir)
-            .expect("temp");
+    fn temp(dir: &Path, text: &str) -> Temp {
+        let mut f = tempfiles::beside(dir, ".bdxlint-split-").expect("temp");
         f.write_all(text.as_bytes()).expect("write");
-        f.into_temp_path()
+        f
     }
 
     fn names(dir: &Path) -> Vec<String> {
@@ -296,7 +291,7 @@ mod tests {
             let before = names(d);
             let (g, b) = (temp(d, "new good\n"), temp(d, "new bad\n"));
             let mut calls = 0;
-            let good_tmp = g.to_path_buf();
+            let good_tmp = g.path().to_path_buf();
             let e = commit(g, b, &good, &bad, &mut |from, to| {
                 calls += 1;
                 if from == good_tmp {
@@ -336,7 +331,7 @@ mod tests {
         std::fs::write(&bad, "old bad\n").expect("write");
         let before = names(d);
         let (g, b) = (temp(d, "new good\n"), temp(d, "new bad\n"));
-        let bad_tmp = b.to_path_buf();
+        let bad_tmp = b.path().to_path_buf();
         let e = commit(g, b, &good, &bad, &mut |from, to| {
             if from == bad_tmp {
                 return Err(io::Error::other("no room"));
