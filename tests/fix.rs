@@ -926,15 +926,12 @@ fn line_endings_and_encoding_are_not_rewritten_while_a_quote_is_stray_but_cells_
     let legacy: &[u8] = b"Full Name,Work Email,Title\n\
         Jos\xe9,jose@example.com,27\" monitor\n\
         Bob,bob@example.com,Engineer\n";
-    assert_refused(
-        dir.path(),
-        "legacy.csv",
-        legacy,
-        &[],
-        "",
-    );
+    assert_refused(dir.path(), "legacy.csv", legacy, &[], "");
     let (findings, _) = fix_run(dir.path(), "legacy.csv", &["--unsafe-fixes"]);
-    assert_eq!(std::fs::read(dir.path().join("legacy.csv")).expect("read"), legacy);
+    assert_eq!(
+        std::fs::read(dir.path().join("legacy.csv")).expect("read"),
+        legacy
+    );
     let f012: Vec<&Value> = findings.iter().filter(|d| d["code"] == "F012").collect();
     assert_eq!(f012.len(), 1, "{findings:#?}");
     assert!(f012[0]["fix"].is_null(), "{f012:?}");
@@ -943,5 +940,21 @@ fn line_endings_and_encoding_are_not_rewritten_while_a_quote_is_stray_but_cells_
             .as_str()
             .is_some_and(|h| h.contains("line 2 has a quote inside an unquoted field")),
         "{f012:?}"
+    );
+}
+
+/// A `sep=;` line names the delimiter, but every row is one field holding
+/// tabs: written with commas, the file's first bytes would tell tabs, and
+/// it would be read in fields it never had. The rewrite checks the dialect
+/// its copy is told, and refuses.
+#[test]
+fn a_comma_rewrite_whose_copy_would_read_as_tabs_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    assert_refused(
+        dir.path(),
+        "sep.csv",
+        b"sep=;\nFull Name\tWork Email\nAda\tada@example.com\n",
+        &["F010", "F011"],
+        "the rewritten file would be read with TAB as its delimiter, not `,` (comma)",
     );
 }

@@ -310,8 +310,8 @@ fn every_finding() -> Vec<Diagnostic> {
     }
     let mut out = Vec::new();
     for (format, path) in files {
-        let report = check_path(&path, &opts(&format))
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let report =
+            check_path(&path, &opts(&format)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         out.extend(report.diagnostics);
     }
     let dir = Path::new("testdata/batch/failing");
@@ -377,9 +377,10 @@ fn every_rule_declares_the_fixes_its_findings_carry() {
         let has = |a| applies.contains(&a);
         let (safe, unsafe_) = (has(Applicability::Safe), has(Applicability::Unsafe));
         match &r.fix {
-            None if safe || unsafe_ => {
-                wrong.push(format!("{} declares no fix; its findings carry {applies:?}", r.code))
-            }
+            None if safe || unsafe_ => wrong.push(format!(
+                "{} declares no fix; its findings carry {applies:?}",
+                r.code
+            )),
             None => {}
             Some(doc) => {
                 let want = match doc.safety {

@@ -111,7 +111,13 @@ fn field(text: &str, delim: char, quote_anyway: bool) -> String {
 impl Spec {
     fn bytes(&self) -> Vec<u8> {
         let d = char::from(self.delim);
-        let nl = |k: usize| if self.endings[k % self.endings.len()] { "\r\n" } else { "\n" };
+        let nl = |k: usize| {
+            if self.endings[k % self.endings.len()] {
+                "\r\n"
+            } else {
+                "\n"
+            }
+        };
         let mut s = String::new();
         if self.sep {
             s.push_str(&format!("sep={d}{}", nl(0)));
@@ -178,7 +184,15 @@ impl Spec {
 fn check(dir: &std::path::Path, extra: &[&str]) -> Vec<Value> {
     let out = bdxlint()
         .current_dir(dir)
-        .args(["check", "--format", "employees", "--output-format", "json", "--select", REWRITES])
+        .args([
+            "check",
+            "--format",
+            "employees",
+            "--output-format",
+            "json",
+            "--select",
+            REWRITES,
+        ])
         .args(extra)
         .arg("f.csv")
         .output()

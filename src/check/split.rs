@@ -182,6 +182,10 @@ impl fmt::Display for Doubt {
                 f,
                 "the record at line {line} is longer than bdxlint reads ({max} bytes; an unterminated quote?)"
             ),
+            InDoubt::Dialect { want, found } if want == found => write!(
+                f,
+                "the rewritten file's first line would be read otherwise (as Excel's `sep=` line, or no longer as one)"
+            ),
             InDoubt::Dialect { want, found } => write!(
                 f,
                 "the rewritten file would be read with {} as its delimiter, not {}",
@@ -589,12 +593,32 @@ mod tests {
         // A row of another width: which of its fields are the empty
         // columns is a guess.
         let text = "A,B,,\n1,x,,\n2\n3,z,,\n";
-        assert_eq!(refused(drop_trailing_fields(text.as_bytes(), &opts, 2, &mut Vec::new())),
-            Some((3, InDoubt::Width { found: 1, header: 4 })));
+        assert_eq!(
+            refused(drop_trailing_fields(
+                text.as_bytes(),
+                &opts,
+                2,
+                &mut Vec::new()
+            )),
+            Some((
+                3,
+                InDoubt::Width {
+                    found: 1,
+                    header: 4
+                }
+            ))
+        );
         // A value in a column that goes.
         let text = "A,B,,\n1,x,,\n3,z,,w\n";
-        assert_eq!(refused(drop_trailing_fields(text.as_bytes(), &opts, 2, &mut Vec::new())),
-            Some((3, InDoubt::Value(4))));
+        assert_eq!(
+            refused(drop_trailing_fields(
+                text.as_bytes(),
+                &opts,
+                2,
+                &mut Vec::new()
+            )),
+            Some((3, InDoubt::Value(4)))
+        );
     }
 
     fn refused(r: io::Result<()>) -> Option<(u64, InDoubt)> {
@@ -616,8 +640,12 @@ mod tests {
         type Rewrite = fn(&[u8], &Options) -> io::Result<()>;
         let rewrites: [(&str, Rewrite); 4] = [
             ("commas", |t, o| to_commas(t, o, &mut Vec::new())),
-            ("trailing", |t, o| drop_trailing_fields(t, o, 1, &mut Vec::new())),
-            ("endings", |t, o| normalise_endings(t, o, (1, 1), None, &mut Vec::new())),
+            ("trailing", |t, o| {
+                drop_trailing_fields(t, o, 1, &mut Vec::new())
+            }),
+            ("endings", |t, o| {
+                normalise_endings(t, o, (1, 1), None, &mut Vec::new())
+            }),
             ("encoding", |t, o| cp1252_to_utf8(t, o, &mut Vec::new())),
         ];
         let bare = "A\tB\t\n1\t27\" monitor\t\n2\tx\t\n3\ty\" z\t\n";
@@ -626,20 +654,61 @@ mod tests {
         let cr = "A,B,\n1,x\ry,\n";
         for (name, f) in rewrites {
             let quote = |k| Some(InDoubt::Quote(k));
-            assert_eq!(refused(f(bare.as_bytes(), &opts)).map(|d| d.1), quote(QuoteProblemKind::Bare), "{name}");
-            assert_eq!(refused(f(bare.as_bytes(), &opts)).map(|d| d.0), Some(2), "{name}");
-            assert_eq!(refused(f(after.as_bytes(), &opts)), Some((2, InDoubt::Quote(QuoteProblemKind::AfterQuote))), "{name}");
-            assert_eq!(refused(f(open.as_bytes(), &opts)), Some((4, InDoubt::Quote(QuoteProblemKind::Unterminated))), "{name}");
-            assert_eq!(refused(f(cr.as_bytes(), &opts)), Some((2, InDoubt::LoneCr)), "{name}");
+            assert_eq!(
+                refused(f(bare.as_bytes(), &opts)).map(|d| d.1),
+                quote(QuoteProblemKind::Bare),
+                "{name}"
+            );
+            assert_eq!(
+                refused(f(bare.as_bytes(), &opts)).map(|d| d.0),
+                Some(2),
+                "{name}"
+            );
+            assert_eq!(
+                refused(f(after.as_bytes(), &opts)),
+                Some((2, InDoubt::Quote(QuoteProblemKind::AfterQuote))),
+                "{name}"
+            );
+            assert_eq!(
+                refused(f(open.as_bytes(), &opts)),
+                Some((4, InDoubt::Quote(QuoteProblemKind::Unterminated))),
+                "{name}"
+            );
+            assert_eq!(
+                refused(f(cr.as_bytes(), &opts)),
+                Some((2, InDoubt::LoneCr)),
+                "{name}"
+            );
             // A CR in a quoted field is its content.
-            assert_eq!(refused(f("A,B,\n1,\"x\ry\",\n".as_bytes(), &opts)), None, "{name}");
+            assert_eq!(
+                refused(f("A,B,\n1,\"x\ry\",\n".as_bytes(), &opts)),
+                None,
+                "{name}"
+            );
         }
         // Only the rewrites that depend on fields hold rows to the header's
         // width.
         let ragged = "sep=;\nA;B;C\n1;2;3\n4;5\n";
-        assert_eq!(refused(to_commas(ragged.as_bytes(), &opts, &mut Vec::new())),
-            Some((4, InDoubt::Width { found: 2, header: 3 })));
-        assert_eq!(refused(normalise_endings(ragged.as_bytes(), &opts, (3, 0), None, &mut Vec::new())), None);
+        assert_eq!(
+            refused(to_commas(ragged.as_bytes(), &opts, &mut Vec::new())),
+            Some((
+                4,
+                InDoubt::Width {
+                    found: 2,
+                    header: 3
+                }
+            ))
+        );
+        assert_eq!(
+            refused(normalise_endings(
+                ragged.as_bytes(),
+                &opts,
+                (3, 0),
+                None,
+                &mut Vec::new()
+            )),
+            None
+        );
     }
 
     #[test]
@@ -649,7 +718,13 @@ mod tests {
         // gone from the cell.
         let text = "A,B\n1,x\r\r\n2,y\n";
         assert_eq!(
-            refused(normalise_endings(text.as_bytes(), &opts, (2, 1), None, &mut Vec::new())),
+            refused(normalise_endings(
+                text.as_bytes(),
+                &opts,
+                (2, 1),
+                None,
+                &mut Vec::new()
+            )),
             Some((2, InDoubt::LoneCr))
         );
     }
@@ -660,7 +735,10 @@ mod tests {
         let e = verify_dialect_of("A\tB\n1\t2\n".as_bytes(), b',', false).expect_err("tab");
         assert_eq!(
             refusal(&e).map(|d| d.what),
-            Some(InDoubt::Dialect { want: b',', found: b'\t' })
+            Some(InDoubt::Dialect {
+                want: b',',
+                found: b'\t'
+            })
         );
         assert!(verify_dialect_of("sep=;\nA;B\n".as_bytes(), b';', false).is_err());
     }

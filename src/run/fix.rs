@@ -268,8 +268,7 @@ impl Run<'_> {
                     (*format, filter),
                     &opts,
                     &more,
-                    fixing,
-                    &refused,
+                    (fixing, &refused),
                 )?;
                 let wrote = edited.is_some();
                 if wrote {
@@ -568,7 +567,8 @@ struct InCheck {
 impl Run<'_> {
     /// A pass that fixes rows inside the check ([`check::RowFixes`]) of
     /// `source` (read as `from`, as [`Run::check_from`] takes it; failures
-    /// name `original`), its fixed copy made in `dir`.
+    /// name `original`), its fixed copy made in `dir`; the rewrites
+    /// `refused` are not fixes left for a pass of their own.
     fn fix_in_check(
         &self,
         input: &Input,
@@ -576,8 +576,7 @@ impl Run<'_> {
         (format, filter): (Option<&str>, &RuleFilter),
         opts: &Options,
         more: &[Diagnostic],
-        fixing: &Fixing<'_>,
-        refused: &[Refused],
+        (fixing, refused): (&Fixing<'_>, &[Refused]),
     ) -> Result<InCheck, Error> {
         let writer = Arc::new(Mutex::new(ChunkWriter {
             source: source.to_path_buf(),
