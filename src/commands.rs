@@ -59,8 +59,8 @@ pub fn rules(as_: RulesFormat, out: &mut dyn Write) -> io::Result<u8> {
                 summary: &'static str,
                 explanation: &'static str,
                 spec: &'static str,
-                /// `{"availability": "always" | "sometimes", "text"}`, or
-                /// null.
+                /// `{"availability": "always" | "sometimes", "applicability":
+                /// "safe" | "unsafe" | "both", "text"}`, or null.
                 fix: Option<serde_json::Value>,
             }
             let list: Vec<RuleJson> = rules::ALL
@@ -78,6 +78,7 @@ pub fn rules(as_: RulesFormat, out: &mut dyn Write) -> io::Result<u8> {
                                 rules::FixAvailability::Always => "always",
                                 rules::FixAvailability::Sometimes => "sometimes",
                             },
+                            "applicability": f.safety.as_str(),
                             "text": f.text,
                         })
                     }),

@@ -58,10 +58,31 @@ pub enum FixAvailability {
     Sometimes,
 }
 
+/// Whether a rule's fixes are safe, unsafe, or either depending on the
+/// finding (the applicability its findings' fixes carry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixSafety {
+    Safe,
+    Unsafe,
+    /// Some findings' fixes are safe, others' unsafe.
+    Both,
+}
+
+impl FixSafety {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixSafety::Safe => "safe",
+            FixSafety::Unsafe => "unsafe",
+            FixSafety::Both => "both",
+        }
+    }
+}
+
 /// What a rule's fix does, for `explain`, `rules` and SARIF.
 #[derive(Debug, PartialEq, Eq)]
 pub struct FixDoc {
     pub availability: FixAvailability,
+    pub safety: FixSafety,
     /// Which findings get a fix, what it writes, and whether it is safe.
     pub text: &'static str,
 }
@@ -80,16 +101,17 @@ macro_rules! fix_doc {
     () => {
         None
     };
-    ($avail:ident $text:literal) => {
+    ($avail:ident $safety:ident $text:literal) => {
         Some(FixDoc {
             availability: FixAvailability::$avail,
+            safety: FixSafety::$safety,
             text: $text,
         })
     };
 }
 
 macro_rules! rules {
-    ($( $ident:ident = $code:literal, $name:literal, $sev:ident, $spec:literal, $summary:literal, $expl:literal $(, fix $avail:ident $fixdoc:literal)?; )*) => {
+    ($( $ident:ident = $code:literal, $name:literal, $sev:ident, $spec:literal, $summary:literal, $expl:literal $(, fix $avail:ident $safety:ident $fixdoc:literal)?; )*) => {
         $( pub static $ident: Rule = Rule {
             code: $code,
             name: $name,
@@ -97,7 +119,7 @@ macro_rules! rules {
             summary: $summary,
             explanation: $expl,
             spec: $spec,
-            fix: fix_doc!($($avail $fixdoc)?),
+            fix: fix_doc!($($avail $safety $fixdoc)?),
         }; )*
         /// Every rule, in code order.
         pub static ALL: &[&Rule] = &[$(&$ident),*];
@@ -115,7 +137,7 @@ rules! {
         "What it does: warns about a UTF-8 BOM (EF BB BF) before the header.\n\
          Why it matters: bdxlint and many parsers skip it, but a strict reader (Go's `encoding/csv`, which the platform most likely uses, among them) makes the first column name `\\u{feff}Employee ID`, which then matches no column: the same risk as a header name in another case (`column-name-variant`), so the same severity.\n\
          Example: a file saved by Excel as \"CSV UTF-8\". Fix: save as plain CSV (UTF-8 without BOM).",
-        fix Always "Safe: removes the three bytes of the byte-order mark.";
+        fix Always Safe "Safe: removes the three bytes of the byte-order mark.";
     INVALID_UTF8 = "F003", "invalid-utf8", Error, "CSV practice",
         "Bytes that are not valid UTF-8",
         "What it does: points at the first byte of every cell that is not valid UTF-8.\n\
@@ -131,7 +153,7 @@ rules! {
         "What it does: reports the first line whose ending differs from the first row's (CRLF vs LF).\n\
          Why it matters: mixed endings usually mean two files were pasted together; some readers then keep a stray `\\r` in the last cell.\n\
          Example: rows 1-10 end in CRLF, rows 11-20 in LF. Fix: normalise line endings.",
-        fix Always "Safe: rewrites the file with every row's line ending the most common one (a tie keeps the header's); line breaks inside quoted cells are content and stay. A whole-file rewrite: JSON shows it with no edits, SARIF with no fix.";
+        fix Sometimes Safe "Safe: rewrites the file with every row's line ending the most common one (a tie keeps the header's); line breaks inside quoted cells are content and stay. A whole-file rewrite: JSON shows it with no edits, SARIF with no fix. Refused while a record reads two ways (a record with a quoting problem or a carriage return outside quotes): `--fix` then reports the finding with no fix, saying which line and why.";
     DEPRECATED_FORMAT = "F006", "deprecated-format", Warning, "Versioning",
         "The format is deprecated",
         "What it does: warns once per file of a deprecated upload format.\n\
@@ -157,19 +179,19 @@ rules! {
         "What it does: tells the delimiter from the header and the first rows (the first 64 KiB): when commas do not give every one of them the same number of fields (two or more) and exactly one of `;`, TAB or `|` does, with more fields than commas give, it reports that delimiter once and reads the file with it, so the other findings (format detection included) are about its cells. A comma file whose cells hold `;` (lists, JSON, prose) is never taken for a `;` file: its comma fields are consistent, or its `;` fields are not.\n\
          Why it matters: the uploads are CSV, comma-separated; the platform reads a `;` file's whole header as one unknown column and rejects every row. Excel saves `;` files in locales whose decimal separator is the comma.\n\
          Example: `Employee ID;Work Email;First Name`. Fix: save the file as \"CSV UTF-8 (Comma delimited)\", or change the list separator of the system's region settings before saving.",
-        fix Always "Safe: rewrites the file with commas, read in the delimiter found (exactly one fits the header and the rows): fields are copied as they are, quoted where they hold a comma, now meaningful; a `sep=` line is left out, a BOM and line endings stay.";
+        fix Sometimes Safe "Safe: rewrites the file with commas, read in the delimiter found (exactly one fits the header and the rows): fields are copied as they are, quoted where they hold a comma, now meaningful; a `sep=` line is left out, a BOM and line endings stay. Refused while a record reads two ways (a record with a quoting problem or a carriage return outside quotes, or another number of fields than the header's) or the rewritten file would tell another delimiter: `--fix` then reports the finding with no fix, saying which line and why.";
     SEP_LINE = "F011", "sep-line", Error, "Resources and their fields",
         "The file starts with Excel's `sep=` line",
         "What it does: flags a first line `sep=X` (X one of `,` `;` TAB `|`, after a BOM if any), the hint with which Excel opens a file in the right dialect, and skips it: the header is the next line, and X is the delimiter the rest is read with (another than the comma is also `delimiter`).\n\
          Why it matters: \"each CSV has a header row of column names\"; the platform reads `sep=,` as the header, a single unknown column, and rejects the file.\n\
          Example: a first line `sep=,` above `Employee ID,Work Email,...`. Fix: delete the first line.",
-        fix Always "Safe: deletes the `sep=,` line; a `sep=` naming another delimiter rewrites the whole file with commas, which leaves the line out.";
+        fix Sometimes Safe "Safe: deletes the `sep=,` line; a `sep=` naming another delimiter rewrites the whole file with commas, which leaves the line out (refused as `delimiter`'s rewrite is).";
     NOT_UTF8 = "F012", "not-utf8", Error, "CSV practice",
         "The file is in a legacy 8-bit encoding, not UTF-8",
         "What it does: decides once whether the file is UTF-8, from the non-ASCII bytes of its first 64 KiB, or of its first non-ASCII line if those have none (a BOM makes it UTF-8): bytes above 0x7F that form no UTF-8 character make it a legacy 8-bit file, reported once at the end with the likely encoding (Windows-1252 when bytes 0x80-0x9F occur, printable only there), the count of bytes that are not UTF-8, their lines, and the first ones. The rest is read decoded as Windows-1252, so other findings are real; spans stay the file's bytes. A UTF-8 file with a few bad bytes gets `invalid-utf8` per cell instead.\n\
          Why it matters: the platform reads UTF-8; `José` saved as Windows-1252 arrives as `Jos\\u{FFFD}` or fails the upload.\n\
          Example: a file saved by Excel as \"CSV (Comma delimited)\" on Windows, with `Müller` in it. Fix: save it as \"CSV UTF-8 (Comma delimited)\", or convert it: `iconv -f WINDOWS-1252 -t UTF-8 in.csv > out.csv`.",
-        fix Always "Unsafe (the encoding is a guess): rewrites the whole file as UTF-8, every byte read as Windows-1252 (the five bytes it leaves undefined as Latin-1's C1 controls); ASCII bytes, quoting and line endings stay.";
+        fix Sometimes Unsafe "Unsafe (the encoding is a guess): rewrites the whole file as UTF-8, every byte read as Windows-1252 (the five bytes it leaves undefined as Latin-1's C1 controls); ASCII bytes, quoting and line endings stay. Refused, as every whole-file rewrite is, while a record reads two ways (a record with a quoting problem or a carriage return outside quotes).";
     UNTERMINATED_QUOTE = "Q001", "unterminated-quote", Error, "CSV practice (RFC 4180)",
         "A quoted field is never closed",
         "What it does: points at the opening quote of a field whose closing quote never comes.\n\
@@ -210,7 +232,7 @@ rules! {
         "What it does: flags header names that match no column of the format, including empty names.\n\
          Why it matters: the platform ignores unknown columns, so their data is silently lost; often the file is of another format.\n\
          Example: `Nickname` in an employees file. Fix: remove the column, or pick the right `--format`.",
-        fix Sometimes "Safe, for unnamed columns that end the header and are empty in every row (a trailing comma a spreadsheet saved): removes them, with the delimiter before each, from the header and every row as wide as it. None for a named unknown column: its data may matter.";
+        fix Sometimes Safe "Safe, for unnamed columns that end the header and are empty in every row (a trailing comma a spreadsheet saved): removes them, with the delimiter before each, from the header and every row. None for a named unknown column: its data may matter. Refused while a row reads two ways (a record with a quoting problem or a carriage return outside quotes, or another number of fields than the header's: its cells have shifted) or holds a value in a column that would go: `--fix` then reports the finding with no fix, saying which line and why.";
     DUPLICATE_COLUMN = "H004", "duplicate-column", Error, "Resources and their fields",
         "The header names a column twice",
         "What it does: flags the second and later occurrences of a header name (compared after trimming spaces, case and a trailing `*`).\n\
@@ -221,13 +243,13 @@ rules! {
         "What it does: flags header names that match a column once case, surrounding spaces and a trailing `*` (as in published templates, `Name*`) are ignored. The column is checked as the one it matches.\n\
          Why it matters: the spec states each name in one spelling but not how strictly the platform matches header names; its own tables write `Work Email*`. If matching is exact, the column is not found: a required column goes missing, an optional one's data is lost. So it is a warning, like a byte-order mark before the first name.\n\
          Example: `work email` or `Work Email*`. Fix: write the name exactly as the spec does: `Work Email`.",
-        fix Always "Safe: renames the column to the spec's spelling (the name differs only by case, spaces or a trailing `*`).";
+        fix Always Safe "Safe: renames the column to the spec's spelling (the name differs only by case, spaces or a trailing `*`).";
     COLUMN_NAME_TYPO = "H006", "column-name-typo", Error, "Resources and their fields",
         "A header name looks like a misspelt column",
         "What it does: flags header names within a small edit distance of a column the header lacks, with \"did you mean\". The column is checked as the one it resembles, and is not also reported missing.\n\
          Why it matters: a misspelt column is an unknown column to the platform, and its data is lost or a required column is missing.\n\
          Example: `Work Emial`. Fix: correct the spelling.",
-        fix Always "Unsafe: renames the column to the suggested one (a guess: review it).";
+        fix Always Unsafe "Unsafe: renames the column to the suggested one (a guess: review it).";
     TOO_MANY_COLUMNS = "H007", "too-many-columns", Error, "Resources and their fields",
         "The header has more columns than any format could use",
         "What it does: stops at a header of more than 1,024 names, with this one finding, and checks the file no further. The widest format has 29 columns.\n\
@@ -253,7 +275,7 @@ rules! {
         "What it does: checks date and date-time columns for their exact shape (digit counts included) and a real calendar date and time.\n\
          Why it matters: a date in the wrong shape is misread or rejected; `02/30/2024` does not exist.\n\
          Example: `3/7/2024` or `2024-03-07` in an employees Start Date. Fix: write `03/07/2024`.",
-        fix Sometimes "For a date written year first (`2024-03-07`, `2024/3/7`) or month first with slashes (`3/7/2024`): rewrites it in the column's shape. Safe where only one reading gives a date (year first; month first into `MM/DD/YYYY`; `03/25/2024` into `YYYY-MM-DD`); unsafe where two readings do (`03/07/2024` into `YYYY-MM-DD`) or the only one contradicts the column (`25/3/2024` in `MM/DD/YYYY`).";
+        fix Sometimes Both "For a date written year first (`2024-03-07`, `2024/3/7`) or month first with slashes (`3/7/2024`): rewrites it in the column's shape. Safe where only one reading gives a date (year first; month first into `MM/DD/YYYY`; `03/25/2024` into `YYYY-MM-DD`); unsafe where two readings do (`03/07/2024` into `YYYY-MM-DD`) or the only one contradicts the column (`25/3/2024` in `MM/DD/YYYY`).";
     INVALID_BOOLEAN = "C005", "invalid-boolean", Error, "Resources and their fields",
         "A boolean cell is not true or false",
         "What it does: checks boolean columns for the format's spelling (`true`/`false`, or `TRUE`/`FALSE` in campaigns).\n\
@@ -264,7 +286,7 @@ rules! {
         "What it does: flags `True`, `TRUE`, `False`... where the format writes `true`/`false` (and the converse in campaigns).\n\
          Why it matters: lenient parsers accept them, a strict one may not.\n\
          Example: `TRUE` in Privilege Value. Fix: write `true`.",
-        fix Always "Safe: writes the format's spelling.";
+        fix Always Safe "Safe: writes the format's spelling.";
     INVALID_INTEGER = "C007", "invalid-integer", Error, "Limits",
         "A cell is not an integer in its column's range",
         "What it does: checks integer columns for digits only (an optional `-`) and the allowed range.\n\
@@ -275,7 +297,7 @@ rules! {
         "What it does: checks enumerated columns and list elements against the values the spec allows, case-sensitively, suggesting the closest.\n\
          Why it matters: an unknown value is rejected or ignored.\n\
          Example: `approve` in Review Status. Fix: use one of the listed values, e.g. `approved`.",
-        fix Sometimes "Safe where exactly one allowed value matches up to case (`Reviewer` → `reviewer`); unsafe for the suggestion of a near miss (`reviewr` → `reviewer`); none otherwise.";
+        fix Sometimes Both "Safe where exactly one allowed value matches up to case (`Reviewer` → `reviewer`); unsafe for the suggestion of a near miss (`reviewr` → `reviewer`); none otherwise.";
     INVALID_LIST = "C009", "invalid-list", Error, "Resources and their fields",
         "A list cell has an empty or repeated element, or wrong braces",
         "What it does: checks comma-separated list cells for empty elements (`a,,b`, trailing commas), repeated elements, and `{...}` where the column requires or forbids them.\n\
@@ -291,7 +313,7 @@ rules! {
         "What it does: parses JSON cells and points at the first byte where parsing fails, mapped through CSV quote escaping to the file.\n\
          Why it matters: the platform cannot read the cell.\n\
          Example: `{'location': 1}` (single quotes). Fix: write JSON with double quotes; in CSV, quote the cell and double each inner quote.",
-        fix Sometimes "Unsafe: where the cell is JSON but for single quotes (and holds no double quote) or commas before a closing `}` or `]`, and the repair parses as the column's kind, rewrites the cell with the repair (quoted, inner quotes doubled). An apostrophe inside a single-quoted value gets no fix.";
+        fix Sometimes Unsafe "Unsafe: where the cell is JSON but for single quotes (and holds no double quote) or commas before a closing `}` or `]`, and the repair parses as the column's kind, rewrites the cell with the repair (quoted, inner quotes doubled). An apostrophe inside a single-quoted value gets no fix.";
     JSON_WRONG_TYPE = "C012", "json-wrong-type", Error, "Resources and their fields",
         "A JSON cell is not the object or array its column needs",
         "What it does: checks that a JSON cell's top-level value is an object or an array as the spec says.\n\
@@ -312,7 +334,7 @@ rules! {
         "What it does: flags spaces around values of shaped columns (dates, e-mails, enums...). The trimmed value is checked for its shape.\n\
          Why it matters: a strict parser reads ` true` or `ada@example.com ` as invalid or as a different value.\n\
          Example: `reviewer ` in Platform Roles. Fix: remove the spaces.",
-        fix Always "Safe: removes the white space around the value (two deletions; a fix of the value itself applies with it).";
+        fix Always Safe "Safe: removes the white space around the value (two deletions; a fix of the value itself applies with it).";
     SCIENTIFIC_NOTATION_ID = "C016", "scientific-notation-id", Error, "Resources and their fields",
         "An ID a spreadsheet turned into a number in scientific notation",
         "What it does: flags a cell of an identifier column (marked `identifier = true` in the format's table: Employee ID, User ID, Source ID, ID...) written as a number in scientific notation, `5.83231E+11`, and says how many digits survive.\n\
@@ -327,7 +349,8 @@ rules! {
         "A date column holds a spreadsheet serial number or a reformatted date-time",
         "What it does: in date and date-time columns, recognises what a spreadsheet writes when it takes a cell for a date: a serial number (`44927`, days since 1899-12-30 in Excel's 1900 system, with a fraction for the time) or its own display of a date-time (`7/1/2024 9:00`, `2024-07-01 09:00:00` where the column wants another shape), and names the date it most likely stands for in the column's shape. It replaces `invalid-date` for those cells, at the same severity.\n\
          Why it matters: the column has a stated shape, and a serial number or a display format is not it: the platform rejects the row, or reads another date.\n\
-         Example: Start Date `44927` in employees (2023-01-01). Fix: write `01/01/2023`; in the spreadsheet, format the column as Text, or with the custom format `mm/dd/yyyy`, before exporting.";
+         Example: Start Date `44927` in employees (2023-01-01). Fix: write `01/01/2023`; in the spreadsheet, format the column as Text, or with the custom format `mm/dd/yyyy`, before exporting.",
+        fix Always Unsafe "Unsafe (the date is the most likely reading, not a certain one: the 1904 date system, or a number that was never a date, read otherwise): rewrites the cell as the date it names, in the column's shape.";
     FORMULA_LIKE_CELL = "C019", "formula-like-cell", Warning, "CSV practice (OWASP CSV injection)",
         "A text cell starts like a spreadsheet formula",
         "What it does: flags a cell of a free-text column that starts with `=`, `+`, `-`, `@`, a TAB or a carriage return, the characters OWASP's CSV-injection guidance lists, unless it is a number (`-5`, `+1.5`).\n\
@@ -429,7 +452,7 @@ rules! {
         "What it does: flags a row whose cells, decoded (`\"a\"` equals `a`) but not trimmed, all equal an earlier row's, and names the earlier line. It remembers at most 1,500,000 distinct rows (an info says when a file passes that); rows after that are still compared with the remembered ones.\n\
          Why it matters: a repeated row is usually a paste or export done twice; depending on the format it creates a duplicate or applies the same change twice.\n\
          Example: line 3 and line 8 are the same entitlement. Fix: remove the repeated row.",
-        fix Sometimes "Unsafe: removes the repeated row and its line ending (the two may be meant as one row changed later). Not for the info that the check stopped remembering rows.";
+        fix Sometimes Unsafe "Unsafe: removes the repeated row and its line ending (the two may be meant as one row changed later). Not for the info that the check stopped remembering rows.";
     BUNDLE_MISSING_MEMBER = "B001", "bundle-missing-member", Error, "Entity RBAC ZIP (upload)",
         "A ZIP bundle lacks its entities or relations CSV",
         "What it does: flags an `entity-rbac` or `entities-bulk` ZIP that has no member whose header is an entities CSV, or none whose header is the relations CSV of that bundle.\n\

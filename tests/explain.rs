@@ -81,6 +81,7 @@ fn rules_lists_every_rule_as_text_and_as_json() {
                         rules::FixAvailability::Always => "always",
                         rules::FixAvailability::Sometimes => "sometimes",
                     },
+                    "applicability": f.safety.as_str(),
                     "text": f.text,
                 })),
             })

@@ -1006,3 +1006,214 @@ fn a_fixed_relations_file_is_reported_as_check_reports_it() {
     assert!(fixed.iter().any(|d| d["code"] == "B010"), "{fixed:?}");
     assert_eq!(fixed, run(&[]));
 }
+
+/// Runs `bdxlint check --fix` (and `extra`) on `name` in `dir` as
+/// employees: JSON findings and the exit code.
+fn fix_run(dir: &Path, name: &str, extra: &[&str]) -> (Vec<Value>, Option<i32>) {
+    let out = bdxlint()
+        .current_dir(dir)
+        .args([
+            "check",
+            "--fix",
+            "--output-format",
+            "json",
+            "--format",
+            "employees",
+        ])
+        .args(extra)
+        .arg(name)
+        .output()
+        .expect("runs");
+    (json_findings(&out.stdout), out.status.code())
+}
+
+/// A whole-file rewrite is refused when a record reads two ways: the file
+/// is left byte for byte, the findings that asked for the rewrite carry no
+/// fix, and their help names the line and what to do; `--diff` has nothing
+/// to show.
+fn assert_refused(dir: &Path, name: &str, original: &[u8], codes: &[&str], why: &str) {
+    std::fs::write(dir.join(name), original).expect("write");
+    let (findings, code) = fix_run(dir, name, &[]);
+    assert_eq!(code, Some(1), "{findings:#?}");
+    assert!(
+        std::fs::read(dir.join(name)).expect("read") == original,
+        "{name} was rewritten:\n{}",
+        String::from_utf8_lossy(&std::fs::read(dir.join(name)).expect("read"))
+    );
+    for c in codes {
+        let asked: Vec<&Value> = findings.iter().filter(|d| d["code"] == *c).collect();
+        assert!(!asked.is_empty(), "{name}: no {c} in {findings:#?}");
+        for d in asked {
+            assert!(d["fix"].is_null(), "{name}: {d}");
+            let help = d["help"].as_str().expect("help");
+            assert!(
+                help.contains("--fix did not rewrite the file: ") && help.contains(why),
+                "{name}: {help}"
+            );
+        }
+    }
+    // Nothing safe is left to fix: a second run and `--diff` agree.
+    assert_eq!(fix_run(dir, name, &[]).0, findings);
+    bdxlint()
+        .current_dir(dir)
+        .args(["check", "--diff", "--format", "employees", name])
+        .assert()
+        .code(0)
+        .stdout("");
+}
+
+/// Issue 28: a tab- or `|`-separated export with an unescaped `"`
+/// (`27" monitor`) got the safe comma rewrite anyway, which copied the
+/// field the stray quote opened (tabs, line breaks and all) as one field:
+/// rows came out half tab, half comma. The quote toggles the tokenizer's
+/// quoted mode, so the record it is in reads otherwise to every other
+/// reader: no rewrite while it stands.
+#[test]
+fn a_stray_quote_in_a_tab_or_bar_separated_file_refuses_the_comma_rewrite() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Tabs, told from the first rows (the quotes come after the sample).
+    let mut tab = String::from("Full Name\tWork Email\tTitle\tStart Date\n");
+    for i in 0..60 {
+        tab.push_str(&format!("P{i}\tp{i}@example.com\tEngineer\t03/07/2024\n"));
+    }
+    tab.push_str("Ada\tada@example.com\t27\" monitor buyer\t03/07/2024\n");
+    tab.push_str("Bob\tbob@example.com\tEngineer\t03/07/2024\n");
+    tab.push_str("Cy\tcy@example.com\t32\" screen buyer\t03/07/2024\n");
+    assert_refused(
+        dir.path(),
+        "tab.csv",
+        tab.as_bytes(),
+        &["F010"],
+        "line 62 has a quote inside an unquoted field",
+    );
+    // `|`, named by Excel's `sep=` line: the `sep=` line's fix is the same
+    // rewrite, refused the same.
+    let bar = "sep=|\nFull Name|Work Email|Title|Start Date\n\
+        Ada|ada@example.com|27\" monitor|03/07/2024\n\
+        Bob|bob@example.com|Engineer|03/07/2024\n";
+    assert_refused(
+        dir.path(),
+        "bar.csv",
+        bar.as_bytes(),
+        &["F010", "F011"],
+        "line 3 has a quote inside an unquoted field",
+    );
+    // The same files with the quotes doubled and their fields quoted are
+    // rewritten, every field kept.
+    let bar = bar.replace("|27\" monitor|", "|\"27\"\" monitor\"|");
+    std::fs::write(dir.path().join("bar.csv"), &bar).expect("write");
+    fix_run(dir.path(), "bar.csv", &[]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("bar.csv")).expect("read"),
+        "Full Name,Work Email,Title,Start Date\n\
+         Ada,ada@example.com,\"27\"\" monitor\",03/07/2024\n\
+         Bob,bob@example.com,Engineer,03/07/2024\n"
+    );
+}
+
+/// Issue 28: removing trailing empty columns copied a row of another width
+/// as it was, so a short row kept its shifted cells and a long one kept its
+/// extra fields while the header lost its own: the rows no longer lined up
+/// with the header. A ragged row refuses the rewrite.
+#[test]
+fn trailing_empty_columns_are_not_removed_while_a_row_is_ragged() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ragged = "Full Name,Work Email,Title,,\n\
+        Ada,ada@example.com,Engineer,,\n\
+        Bob,bob@example.com\n\
+        Cy,cy@example.com,Engineer,,\n";
+    assert_refused(
+        dir.path(),
+        "short.csv",
+        ragged.as_bytes(),
+        &["H003"],
+        "line 3 has 2 fields where the header has 5",
+    );
+    let long = "Full Name,Work Email,Title,,\n\
+        Ada,ada@example.com,Engineer,,\n\
+        Bob,bob@example.com,Engineer,,,\n";
+    assert_refused(
+        dir.path(),
+        "long.csv",
+        long.as_bytes(),
+        &["H003"],
+        "line 3 has 6 fields where the header has 5",
+    );
+    // Every row as wide as the header: the columns go.
+    let even = "Full Name,Work Email,Title,,\n\
+        Ada,ada@example.com,Engineer,,\n\
+        Bob,bob@example.com,Engineer,,\n";
+    std::fs::write(dir.path().join("even.csv"), even).expect("write");
+    fix_run(dir.path(), "even.csv", &[]);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("even.csv")).expect("read"),
+        "Full Name,Work Email,Title\n\
+         Ada,ada@example.com,Engineer\n\
+         Bob,bob@example.com,Engineer\n"
+    );
+}
+
+/// A line-ending rewrite is refused where a stray quote makes which line
+/// breaks end records a guess, and so is the re-encoding, as every
+/// whole-file rewrite is; other fixes of the file still apply.
+#[test]
+fn line_endings_and_encoding_are_not_rewritten_while_a_quote_is_stray_but_cells_are_fixed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mixed = "Full Name,Work Email,Title,Start Date\r\n\
+        Ada,ada@example.com,Engineer,2024-03-07\r\n\
+        Bob,bob@example.com,Engineer,03/07/2024\n\
+        Cy,cy@example.com,\"27\"\" monitor\",03/07/2024\r\n\
+        Dan,dan@example.com,27\" monitor,03/07/2024\r\n\
+        Eve,eve@example.com,32\" screen,03/07/2024\r\n";
+    std::fs::write(dir.path().join("mixed.csv"), mixed).expect("write");
+    let (findings, _) = fix_run(dir.path(), "mixed.csv", &[]);
+    let f005: Vec<&Value> = findings.iter().filter(|d| d["code"] == "F005").collect();
+    assert_eq!(f005.len(), 1, "{findings:#?}");
+    assert!(f005[0]["fix"].is_null());
+    assert!(
+        f005[0]["help"]
+            .as_str()
+            .is_some_and(|h| h.contains("line 5 has a quote inside an unquoted field")),
+        "{f005:?}"
+    );
+    // The date in a row that reads one way was fixed; the line endings
+    // were not touched.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("mixed.csv")).expect("read"),
+        mixed.replace("2024-03-07", "03/07/2024")
+    );
+    let legacy: &[u8] = b"Full Name,Work Email,Title\n\
+        Jos\xe9,jose@example.com,27\" monitor\n\
+        Bob,bob@example.com,Engineer\n";
+    assert_refused(dir.path(), "legacy.csv", legacy, &[], "");
+    let (findings, _) = fix_run(dir.path(), "legacy.csv", &["--unsafe-fixes"]);
+    assert_eq!(
+        std::fs::read(dir.path().join("legacy.csv")).expect("read"),
+        legacy
+    );
+    let f012: Vec<&Value> = findings.iter().filter(|d| d["code"] == "F012").collect();
+    assert_eq!(f012.len(), 1, "{findings:#?}");
+    assert!(f012[0]["fix"].is_null(), "{f012:?}");
+    assert!(
+        f012[0]["help"]
+            .as_str()
+            .is_some_and(|h| h.contains("line 2 has a quote inside an unquoted field")),
+        "{f012:?}"
+    );
+}
+
+/// A `sep=;` line names the delimiter, but every row is one field holding
+/// tabs: written with commas, the file's first bytes would tell tabs, and
+/// it would be read in fields it never had. The rewrite checks the dialect
+/// its copy is told, and refuses.
+#[test]
+fn a_comma_rewrite_whose_copy_would_read_as_tabs_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    assert_refused(
+        dir.path(),
+        "sep.csv",
+        b"sep=;\nFull Name\tWork Email\nAda\tada@example.com\n",
+        &["F010", "F011"],
+        "the rewritten file would be read with TAB as its delimiter, not `,` (comma)",
+    );
+}

@@ -14,6 +14,9 @@
 //! - Every rule in the registry has at least one fixture, bar the bundle
 //!   rules (tests/bundle.rs) and `unknown-format`, which only a directory
 //!   walk shows (tests/cli.rs).
+//! - Every rule's declared fix (none, safe, unsafe or both; always or
+//!   sometimes) is what the findings of the fixtures, the batch and the
+//!   fix pairs carry.
 
 use bdxlint::check::batch::{self, BatchInput};
 use bdxlint::check::{check_path, Options};
@@ -278,4 +281,128 @@ fn every_rule_has_a_failing_fixture() {
         .filter(|n| !named.contains(*n))
         .collect();
     assert!(missing.is_empty(), "rules without a fixture: {missing:?}");
+}
+
+/// Every finding of the fixtures, the failing batch and the damaged files
+/// of the fix pairs (`testdata/fixes/<format>/`), each checked as its
+/// directory's format.
+fn every_finding() -> Vec<Diagnostic> {
+    let opts = |format: &str| Options {
+        format: Some(format.to_owned()),
+        snippets: false,
+        ..Options::default()
+    };
+    let mut files = fixtures();
+    for dir in std::fs::read_dir(testdata().join("fixes")).expect("testdata/fixes") {
+        let dir = dir.expect("entry").path();
+        let format = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("utf-8")
+            .to_owned();
+        for f in std::fs::read_dir(&dir).expect("format dir") {
+            let f = f.expect("entry").path();
+            let name = f.file_name().and_then(|n| n.to_str()).expect("utf-8");
+            if name.ends_with(".csv") && !name.ends_with(".fixed.csv") {
+                files.push((format.clone(), f));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (format, path) in files {
+        let report =
+            check_path(&path, &opts(&format)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        out.extend(report.diagnostics);
+    }
+    let dir = Path::new("testdata/batch/failing");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("batch dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    paths.sort();
+    let plain = Options {
+        snippets: false,
+        ..Options::default()
+    };
+    let formats: Vec<&'static str> = paths
+        .iter()
+        .map(|p| {
+            let report = check_path(p, &plain).unwrap_or_else(|e| panic!("{e}"));
+            out.extend(report.diagnostics);
+            report.format.expect("detected")
+        })
+        .collect();
+    let inputs: Vec<BatchInput<'_>> = paths
+        .iter()
+        .zip(&formats)
+        .enumerate()
+        .map(|(index, (path, format))| BatchInput {
+            index,
+            path,
+            format,
+        })
+        .collect();
+    for (_, diags) in batch::check_batch(&inputs, &plain).expect("batch reads") {
+        out.extend(diags);
+    }
+    out
+}
+
+/// Issue 28: `spreadsheet-date` applied unsafe fixes while `rules`,
+/// `explain`, the rules JSON and the README said it had none. A rule's
+/// declared fix is held to what its findings carry, both ways: a rule
+/// without one has no finding with a fix; one declared safe (unsafe) has
+/// findings with safe (unsafe) fixes and none with the other, `both` has
+/// findings with each; one always available has no finding without it.
+#[test]
+fn every_rule_declares_the_fixes_its_findings_carry() {
+    use bdxlint::diagnostic::Applicability;
+    use bdxlint::rules::{FixAvailability, FixSafety};
+    use std::collections::BTreeMap;
+    // Per rule: the applicabilities seen, and whether a finding had none.
+    let mut seen: BTreeMap<&'static str, (BTreeSet<Applicability>, bool)> = BTreeMap::new();
+    for d in every_finding() {
+        let e = seen.entry(d.rule.code).or_default();
+        match &d.fix {
+            Some(f) => {
+                e.0.insert(f.applicability);
+            }
+            None => e.1 = true,
+        }
+    }
+    let mut wrong = Vec::new();
+    for r in rules::ALL {
+        let (applies, without) = seen.get(r.code).cloned().unwrap_or_default();
+        let has = |a| applies.contains(&a);
+        let (safe, unsafe_) = (has(Applicability::Safe), has(Applicability::Unsafe));
+        match &r.fix {
+            None if safe || unsafe_ => wrong.push(format!(
+                "{} declares no fix; its findings carry {applies:?}",
+                r.code
+            )),
+            None => {}
+            Some(doc) => {
+                let want = match doc.safety {
+                    FixSafety::Safe => (true, false),
+                    FixSafety::Unsafe => (false, true),
+                    FixSafety::Both => (true, true),
+                };
+                if (safe, unsafe_) != want {
+                    wrong.push(format!(
+                        "{} declares {} fixes; the fixtures' findings carry {applies:?}",
+                        r.code,
+                        doc.safety.as_str()
+                    ));
+                }
+                if doc.availability == FixAvailability::Always && without {
+                    wrong.push(format!(
+                        "{} declares a fix always available; a finding has none",
+                        r.code
+                    ));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }

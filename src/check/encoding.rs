@@ -218,28 +218,6 @@ pub(crate) fn likely_name(c1: u64) -> &'static str {
     }
 }
 
-/// Copies `reader` to `out` with every byte read as Windows-1252 (the five
-/// bytes it leaves undefined as the C1 controls Latin-1 gives them): the
-/// re-encoding `not-utf8`'s fix makes. ASCII bytes, line endings and
-/// quoting stay as they are.
-pub fn reencode_cp1252(
-    mut reader: impl std::io::Read,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    let mut buf = vec![0u8; 1 << 16];
-    let mut text = String::new();
-    loop {
-        let n = reader.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        text.clear();
-        text.extend(buf[..n].iter().map(|&b| cp1252(b)));
-        out.write_all(text.as_bytes())?;
-    }
-    out.flush()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

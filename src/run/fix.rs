@@ -19,7 +19,7 @@ use super::files::Run;
 use super::inputs::Input;
 use super::tally::{Streamer, Tally};
 use super::{failure, FixRequest};
-use crate::check::{self, Options};
+use crate::check::{self, split, Options};
 use crate::diagnostic::{Collector, Diagnostic, Reports, Transform};
 use crate::error::Error;
 use crate::filter::RuleFilter;
@@ -81,6 +81,12 @@ struct Pass<'a> {
     stop: Arc<AtomicBool>,
     /// A rewrite of the whole file a finding asked for.
     transform: Option<Transform>,
+    /// The findings that asked for it, by rule: counted as fixed only once
+    /// the rewrite is made (it may be refused).
+    transform_fixed: Counts,
+    /// Rewrites refused earlier in this file's run: their findings keep
+    /// their fix out of every later pass.
+    refused: &'a [Refused],
     /// The check fixes rows itself ([`check::RowFixes`]); this sink only
     /// notes a fix that is left (`leftover`): it needs a pass of its own.
     fused: bool,
@@ -96,6 +102,9 @@ impl Pass<'_> {
             return Ok(false);
         }
         if let Some(t) = f.transform {
+            if was_refused(self.refused, t).is_some() {
+                return Ok(false);
+            }
             // Applied to the whole file once this pass's edits are made;
             // one a pass (another waits for the next).
             return Ok(match self.transform {
@@ -143,7 +152,10 @@ impl Reports for Pass<'_> {
         if self.fused {
             self.leftover |= d.fix.as_ref().is_some_and(|f| {
                 fix::applies(f, self.unsafe_fixes)
-                    && (f.transform.is_some() || !f.edits.is_empty())
+                    && match f.transform {
+                        Some(t) => was_refused(self.refused, t).is_none(),
+                        None => !f.edits.is_empty(),
+                    }
                     && self.filter.judge(d.rule, d.severity).is_some()
             });
             self.keep.diagnostic(d);
@@ -152,7 +164,11 @@ impl Reports for Pass<'_> {
         if self.error.is_none() {
             match self.offer(&d) {
                 Ok(true) => {
-                    self.fixed.entry(d.rule.code).or_insert((d.rule, 0)).1 += 1;
+                    let counts = match d.fix.as_ref().and_then(|f| f.transform) {
+                        Some(_) => &mut self.transform_fixed,
+                        None => &mut self.fixed,
+                    };
+                    counts.entry(d.rule.code).or_insert((d.rule, 0)).1 += 1;
                     self.stop.store(true, Ordering::Relaxed);
                     return;
                 }
@@ -232,6 +248,9 @@ impl Run<'_> {
         let mut current: Option<Temp> = None;
         let mut fixed: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
         let mut report_from: Option<Collector> = None;
+        // Whole-file rewrites refused for this file: their findings are
+        // reported without their fix, saying why.
+        let mut refused: Vec<Refused> = Vec::new();
         // Rows are fixed inside the check, which then reports the fixed
         // file (one read); a fix it leaves (the header's, a whole-file
         // rewrite, a removed row) takes a pass of its own, whose output is
@@ -255,7 +274,7 @@ impl Run<'_> {
                     (*format, filter),
                     &opts,
                     &more,
-                    fixing,
+                    (fixing, &refused),
                 )?;
                 let wrote = edited.is_some();
                 if wrote {
@@ -297,6 +316,8 @@ impl Run<'_> {
             let mut pass = Pass {
                 stop,
                 transform: None,
+                transform_fixed: BTreeMap::new(),
+                refused: &refused,
                 source,
                 dir: &dir,
                 unsafe_fixes: fixing.req.unsafe_fixes,
@@ -323,14 +344,41 @@ impl Run<'_> {
             if let Some(e) = pass.error.take() {
                 return Err(Error::io(&original, e));
             }
-            let counts = std::mem::take(&mut pass.fixed);
+            let mut counts = std::mem::take(&mut pass.fixed);
+            let transform_counts = std::mem::take(&mut pass.transform_fixed);
             let keep = std::mem::take(&mut pass.keep);
             let transform = pass.transform.take();
             let edited = pass.finish().map_err(|e| Error::io(&original, e))?;
             let next = match transform {
                 Some(t) => {
                     let from = edited.as_ref().map_or(source, |e| e.path());
-                    Some(rewrite(t, from, &dir, &opts).map_err(|e| Error::io(&original, e))?)
+                    match rewrite(t, from, &dir, &opts) {
+                        Ok(out) => {
+                            for (code, (rule, n)) in transform_counts {
+                                counts.entry(code).or_insert((rule, 0)).1 += n;
+                            }
+                            Some(out)
+                        }
+                        Err(e) => {
+                            let Some(doubt) = split::refusal(&e) else {
+                                return Err(Error::io(&original, e));
+                            };
+                            // The pass's other fixes stand: they edit cells
+                            // and lines, not how records split.
+                            refused.push(Refused {
+                                transform: t,
+                                doubt: doubt.clone(),
+                            });
+                            if edited.is_none() {
+                                // This pass stopped keeping its findings
+                                // when it took the rewrite: the file is
+                                // checked again, the rewrite left out.
+                                in_check = true;
+                                continue;
+                            }
+                            edited
+                        }
+                    }
                 }
                 None => edited,
             };
@@ -371,7 +419,8 @@ impl Run<'_> {
                         .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
                 }
                 s.start_file(&rep.path, rep.member.as_deref(), false);
-                for d in rep.diagnostics {
+                for mut d in rep.diagnostics {
+                    note_refusal(&refused, &mut d);
                     s.diagnostic(d);
                 }
                 s.end_file(rep.format, rep.records);
@@ -395,10 +444,13 @@ impl Run<'_> {
         match report_from {
             Some(c) => replay(c, t, w),
             None => {
-                let mut s = Streamer {
-                    tally: t,
-                    report: w,
-                    filter,
+                let mut s = Noting {
+                    inner: Streamer {
+                        tally: t,
+                        report: w,
+                        filter,
+                    },
+                    refused: &refused,
                 };
                 self.check_from(input, from, *format, &opts, more, None, &mut s)?;
             }
@@ -452,6 +504,61 @@ impl Run<'_> {
 /// Fixes applied, by rule code.
 type Counts = BTreeMap<&'static str, (&'static Rule, usize)>;
 
+/// A whole-file rewrite refused, and why.
+struct Refused {
+    transform: Transform,
+    doubt: split::Doubt,
+}
+
+/// Why rewrites like `t` were refused, if they were (whatever the number of
+/// trailing columns: a later pass asks again for the same rewrite).
+fn was_refused(refused: &[Refused], t: Transform) -> Option<&split::Doubt> {
+    refused
+        .iter()
+        .find(|r| std::mem::discriminant(&r.transform) == std::mem::discriminant(&t))
+        .map(|r| &r.doubt)
+}
+
+/// A finding whose rewrite was refused is reported without its fix (it was
+/// not made, and `--fix` will not make it while the doubt stands), its help
+/// saying why and what to do.
+fn note_refusal(refused: &[Refused], d: &mut Diagnostic) {
+    let Some(t) = d.fix.as_ref().and_then(|f| f.transform) else {
+        return;
+    };
+    let Some(doubt) = was_refused(refused, t) else {
+        return;
+    };
+    d.fix = None;
+    let note = format!("--fix did not rewrite the file: {doubt}; then run --fix again");
+    d.help = Some(match d.help.take() {
+        Some(h) => format!("{h}. {note}"),
+        None => note,
+    });
+}
+
+/// The report of a file with refused rewrites, as the check streams it:
+/// each finding noted ([`note_refusal`]) on its way.
+struct Noting<'r, R> {
+    inner: R,
+    refused: &'r [Refused],
+}
+
+impl<R: Reports> Reports for Noting<'_, R> {
+    fn start_file(&mut self, path: &str, member: Option<&str>, sort: bool) {
+        self.inner.start_file(path, member, sort);
+    }
+
+    fn diagnostic(&mut self, mut d: Diagnostic) {
+        note_refusal(self.refused, &mut d);
+        self.inner.diagnostic(d);
+    }
+
+    fn end_file(&mut self, format: Option<&'static str>, records: u64) {
+        self.inner.end_file(format, records);
+    }
+}
+
 /// What a pass that fixes rows inside the check leaves.
 struct InCheck {
     /// Its findings: the fixed copy's, if one was made.
@@ -470,7 +577,8 @@ struct InCheck {
 impl Run<'_> {
     /// A pass that fixes rows inside the check ([`check::RowFixes`]) of
     /// `source` (read as `from`, as [`Run::check_from`] takes it; failures
-    /// name `original`), its fixed copy made in `dir`.
+    /// name `original`), its fixed copy made in `dir`; the rewrites
+    /// `refused` are not fixes left for a pass of their own.
     fn fix_in_check(
         &self,
         input: &Input,
@@ -478,7 +586,7 @@ impl Run<'_> {
         (format, filter): (Option<&str>, &RuleFilter),
         opts: &Options,
         more: &[Diagnostic],
-        fixing: &Fixing<'_>,
+        (fixing, refused): (&Fixing<'_>, &[Refused]),
     ) -> Result<InCheck, Error> {
         let writer = Arc::new(Mutex::new(ChunkWriter {
             source: source.to_path_buf(),
@@ -513,6 +621,8 @@ impl Run<'_> {
         let mut pass = Pass {
             stop: Arc::default(),
             transform: None,
+            transform_fixed: BTreeMap::new(),
+            refused,
             source,
             dir,
             unsafe_fixes,
@@ -718,43 +828,39 @@ impl ChunkWriter {
     }
 }
 
-/// The copy of `from` a whole-file fix makes, beside the original.
+/// The copy of `from` a whole-file fix makes, beside the original, or why
+/// it was refused: a record that does not read unambiguously in the file's
+/// dialect, or a copy that would be read in another (the error then holds a
+/// [`split::Doubt`]: see [`split::refusal`]). A refused copy is dropped,
+/// unfinished, and nothing is replaced.
 fn rewrite(t: Transform, from: &Path, dir: &Path, opts: &Options) -> io::Result<Temp> {
     let opts = Options {
         cancel: None,
         ..opts.clone()
     };
+    let open = || -> io::Result<BufReader<File>> {
+        Ok(BufReader::with_capacity(IO_BUFFER, File::open(from)?))
+    };
     let out = tempfiles::beside(dir, ".bdxlint-fix-")?;
     let mut w = BufWriter::with_capacity(IO_BUFFER, out);
     match t {
         Transform::LineEndings => {
-            let (lf, crlf, header) = crate::check::split::count_endings(
-                BufReader::with_capacity(IO_BUFFER, File::open(from)?),
-                &opts,
-            )?;
-            crate::check::split::normalise_endings(
-                BufReader::with_capacity(IO_BUFFER, File::open(from)?),
-                &opts,
-                (lf, crlf),
-                header,
-                &mut w,
-            )?;
+            let (lf, crlf, header) = split::count_endings(open()?, &opts)?;
+            split::normalise_endings(open()?, &opts, (lf, crlf), header, &mut w)?;
         }
-        Transform::DropTrailingFields(n) => crate::check::split::drop_trailing_fields(
-            BufReader::with_capacity(IO_BUFFER, File::open(from)?),
+        Transform::DropTrailingFields(n) => split::drop_trailing_fields(
+            open()?,
             &opts,
             usize::try_from(n).unwrap_or(usize::MAX),
             &mut w,
         )?,
-        Transform::ToCommas => crate::check::split::to_commas(
-            BufReader::with_capacity(IO_BUFFER, File::open(from)?),
-            &opts,
-            &mut w,
-        )?,
-        Transform::Windows1252ToUtf8 => crate::check::encoding::reencode_cp1252(
-            BufReader::with_capacity(IO_BUFFER, File::open(from)?),
-            &mut w,
-        )?,
+        Transform::ToCommas => split::to_commas(open()?, &opts, &mut w)?,
+        Transform::Windows1252ToUtf8 => split::cp1252_to_utf8(open()?, &opts, &mut w)?,
     }
-    w.into_inner().map_err(|e| e.into_error())
+    let out = w.into_inner().map_err(|e| e.into_error())?;
+    // Every record read as it was; the copy must also be read in the
+    // dialect it was written in, which its first bytes tell anew.
+    let (delim, sep) = split::dialect_after(t, split::dialect_of(open()?)?);
+    split::verify_dialect_of(File::open(out.path())?, delim, sep)?;
+    Ok(out)
 }
