@@ -938,7 +938,10 @@ fn a_day_first_column_of_iso_dates_is_read_day_first_whole() {
         proof["message"],
         "`26/07/2019` is not YYYY-MM-DD (e.g. 2024-03-07); other cells of `Updated At` read as two dates (line 3) and are read by the order this one shows, so its fix is unsafe, made with theirs"
     );
-    assert_eq!(json_findings(&fixed.stdout), json_findings(&run(&[]).stdout));
+    assert_eq!(
+        json_findings(&fixed.stdout),
+        json_findings(&run(&[]).stdout)
+    );
     run(&["--fix"]);
     assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
     run(&["--fix", "--unsafe-fixes"]);
@@ -963,7 +966,10 @@ fn a_column_written_both_ways_gives_no_reading() {
     std::fs::write(dir.path().join("e.csv"), s).expect("write");
     let found = findings_of(dir.path(), "e.csv", &[]);
     let first = &found[0];
-    assert_eq!((first["code"].as_str(), first["line"].as_u64()), (Some("C004"), Some(2)));
+    assert_eq!(
+        (first["code"].as_str(), first["line"].as_u64()),
+        (Some("C004"), Some(2))
+    );
     assert_eq!(
         first["message"],
         "`6/07/2019` is not MM/DD/YYYY (e.g. 03/07/2024); it reads as two dates, and cells of `Start Date` are written both month first (line 3: `03/25/2024`) and day first (line 4: `26/07/2021`)"
@@ -973,7 +979,14 @@ fn a_column_written_both_ways_gives_no_reading() {
     // too: a person must look at the column.
     bdxlint()
         .current_dir(dir.path())
-        .args(["check", "--fix", "--unsafe-fixes", "--format", "employees", "e.csv"])
+        .args([
+            "check",
+            "--fix",
+            "--unsafe-fixes",
+            "--format",
+            "employees",
+            "e.csv",
+        ])
         .assert()
         .code(1);
     let text = std::fs::read_to_string(dir.path().join("e.csv")).expect("read");
@@ -983,7 +996,14 @@ fn a_column_written_both_ways_gives_no_reading() {
     // Standard input is read once: its findings stand, and a note says
     // what was learned after them.
     let out = bdxlint()
-        .args(["check", "--format", "employees", "--output-format", "json", "-"])
+        .args([
+            "check",
+            "--format",
+            "employees",
+            "--output-format",
+            "json",
+            "-",
+        ])
         .write_stdin(s)
         .output()
         .expect("runs");
@@ -993,7 +1013,10 @@ fn a_column_written_both_ways_gives_no_reading() {
         .iter()
         .find(|d| d["severity"] == "info")
         .expect("the note");
-    assert_eq!((note["code"].as_str(), note["severity"].as_str()), (Some("C004"), Some("info")));
+    assert_eq!(
+        (note["code"].as_str(), note["severity"].as_str()),
+        (Some("C004"), Some("info"))
+    );
     assert_eq!(note["line"], 2);
     assert!(
         note["message"]

@@ -145,9 +145,10 @@ impl DateOrders {
     /// cells get the month-first column's verdict, so a month-first column
     /// changes nothing.)
     pub(crate) fn settle(&mut self) {
-        self.late = self.cols.iter().any(|e| {
-            e.ambiguous.count > 0 && matches!(e.order(), Order::DayFirst | Order::Mixed)
-        });
+        self.late = self
+            .cols
+            .iter()
+            .any(|e| e.ambiguous.count > 0 && matches!(e.order(), Order::DayFirst | Order::Mixed));
     }
 
     /// These orders, as a check given them up front returns them: known

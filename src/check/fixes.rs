@@ -341,7 +341,10 @@ fn named(value: &str) -> Option<DateReadings> {
     // Only `Mar 7, 2024` has a comma, after the day.
     let (m, d) = match month_name(b) {
         Some(m) if !a.contains(',') && !b.contains(',') => (m, number(a, 1..3)?),
-        _ => (month_name(a)?, number(b.strip_suffix(',').unwrap_or(b), 1..3)?),
+        _ => (
+            month_name(a)?,
+            number(b.strip_suffix(',').unwrap_or(b), 1..3)?,
+        ),
     };
     let (y, short) = year(c)?;
     Some(written(real(y, m, d)?, short))

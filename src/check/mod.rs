@@ -184,17 +184,14 @@ pub fn check_path(path: &Path, opts: &Options) -> Result<FileReport, Error> {
         let name = path.file_name().and_then(|n| n.to_str());
         opts.size_hint = file.metadata().ok().map(|m| m.len());
         let mut found = Vec::new();
-        let (mut report, dates) = check_reader_dated(
-            file,
-            &path.display().to_string(),
-            name,
-            &opts,
-            &mut |d| found.push(d),
-        )
-        .map_err(|e| match e {
-            Error::Io { source, .. } => Error::io(path, source),
-            other => other,
-        })?;
+        let (mut report, dates) =
+            check_reader_dated(file, &path.display().to_string(), name, &opts, &mut |d| {
+                found.push(d)
+            })
+            .map_err(|e| match e {
+                Error::Io { source, .. } => Error::io(path, source),
+                other => other,
+            })?;
         if dates.late() {
             opts.date_orders = Some(Arc::new(dates));
             continue;

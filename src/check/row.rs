@@ -984,7 +984,8 @@ impl Plan {
                 self.check_cell(data, &rec.fields[i], i, c, cells, emit);
             } else if let QuickCell::Date(DateShape::Mdy) = quick {
                 if let Some(v) = cells.plain(i) {
-                    month_first_evidence(c, v, rec.line, emit);
+                    // The cell's own line, as `check_cell` names it.
+                    month_first_evidence(c, v, rec.fields[i].line, emit);
                 }
             }
         }

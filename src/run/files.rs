@@ -7,9 +7,9 @@ use super::tally::{progress_bar, Progress, Streamer, Tally};
 use super::{failure, Request};
 use crate::bundle::{self, Kind, Limits};
 use crate::check::batch::{self, BatchInput};
+use crate::check::dates::DateOrders;
 use crate::check::refs::{self, Keys, RefSources};
 use crate::check::{self, Options};
-use crate::check::dates::DateOrders;
 use crate::diagnostic::{Collector, Diagnostic, Relearn, Reports};
 use crate::error::Error;
 use crate::filter::RuleFilter;
@@ -183,20 +183,23 @@ impl Run<'_> {
                 bar: bar.take(),
                 lines: 0,
             };
-            let (rep, dates) = match check::check_reader_dated(file, &display, name, &opts, &mut |d| {
-                out.diagnostic(d)
-            }) {
-                // A stray CSV met by a walk is not an upload to fail the run on.
-                Err(Error::Detect { candidates, .. }) if inputs::walked(&self.req.paths, path) => {
-                    out.diagnostic(inputs::unknown_format(&candidates));
-                    out.end_file(None, 0);
-                    return Ok(DateOrders::default());
-                }
-                r => r.map_err(|e| match e {
-                    Error::Io { source, .. } => Error::io(path, source),
-                    other => other,
-                })?,
-            };
+            let (rep, dates) =
+                match check::check_reader_dated(file, &display, name, &opts, &mut |d| {
+                    out.diagnostic(d)
+                }) {
+                    // A stray CSV met by a walk is not an upload to fail the run on.
+                    Err(Error::Detect { candidates, .. })
+                        if inputs::walked(&self.req.paths, path) =>
+                    {
+                        out.diagnostic(inputs::unknown_format(&candidates));
+                        out.end_file(None, 0);
+                        return Ok(DateOrders::default());
+                    }
+                    r => r.map_err(|e| match e {
+                        Error::Io { source, .. } => Error::io(path, source),
+                        other => other,
+                    })?,
+                };
             if !dates.late() {
                 break (rep, dates);
             }
