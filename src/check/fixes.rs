@@ -331,10 +331,7 @@ fn month_name(s: &str) -> Option<u32> {
 /// A month's name with a day and a year: `7-Mar-24`, `7 March 2024`,
 /// `Mar 7, 2024`, `March 7 2024`.
 fn named(value: &str) -> Option<DateReadings> {
-    let words: Vec<&str> = value
-        .split(|c: char| c == ' ' || c == '-')
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words: Vec<&str> = value.split([' ', '-']).filter(|w| !w.is_empty()).collect();
     let [a, b, c] = words[..] else {
         return None;
     };
@@ -526,11 +523,8 @@ mod tests {
     #[test]
     fn a_cell_that_shows_the_order_others_need_keeps_it() {
         use DateShape::{Mdy, Ymd};
-        let fix = |shape, v: &str, order| {
-            DateReadings::of(v)
-                .and_then(|r| r.fix(shape, v, order, true))
-                .map(|(t, a)| (t, a))
-        };
+        let fix =
+            |shape, v: &str, order| DateReadings::of(v).and_then(|r| r.fix(shape, v, order, true));
         assert_eq!(
             fix(Ymd, "26/07/2021", Order::DayFirst),
             Some(("2021-07-26".into(), Unsafe))
