@@ -185,6 +185,25 @@ pub trait Reports {
     fn diagnostic(&mut self, d: Diagnostic);
     /// Ends the current file.
     fn end_file(&mut self, format: Option<&'static str>, records: u64);
+    /// The check of the current file learned, at its end, what the
+    /// findings it already sent did not know (the order of day and month
+    /// in a date column): what becomes of them. By default they stand, and
+    /// a note says so.
+    fn relearn(&mut self) -> Relearn {
+        Relearn::Note
+    }
+}
+
+/// What [`Reports::relearn`] does with a file's findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relearn {
+    /// They are dropped: the file is checked again, knowing.
+    Again,
+    /// They stand, followed by a note of what was learned late.
+    Note,
+    /// They stand, and the caller of the check decides (a pass of `--fix`
+    /// makes its copy again).
+    Caller,
 }
 
 /// Keeps the reports of one input, up to a budget of bytes of findings.
@@ -256,6 +275,21 @@ impl Reports for Collector {
         if let Some(r) = self.reports.last_mut() {
             r.diagnostics.push(d);
         }
+    }
+
+    /// Kept findings are dropped for the file's check again; past the
+    /// budget nothing is kept and the caller streams the file anew.
+    fn relearn(&mut self) -> Relearn {
+        if self.overflowed {
+            return Relearn::Note;
+        }
+        if let Some(r) = self.reports.last_mut() {
+            self.used = self
+                .used
+                .saturating_sub(r.diagnostics.iter().map(weight).sum::<usize>());
+            r.diagnostics.clear();
+        }
+        Relearn::Again
     }
 
     fn end_file(&mut self, format: Option<&'static str>, records: u64) {

@@ -1217,3 +1217,281 @@ fn a_comma_rewrite_whose_copy_would_read_as_tabs_is_refused() {
         "the rewritten file would be read with TAB as its delimiter, not `,` (comma)",
     );
 }
+
+/// A day-first export (`d/mm/yyyy`, as Australian and French systems write
+/// dates) of `rows` rows whose first cell that reads only day first comes
+/// at row `proof`: the cells before it and after it that read as two dates
+/// must never get a month-first fix. Each row's date is `(day, month)` of
+/// 2019-2021; `write` writes it as the export does.
+fn day_first_export(
+    header: &str,
+    row: impl Fn(usize, &str) -> String,
+    write: impl Fn(u32, u32, i32) -> String,
+    rows: usize,
+    proof: usize,
+) -> (String, Vec<(u32, u32, i32)>) {
+    let mut s = format!("{header}\n");
+    let mut dates = Vec::new();
+    for i in 0..rows {
+        // Day and month both 12 or less (ambiguous, or the same date both
+        // ways) before the proof, any day after it.
+        let (d, m) = if i < proof {
+            (1 + (i % 12) as u32, 1 + ((i / 12) % 12) as u32)
+        } else {
+            (1 + (i % 28) as u32, 1 + (i % 12) as u32)
+        };
+        let (d, m) = if i == proof { (26, 7) } else { (d, m) };
+        let y = 2019 + (i % 3) as i32;
+        dates.push((d, m, y));
+        s.push_str(&row(i, &write(d, m, y)));
+        s.push('\n');
+    }
+    (s, dates)
+}
+
+/// The Australian export: employees with `Start Date` as `d/mm/yyyy`, a
+/// name with spaces around it on every 7th row (a safe fix, so the file is
+/// rewritten), 20,000 rows (several chunks) whose first day-first-only
+/// date comes at row 15,000.
+#[test]
+fn a_day_first_column_never_gets_a_month_first_fix() {
+    let header = "Full Name,Work Email,Title,Start Date,End Date,Platform Roles";
+    let (s, dates) = day_first_export(
+        header,
+        |i, date| {
+            let name = if i % 7 == 0 {
+                format!(" P{i} ")
+            } else {
+                format!("P{i}")
+            };
+            format!("{name},user{i}@example.com,Engineer,{date},,reviewer")
+        },
+        |d, m, y| format!("{d}/{m:02}/{y}"),
+        20_000,
+        15_000,
+    );
+    for threads in ["1", "2"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("e.csv");
+        std::fs::write(&file, &s).expect("write");
+        let run = |args: &[&str]| {
+            bdxlint()
+                .current_dir(dir.path())
+                .args(["check", "--format", "employees", "--threads", threads])
+                .args(["--max-diagnostics", "0", "--output-format", "json"])
+                .args(args)
+                .arg("e.csv")
+                .output()
+                .expect("runs")
+        };
+        let fixed = run(&["--fix"]);
+        let text = std::fs::read_to_string(&file).expect("read");
+        assert_ne!(text, s, "the names' spaces are fixed");
+        // No date changed but those that read the same both ways: each
+        // cell that reads as two dates has only an unsafe (day-first)
+        // reading, and a day-first-only one too.
+        let cells: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(3).expect("Start Date"))
+            .collect();
+        for (cell, (d, m, y)) in cells.iter().zip(&dates) {
+            let want = if d == m {
+                format!("{m:02}/{d:02}/{y}")
+            } else {
+                format!("{d}/{m:02}/{y}")
+            };
+            assert_eq!(*cell, want, "{threads} threads");
+        }
+        let reported = json_findings(&fixed.stdout);
+        let checked = json_findings(&run(&[]).stdout);
+        assert_eq!(reported, checked, "{threads} threads");
+        let first = reported
+            .iter()
+            .find(|d| d["code"] == "C004")
+            .expect("an ambiguous date");
+        assert_eq!(first["line"], 3);
+        assert_eq!(
+            first["message"],
+            "`2/01/2020` is not MM/DD/YYYY (e.g. 03/07/2024); other cells of `Start Date` are day-first (line 15002: `26/07/2019`)"
+        );
+        assert_eq!(first["fix"]["applicability"], "unsafe");
+        assert_eq!(first["fix"]["edits"][0]["content"], "01/02/2020");
+        // A second --fix changes nothing.
+        let again = run(&["--fix"]);
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
+        assert_eq!(json_findings(&again.stdout), checked);
+
+        // With the unsafe fixes every date is written as it was meant,
+        // but those already in the column's shape: `10/01/2019` is a valid
+        // `MM/DD/YYYY` date, and draws no finding.
+        run(&["--fix", "--unsafe-fixes"]);
+        let text = std::fs::read_to_string(&file).expect("read");
+        for (l, (d, m, y)) in text.lines().skip(1).zip(&dates) {
+            let cell = l.split(',').nth(3).expect("Start Date");
+            let want = if (10..=12).contains(d) {
+                format!("{d}/{m:02}/{y}")
+            } else {
+                format!("{m:02}/{d:02}/{y}")
+            };
+            assert_eq!(cell, want, "{threads} threads");
+        }
+        run(&["--fix", "--unsafe-fixes"]);
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
+    }
+}
+
+/// The French export: reviews with `Updated At` (`YYYY-MM-DD`) written
+/// `dd/mm/yyyy` and, on every 5th row, `dd.mm.yyyy`; the first date that
+/// reads only day first at row 9,000 of 12,000. `--fix` writes only the
+/// dates that read the same both ways: a day-first-only one (safe alone,
+/// since `YYYY-MM-DD` states no order of its own) is what the others are
+/// read by, so its fix is unsafe, made with theirs (fixed alone, the fixed
+/// file would show no order, and a later check would read the others
+/// month first). The unsafe fixes read every date day first.
+#[test]
+fn a_day_first_column_of_iso_dates_is_read_day_first_whole() {
+    let header = "ID,Identity ID,Identity Name,Identity Email,Identity Username,Job Title,Department,Manager,Employment Type,Campaign Name,Campaign ID,Request ID,Application ID,Application Name,Application Description,Connection,Connection Type,Reviewer ID,Created At,Review Status,Updated By,Updated At,Resource,Resource Type,Permission Name,Permission Value,Project,Review Type,Recommendation";
+    let (s, dates) = day_first_export(
+        header,
+        |i, date| {
+            format!(",,Katherine Johnson,,kj{i},,,,contractor,,,req-{i},github,GitHub,,,,dorothy.vaughan@example.com,,,dorothy.vaughan@example.com,{date},acme-org/payments,repository,write,true,,revoke,")
+        },
+        |d, m, y| {
+            if (d + m) % 5 == 0 {
+                format!("{d:02}.{m:02}.{y}")
+            } else {
+                format!("{d:02}/{m:02}/{y}")
+            }
+        },
+        12_000,
+        9_000,
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("r.csv");
+    std::fs::write(&file, &s).expect("write");
+    let run = |args: &[&str]| {
+        bdxlint()
+            .current_dir(dir.path())
+            .args(["check", "--format", "reviews", "--max-diagnostics", "0"])
+            .args(["--output-format", "json"])
+            .args(args)
+            .arg("r.csv")
+            .output()
+            .expect("runs")
+    };
+    let before = json_findings(&run(&[]).stdout);
+    let ambiguous = before
+        .iter()
+        .find(|d| d["code"] == "C004" && d["line"] == 3)
+        .expect("row 2's date");
+    assert_eq!(
+        ambiguous["message"],
+        "`02/01/2020` is not YYYY-MM-DD (e.g. 2024-03-07); other cells of `Updated At` are day-first (line 9002: `26/07/2019`)"
+    );
+    assert_eq!(ambiguous["fix"]["edits"][0]["content"], "2020-01-02");
+    let fixed = run(&["--fix"]);
+    let text = std::fs::read_to_string(&file).expect("read");
+    for (l, (d, m, y)) in text.lines().skip(1).zip(&dates) {
+        let cell = l.split(',').nth(21).expect("Updated At");
+        if d == m {
+            assert_eq!(cell, format!("{y}-{m:02}-{d:02}"));
+        } else {
+            assert!(!cell.starts_with(&y.to_string()), "{cell}");
+        }
+    }
+    let proof = json_findings(&fixed.stdout)
+        .into_iter()
+        .find(|d| d["line"] == 9002)
+        .expect("the first day-first date");
+    assert_eq!(
+        proof["message"],
+        "`26/07/2019` is not YYYY-MM-DD (e.g. 2024-03-07); other cells of `Updated At` read as two dates (line 3) and are read by the order this one shows, so its fix is unsafe, made with theirs"
+    );
+    assert_eq!(
+        json_findings(&fixed.stdout),
+        json_findings(&run(&[]).stdout)
+    );
+    run(&["--fix"]);
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
+    run(&["--fix", "--unsafe-fixes"]);
+    let text = std::fs::read_to_string(&file).expect("read");
+    for (l, (d, m, y)) in text.lines().skip(1).zip(&dates) {
+        let cell = l.split(',').nth(21).expect("Updated At");
+        assert_eq!(cell, format!("{y}-{m:02}-{d:02}"));
+    }
+}
+
+/// A column written both ways (a month-first-only date and a
+/// day-first-only one) gives a date that reads either way no fix at all,
+/// and says why; a small file is checked again for it, a stream gets a
+/// note instead.
+#[test]
+fn a_column_written_both_ways_gives_no_reading() {
+    let s = "Full Name,Work Email,Title,Start Date,End Date,Platform Roles\n\
+        A,a@example.com,Eng,6/07/2019,,reviewer\n\
+        B,b@example.com,Eng,03/25/2024,,reviewer\n\
+        C,c@example.com,Eng,26/07/2021,,reviewer\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("e.csv"), s).expect("write");
+    let found = findings_of(dir.path(), "e.csv", &[]);
+    let first = &found[0];
+    assert_eq!(
+        (first["code"].as_str(), first["line"].as_u64()),
+        (Some("C004"), Some(2))
+    );
+    assert_eq!(
+        first["message"],
+        "`6/07/2019` is not MM/DD/YYYY (e.g. 03/07/2024); it reads as two dates, and cells of `Start Date` are written both month first (line 3: `03/25/2024`) and day first (line 4: `26/07/2021`)"
+    );
+    assert!(first["fix"].is_null(), "{first}");
+    // `--fix` leaves it, and the cell that shows the column day-first
+    // too: a person must look at the column.
+    bdxlint()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--fix",
+            "--unsafe-fixes",
+            "--format",
+            "employees",
+            "e.csv",
+        ])
+        .assert()
+        .code(1);
+    let text = std::fs::read_to_string(dir.path().join("e.csv")).expect("read");
+    assert!(text.contains(",6/07/2019,"), "{text}");
+    assert!(text.contains(",26/07/2021,"), "{text}");
+
+    // Standard input is read once: its findings stand, and a note says
+    // what was learned after them.
+    let out = bdxlint()
+        .args([
+            "check",
+            "--format",
+            "employees",
+            "--output-format",
+            "json",
+            "-",
+        ])
+        .write_stdin(s)
+        .output()
+        .expect("runs");
+    let found = json_findings(&out.stdout);
+    assert_eq!(found[0]["fix"]["edits"][0]["content"], "06/07/2019");
+    let note = found
+        .iter()
+        .find(|d| d["severity"] == "info")
+        .expect("the note");
+    assert_eq!(
+        (note["code"].as_str(), note["severity"].as_str()),
+        (Some("C004"), Some("info"))
+    );
+    assert_eq!(note["line"], 2);
+    assert!(
+        note["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("the cells of `Start Date` are written both month first (line 3: `03/25/2024`) and day first (line 4: `26/07/2021`), which the check learned only at the end of the file: 1 cell")),
+        "{note}"
+    );
+}

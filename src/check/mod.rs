@@ -10,6 +10,7 @@
 
 pub mod batch;
 mod cross;
+pub mod dates;
 pub mod dialect;
 pub mod encoding;
 mod filter;
@@ -92,6 +93,13 @@ pub struct Options {
     /// output, so the findings are those of the fixed file (see
     /// [`RowFixes`]).
     pub row_fixes: Option<Arc<RowFixes>>,
+    /// The order of day and month in each date column, as a check of the
+    /// whole file found it: a cell that reads as two dates gets the
+    /// reading its column supports from the first row on. Without it the
+    /// check learns the orders as it goes and says, in its
+    /// [`dates::DateOrders`], whether it must be made again with them
+    /// (see [`check_reader_dated`]).
+    pub date_orders: Option<Arc<dates::DateOrders>>,
 }
 
 /// The cross-row rules to run, by the state they keep.
@@ -131,6 +139,7 @@ impl Default for Options {
             size_hint: None,
             cancel: None,
             row_fixes: None,
+            date_orders: None,
         }
     }
 }
@@ -166,17 +175,31 @@ impl<R: Read> Read for Cancellable<R> {
 pub use crate::diagnostic::FileReport;
 
 /// Checks a file on disk. I/O failures are fatal for this file only.
+/// A file whose date columns turn out to read otherwise than the check
+/// assumed on the way (see [`dates`]) is checked again with their orders.
 pub fn check_path(path: &Path, opts: &Options) -> Result<FileReport, Error> {
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let name = path.file_name().and_then(|n| n.to_str());
-    let opts = &Options {
-        size_hint: file.metadata().ok().map(|m| m.len()),
-        ..opts.clone()
-    };
-    check_reader(file, &path.display().to_string(), name, opts).map_err(|e| match e {
-        Error::Io { source, .. } => Error::io(path, source),
-        other => other,
-    })
+    let mut opts = opts.clone();
+    loop {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let name = path.file_name().and_then(|n| n.to_str());
+        opts.size_hint = file.metadata().ok().map(|m| m.len());
+        let mut found = Vec::new();
+        let (mut report, dates) =
+            check_reader_dated(file, &path.display().to_string(), name, &opts, &mut |d| {
+                found.push(d)
+            })
+            .map_err(|e| match e {
+                Error::Io { source, .. } => Error::io(path, source),
+                other => other,
+            })?;
+        if dates.late() {
+            opts.date_orders = Some(Arc::new(dates));
+            continue;
+        }
+        found.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        report.diagnostics = found;
+        return Ok(report);
+    }
 }
 
 /// Checks CSV bytes from any reader. `display` names the file in findings;
@@ -208,11 +231,28 @@ pub fn check_reader_with<R: Read>(
     opts: &Options,
     sink: &mut dyn FnMut(Diagnostic),
 ) -> Result<FileReport, Error> {
+    check_reader_dated(reader, display, file_name, opts, sink).map(|(report, _)| report)
+}
+
+/// [`check_reader_with`], which also gives what the date columns' cells
+/// show of the order of day and month. When
+/// [`DateOrders::late`](dates::DateOrders::late) says so, cells that read
+/// as two dates got a verdict the rest of the file contradicts: a caller
+/// that can read the input again checks it again with
+/// [`Options::date_orders`] set to these, and its findings (and fixes) are
+/// then the whole file's. Given orders up front, they are returned.
+pub fn check_reader_dated<R: Read>(
+    reader: R,
+    display: &str,
+    file_name: Option<&str>,
+    opts: &Options,
+    sink: &mut dyn FnMut(Diagnostic),
+) -> Result<(FileReport, dates::DateOrders), Error> {
     let reader = Cancellable::new(reader, opts);
-    let mut report = check_stream(reader, display, file_name, opts, sink)?;
+    let (mut report, dates) = check_stream(reader, display, file_name, opts, sink)?;
     // What is left: findings of a file that stopped before its rows.
     drain_sorted(&mut report.diagnostics, sink);
-    Ok(report)
+    Ok((report, dates))
 }
 
 /// Hands `found` to `sink` in position order, leaving it empty.
@@ -229,7 +269,13 @@ fn check_stream<R: Read>(
     file_name: Option<&str>,
     opts: &Options,
     sink: &mut dyn FnMut(Diagnostic),
-) -> Result<FileReport, Error> {
+) -> Result<(FileReport, dates::DateOrders), Error> {
+    let known = || {
+        opts.date_orders
+            .as_deref()
+            .map(dates::DateOrders::as_known)
+            .unwrap_or_default()
+    };
     let mut report = FileReport {
         path: display.to_owned(),
         format: None,
@@ -277,7 +323,7 @@ fn check_stream<R: Read>(
             format!("the file is {enc}, not UTF-8"),
             "save the file as CSV UTF-8",
         ));
-        return Ok(report);
+        return Ok((report, known()));
     }
     let dialect = dialect::sniff(&head, head.len() < dialect::HEAD_LEN);
     if let Some(sep) = &dialect.sep_line {
@@ -340,7 +386,7 @@ fn check_stream<R: Read>(
                     NO_HEADER_HELP,
                 ));
             }
-            return Ok(report);
+            return Ok((report, known()));
         };
         blank = chunk.file_offset(chunk.data.len());
         // A skipped `sep=` line may fill a chunk of its own.
@@ -422,7 +468,7 @@ fn check_stream<R: Read>(
             d
         };
         report.diagnostics.push(d);
-        return Ok(report);
+        return Ok((report, known()));
     }
     let header = header::read_header(data, &rec);
     let snippets = Snippets::of(opts);
@@ -449,7 +495,7 @@ fn check_stream<R: Read>(
         report
             .diagnostics
             .extend(emit.diags.into_iter().map(|d| first.rebase(d)));
-        return Ok(report);
+        return Ok((report, known()));
     }
     // A header far wider than any format: one finding, and no check that
     // would grow with its width (a finding per name, per row).
@@ -466,7 +512,7 @@ fn check_stream<R: Read>(
                 "write the format's header (`bdxlint template FORMAT`)",
             ),
         ));
-        return Ok(report);
+        return Ok((report, known()));
     }
     let table = match forced {
         Some(t) => t,
@@ -493,7 +539,8 @@ fn check_stream<R: Read>(
     };
     report.format = Some(table.name.as_str());
 
-    let plan = Plan::new(table, &header, data, &rec, &mut emit);
+    let mut plan = Plan::new(table, &header, data, &rec, &mut emit);
+    plan.date_orders = opts.date_orders.clone();
     let cross = CrossPlan::new(table, &plan, opts.cross, dialect.delim);
     if let Some(text) = &table.deprecated {
         emit.row(
@@ -710,8 +757,16 @@ fn check_stream<R: Read>(
         }
         sink(d);
     }
+    let dates = match &opts.date_orders {
+        Some(known) => known.as_known(),
+        None => {
+            let mut learned = std::mem::take(&mut fold.dates);
+            learned.settle();
+            learned
+        }
+    };
     fold.finish(sink);
-    Ok(report)
+    Ok((report, dates))
 }
 
 /// A folded chunk, as a worker hands it back to the reading thread: its
@@ -1347,6 +1402,9 @@ struct ChunkResult {
     /// A fix changed bytes that tell how the file is read (see
     /// [`FixedChunks::chunk`]).
     unsettling: bool,
+    /// What the chunk's date cells show of their columns' order (lines
+    /// relative to the chunk).
+    dates: dates::DateOrders,
 }
 
 /// What the reading of rows needs from the header, beside the plan.
@@ -1510,7 +1568,9 @@ fn check_chunk(
         fixed.extend_from_slice(&data[copied..]);
         fixed
     });
+    let dates = std::mem::take(&mut emit.dates);
     ChunkResult {
+        dates,
         diags: emit.diags.into_iter().map(|d| chunk.rebase(d)).collect(),
         records,
         lines: scanner.line() - 1,
@@ -1553,6 +1613,8 @@ struct Fold {
     /// [`RowFixes`]): its offsets in the output are its file offsets plus
     /// this.
     delta: i64,
+    /// What the date cells so far show of their columns' order.
+    dates: dates::DateOrders,
 }
 
 /// The bytes of a legacy-encoded file that are not UTF-8, for its one
@@ -1591,6 +1653,7 @@ impl Fold {
             legacy: None,
             unnamed: Vec::new(),
             delta: 0,
+            dates: dates::DateOrders::default(),
         }
     }
 
@@ -1664,6 +1727,7 @@ impl Fold {
             self.cross
                 .expect_rows(plan, usize::try_from(rows).unwrap_or(usize::MAX));
         }
+        self.dates.add(&r.dates, shift);
         let out = &mut self.out;
         self.cross.fold(plan, &r.events, chunk, shift, out);
         let abs = |line: u64| line + shift;
@@ -1879,6 +1943,8 @@ pub(crate) struct Emitter<'a> {
     /// come in offset order, so counting resumes there instead of from the
     /// line start (a cell with 200,000 bad list elements stays linear).
     col_memo: (usize, usize, u64),
+    /// What the date cells checked show of their columns' order.
+    pub(crate) dates: dates::DateOrders,
 }
 
 /// The text of `span` inside field `f`, as the cell means it: without the
@@ -1912,6 +1978,7 @@ impl<'a> Emitter<'a> {
             snippets: snippets.into(),
             diags: Vec::new(),
             col_memo: (usize::MAX, 0, 1),
+            dates: dates::DateOrders::default(),
         }
     }
 

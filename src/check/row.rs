@@ -2,6 +2,7 @@
 //! shapes and the conditions between cells of a row, compiled once per file
 //! from the table and the header ([`Plan`]).
 
+use super::dates::{DateOrders, Kind, Order};
 use super::filter;
 use super::fixes;
 use super::grammar;
@@ -15,7 +16,7 @@ use crate::diagnostic::{Applicability, Severity};
 use crate::json::{self, Doc};
 use crate::rules;
 use crate::scan::{raw_offset, unescape_into, FieldSpan, Record};
-use crate::schema::shape::JsonKind;
+use crate::schema::shape::{DateShape, JsonKind};
 use crate::schema::{Braces, ColumnId, Condition, Grammar, Requirement, Shape, Table};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -49,6 +50,9 @@ pub struct Plan {
     quick: Vec<Quick>,
     /// All of `quick` at once, when the masks allow it.
     quick_all: Option<QuickTable>,
+    /// [`super::Options::date_orders`]: the order of day and month in
+    /// each date column, when the whole file is known.
+    pub(crate) date_orders: Option<Arc<DateOrders>>,
 }
 
 /// A column's cell check for the usual cell, resolved once per file: a
@@ -803,6 +807,23 @@ fn comma_bits(b: &[u8]) -> Option<u64> {
 /// cells over 64 bytes) take the full check.
 const CLEAN_LIST_MAX: usize = 8;
 
+/// Notes a valid `MM/DD/YYYY` cell `v` of column `c` whose day is over 12:
+/// it reads only month first, which is evidence of the column's order.
+#[inline(always)]
+fn month_first_evidence(c: ColumnId, v: &[u8], line: u64, emit: &mut Emitter<'_>) {
+    if let [_, _, _, d0, d1, ..] = *v {
+        if d0 > b'1' || (d0 == b'1' && d1 > b'2') {
+            note_month_first(c, v, line, emit);
+        }
+    }
+}
+
+#[inline(never)]
+fn note_month_first(c: ColumnId, v: &[u8], line: u64, emit: &mut Emitter<'_>) {
+    emit.dates
+        .note(c, Kind::MonthFirst, line, &String::from_utf8_lossy(v));
+}
+
 /// Findings reported per list cell before the rest are only counted.
 const MAX_LIST_FINDINGS: usize = 10;
 
@@ -899,6 +920,7 @@ impl Plan {
             reads_value,
             quick,
             quick_all,
+            date_orders: None,
         }
     }
 
@@ -960,6 +982,11 @@ impl Plan {
         for &(i, c, quick) in &self.checked {
             if !quick.passes(cells, i) {
                 self.check_cell(data, &rec.fields[i], i, c, cells, emit);
+            } else if let QuickCell::Date(DateShape::Mdy) = quick {
+                if let Some(v) = cells.plain(i) {
+                    // The cell's own line, as `check_cell` names it.
+                    month_first_evidence(c, v, rec.fields[i].line, emit);
+                }
             }
         }
         if cells.suspicious != 0
@@ -1156,6 +1183,66 @@ impl Plan {
         &self.map.names
     }
 
+    /// Reads `v`, a cell of date column `c` (of `shape`) on `line` that
+    /// does not have its shape: notes what it shows of the column's order
+    /// in `emit`, and gives the fix the column's order allows and what to
+    /// add to the message where that order decided it. Only the plain date
+    /// shapes are read.
+    fn read_date(
+        &self,
+        shape: DateShape,
+        c: ColumnId,
+        v: &str,
+        line: u64,
+        emit: &mut Emitter<'_>,
+    ) -> (Option<(String, Applicability)>, String) {
+        if !matches!(shape, DateShape::Mdy | DateShape::Ymd) {
+            return (None, String::new());
+        }
+        let Some(read) = fixes::DateReadings::of(v) else {
+            return (None, String::new());
+        };
+        let kind = read.kind();
+        if let Some(k) = kind {
+            emit.dates.note(c, k, line, v);
+        }
+        let known = self.date_orders.as_deref().and_then(|o| o.column(c));
+        let order = known.map_or(Order::Unknown, |e| e.order());
+        // Cells that read as two dates are read by this one's order.
+        let needed = known.is_some_and(|e| {
+            e.ambiguous.count > 0 && matches!(order, Order::DayFirst | Order::Mixed)
+        });
+        let name = &self.table.columns[c].name;
+        let at = |s: &super::dates::Seen| format!("line {}: {}", s.line, quote(&s.value));
+        let why = match (kind, known) {
+            (Some(Kind::MonthFirst | Kind::DayFirst), Some(e)) if needed => format!(
+                "; other cells of `{name}` read as two dates (line {}) and are read by the order this one shows, so its fix {}",
+                e.ambiguous.line,
+                if order == Order::Mixed {
+                    "is left to a person (the column is written both ways)"
+                } else {
+                    "is unsafe, made with theirs"
+                }
+            ),
+            (Some(Kind::Ambiguous), Some(e)) => {
+                match order {
+                    Order::DayFirst => format!(
+                        "; other cells of `{name}` are day-first ({})",
+                        at(&e.day_first)
+                    ),
+                    Order::Mixed => format!(
+                        "; it reads as two dates, and cells of `{name}` are written both month first ({}) and day first ({})",
+                        at(&e.month_first),
+                        at(&e.day_first)
+                    ),
+                    Order::Unknown | Order::MonthFirst => String::new(),
+                }
+            }
+            _ => String::new(),
+        };
+        (read.fix(shape, v, order, needed), why)
+    }
+
     fn check_cell(
         &self,
         data: &[u8],
@@ -1282,7 +1369,11 @@ impl Plan {
                 }
             }
             Shape::Date(d) => match shapes::check_date(*d, v) {
-                Ok(()) => {}
+                Ok(()) => {
+                    if *d == DateShape::Mdy {
+                        month_first_evidence(c, v.as_bytes(), f.line, emit);
+                    }
+                }
                 Err(DateError::Shape) => match sheet::spreadsheet_date(*d, v) {
                     Some(s) => {
                         let note = s.note.map(|n| format!(" ({n})")).unwrap_or_default();
@@ -1306,25 +1397,33 @@ impl Plan {
                         fix_value(emit, &s.meant, Applicability::Unsafe);
                     }
                     None => {
+                        let (fix, why) = self.read_date(*d, c, v, f.line, emit);
                         at(
                             emit,
                             &rules::INVALID_DATE,
                             sev,
-                            format!("{} is not {}", quote(v), d.describe()),
+                            format!("{} is not {}{why}", quote(v), d.describe()),
                             format!("write `{}` as {}", col.name, d.describe()),
                         );
-                        if let Some((new, applicability)) = fixes::date(*d, v) {
+                        if let Some((new, applicability)) = fix {
                             fix_value(emit, &new, applicability);
                         }
                     }
                 },
-                Err(DateError::NotReal(why)) => at(
-                    emit,
-                    &rules::INVALID_DATE,
-                    sev,
-                    format!("{}: {why}", quote(v)),
-                    format!("write a real date, as {}", d.describe()),
-                ),
+                Err(DateError::NotReal(why)) => {
+                    // `25/03/2024` in `MM/DD/YYYY`: day first, zeros and all.
+                    let (fix, order) = self.read_date(*d, c, v, f.line, emit);
+                    at(
+                        emit,
+                        &rules::INVALID_DATE,
+                        sev,
+                        format!("{}: {why}{order}", quote(v)),
+                        format!("write a real date, as {}", d.describe()),
+                    );
+                    if let Some((new, applicability)) = fix {
+                        fix_value(emit, &new, applicability);
+                    }
+                }
             },
             Shape::Bool(spelling) => {
                 let (t, fa) = spelling.words();

@@ -7,9 +7,10 @@ use super::tally::{progress_bar, Progress, Streamer, Tally};
 use super::{failure, Request};
 use crate::bundle::{self, Kind, Limits};
 use crate::check::batch::{self, BatchInput};
+use crate::check::dates::DateOrders;
 use crate::check::refs::{self, Keys, RefSources};
 use crate::check::{self, Options};
-use crate::diagnostic::{Collector, Diagnostic, Reports};
+use crate::diagnostic::{Collector, Diagnostic, Relearn, Reports};
 use crate::error::Error;
 use crate::filter::RuleFilter;
 use crate::report::{Failure, Report};
@@ -112,11 +113,16 @@ impl Run<'_> {
         out: &mut dyn Reports,
     ) -> Result<(), Error> {
         self.check_from(input, None, format, opts, more, bar, out)
+            .map(drop)
     }
 
     /// [`check_into`](Self::check_into), reading a regular file's bytes
     /// from `source` when given (its fixed copy) while naming it by the
-    /// input's own path.
+    /// input's own path. Returns what the file's date columns show of the
+    /// order of day and month (see [`check::dates`]): when the check
+    /// learned it too late for findings it had made, `out` decides
+    /// ([`Reports::relearn`]) whether the file is checked again knowing it,
+    /// gets a note, or whether the caller (a fixing pass) sees to it.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn check_from(
         &self,
@@ -127,7 +133,7 @@ impl Run<'_> {
         more: Vec<Diagnostic>,
         bar: Option<indicatif::ProgressBar>,
         out: &mut dyn Reports,
-    ) -> Result<(), Error> {
+    ) -> Result<DateOrders, Error> {
         let kind = self.format_of(format).and_then(Kind::from_name);
         let path = match input {
             Input::File(p) if self.is_bundle(input, format) => {
@@ -139,51 +145,79 @@ impl Run<'_> {
                     self.external,
                     self.run_keys,
                     out,
-                );
+                )
+                .map(|()| DateOrders::default());
             }
             Input::File(p) => p,
             Input::Stdin if source.is_some() => Path::new("-"),
             Input::Stdin => {
                 out.start_file("-", None, true);
-                let rep =
-                    check::check_reader_with(io::stdin().lock(), "-", None, opts, &mut |d| {
+                let (rep, dates) =
+                    check::check_reader_dated(io::stdin().lock(), "-", None, opts, &mut |d| {
                         out.diagnostic(d)
                     })?;
+                // Read once: what was learned late can only be said.
+                if dates.late() && out.relearn() != Relearn::Caller {
+                    for d in check::dates::late_notes(&dates, rep.format) {
+                        out.diagnostic(d);
+                    }
+                }
                 out.end_file(rep.format, rep.records);
-                return Ok(());
+                return Ok(dates);
             }
         };
         let display = path.display().to_string();
         let read = source.unwrap_or(path);
-        let file = std::fs::File::open(read).map_err(|e| Error::io(path, e))?;
-        let opts = &Options {
-            size_hint: file.metadata().ok().map(|m| m.len()),
-            ..opts.clone()
-        };
         out.start_file(&display, None, true);
         let name = match input {
             Input::Stdin => None,
             Input::File(_) => path.file_name().and_then(|n| n.to_str()),
         };
-        let file = Progress {
-            inner: file,
-            bar,
-            lines: 0,
-        };
-        let rep = match check::check_reader_with(file, &display, name, opts, &mut |d| {
-            out.diagnostic(d)
-        }) {
-            // A stray CSV met by a walk is not an upload to fail the run on.
-            Err(Error::Detect { candidates, .. }) if inputs::walked(&self.req.paths, path) => {
-                out.diagnostic(inputs::unknown_format(&candidates));
-                out.end_file(None, 0);
-                return Ok(());
+        let mut opts = opts.clone();
+        let mut bar = bar;
+        let (rep, dates) = loop {
+            let file = std::fs::File::open(read).map_err(|e| Error::io(path, e))?;
+            opts.size_hint = file.metadata().ok().map(|m| m.len());
+            let file = Progress {
+                inner: file,
+                bar: bar.take(),
+                lines: 0,
+            };
+            let (rep, dates) =
+                match check::check_reader_dated(file, &display, name, &opts, &mut |d| {
+                    out.diagnostic(d)
+                }) {
+                    // A stray CSV met by a walk is not an upload to fail the run on.
+                    Err(Error::Detect { candidates, .. })
+                        if inputs::walked(&self.req.paths, path) =>
+                    {
+                        out.diagnostic(inputs::unknown_format(&candidates));
+                        out.end_file(None, 0);
+                        return Ok(DateOrders::default());
+                    }
+                    r => r.map_err(|e| match e {
+                        Error::Io { source, .. } => Error::io(path, source),
+                        other => other,
+                    })?,
+                };
+            if !dates.late() {
+                break (rep, dates);
             }
-            r => r.map_err(|e| match e {
-                Error::Io { source, .. } => Error::io(path, source),
-                other => other,
-            })?,
+            // Rare: a date column with cells that read as two dates turned
+            // out day-first, or written both ways, after those cells were
+            // read.
+            match out.relearn() {
+                Relearn::Again => opts.date_orders = Some(Arc::new(dates)),
+                Relearn::Note => {
+                    for d in check::dates::late_notes(&dates, rep.format) {
+                        out.diagnostic(d);
+                    }
+                    break (rep, dates);
+                }
+                Relearn::Caller => break (rep, dates),
+            }
         };
+        let opts = &opts;
         // What other passes say about the file follows its own findings.
         let mut more = more;
         more.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -194,7 +228,7 @@ impl Run<'_> {
             self.references(read, format, opts, out)?;
         }
         out.end_file(rep.format, rep.records);
-        Ok(())
+        Ok(dates)
     }
 
     /// The second pass of a file whose format has its references checked

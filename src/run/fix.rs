@@ -19,8 +19,9 @@ use super::files::Run;
 use super::inputs::Input;
 use super::tally::{Streamer, Tally};
 use super::{failure, FixRequest};
+use crate::check::dates::DateOrders;
 use crate::check::{self, split, Options};
-use crate::diagnostic::{Collector, Diagnostic, Reports, Transform};
+use crate::diagnostic::{Collector, Diagnostic, Relearn, Reports, Transform};
 use crate::error::Error;
 use crate::filter::RuleFilter;
 use crate::fix::{self, Applier};
@@ -184,6 +185,12 @@ impl Reports for Pass<'_> {
     fn end_file(&mut self, format: Option<&'static str>, records: u64) {
         self.keep.end_file(format, records);
     }
+
+    /// The pass's copy holds the fixes of the verdicts made on the way:
+    /// `fix_passes` makes it again.
+    fn relearn(&mut self) -> Relearn {
+        Relearn::Caller
+    }
 }
 
 impl Run<'_> {
@@ -244,7 +251,7 @@ impl Run<'_> {
                 (path, Some(spill), std::env::temp_dir())
             }
         };
-        let opts = self.opts_for(*format, filter);
+        let mut opts = self.opts_for(*format, filter);
         let mut current: Option<Temp> = None;
         let mut fixed: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
         let mut report_from: Option<Collector> = None;
@@ -268,6 +275,7 @@ impl Run<'_> {
                     edited,
                     counts,
                     unsettled,
+                    dates,
                 } = self.fix_in_check(
                     input,
                     (from, source, &original, &dir),
@@ -276,6 +284,20 @@ impl Run<'_> {
                     &more,
                     (fixing, &refused),
                 )?;
+                // The order of day and month in the date columns is the
+                // original's, for every pass: a fix must not change how a
+                // cell that reads as two dates is read. The first pass
+                // learns it; if it learned it too late for cells it had
+                // fixed (or not), its copy is dropped and the pass made
+                // again knowing it (rare: see `check::dates`).
+                if opts.date_orders.is_none() {
+                    let late = dates.late();
+                    opts.date_orders = Some(Arc::new(dates));
+                    if late {
+                        drop(edited);
+                        continue;
+                    }
+                }
                 let wrote = edited.is_some();
                 if wrote {
                     for (code, (rule, n)) in counts {
@@ -572,6 +594,8 @@ struct InCheck {
     /// A fix may change how the copy is read: its findings are known only
     /// by checking it.
     unsettled: bool,
+    /// What the date columns show (see [`Run::check_from`]).
+    dates: DateOrders,
 }
 
 impl Run<'_> {
@@ -635,7 +659,7 @@ impl Run<'_> {
             leftover: false,
         };
         pass.keep.cancel = None;
-        self.check_from(
+        let dates = self.check_from(
             input,
             from,
             format,
@@ -673,6 +697,7 @@ impl Run<'_> {
             edited,
             counts,
             unsettled: w.unsettled || moved,
+            dates,
         })
     }
 }
