@@ -105,25 +105,22 @@ impl Baseline {
         Ok(b)
     }
 
-    /// Writes the baseline to `path` without ever losing the old one: the
-    /// text goes to a temporary file beside it, is flushed to disk, and is
-    /// renamed over `path` only once whole. A failed write (disk full, a
-    /// file-size limit) leaves the old baseline as it was.
+    /// Writes the baseline to `path` without ever losing the old one
+    /// ([`crate::output::Output`]): the text goes to a temporary file beside
+    /// it, is flushed to disk, and is renamed over `path` only once whole,
+    /// with the old file's mode (a new one gets the umask's). A failed write
+    /// (disk full, a file-size limit) leaves the old baseline as it was. A
+    /// device or FIFO is written in place.
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
         use std::io::Write;
         let at = |e: String| BaselineError(format!("baseline {}: {e}", path.display()));
         let mut text = serde_json::to_string_pretty(self).map_err(|e| at(e.to_string()))?;
         text.push('\n');
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let mut tmp =
-            crate::tempfiles::beside(dir, ".bdxlint-baseline").map_err(|e| at(e.to_string()))?;
-        tmp.write_all(text.as_bytes())
-            .and_then(|()| tmp.as_file().sync_all())
+        let mut out = crate::output::Output::create(path, ".bdxlint-baseline")
             .map_err(|e| at(e.to_string()))?;
-        tmp.persist(path).map_err(|e| at(e.to_string()))?;
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.commit())
+            .map_err(|e| at(e.to_string()))?;
         Ok(())
     }
 

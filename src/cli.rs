@@ -4,7 +4,7 @@
 use bdxlint::bundle::{Kind, Limits};
 use bdxlint::config::FailOn;
 use bdxlint::filter::{self, Level};
-use bdxlint::report::{self, HumanOptions, OutputFormat};
+use bdxlint::report::{HumanOptions, OutputFormat};
 use bdxlint::run::{self, Request};
 use bdxlint::schema;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -103,8 +103,9 @@ pub struct CheckArgs {
     pub output_format: Option<OutputFormatArg>,
 
     /// Write the report to FILE instead of standard output (whole, or not
-    /// at all: it is written beside FILE and renamed over it), and the
-    /// summary line to standard error.
+    /// at all: it is written beside FILE and renamed over it; a device or
+    /// FIFO is written to), and the summary line to standard error. FILE
+    /// may not be an input.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output_file: Option<PathBuf>,
 
@@ -306,7 +307,7 @@ pub fn run(cli: Cli) -> io::Result<u8> {
     let code = match cli.command {
         Command::Check(args) => match &args.output_file {
             None => run::check(&request(&args), &mut out, &mut io::stderr())?,
-            Some(path) => check_to_file(&args, path)?,
+            Some(path) => check_to_file(&args, path, &mut out)?,
         },
         Command::Explain { rule } => crate::commands::explain(&rule, &mut out)?,
         Command::Rules { output_format } => crate::commands::rules(output_format, &mut out)?,
@@ -397,28 +398,13 @@ impl<W: Write> Write for ClosedPipe<W> {
     }
 }
 
-/// The run `bdxlint check` asks for: the flags as plain data, with what
-/// only the binary knows (colour, terminals) decided here.
-/// `check --output-file`: the report goes to a temporary file beside
-/// `path`, renamed over it once whole, so a failed run never leaves half a
-/// report (nor destroys the last one).
-fn check_to_file(args: &CheckArgs, path: &Path) -> io::Result<u8> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let fail = |e: &dyn std::fmt::Display| {
-        eprintln!(
-            "bdxlint: --output-file {}: {e}",
-            report::printable(&path.display().to_string())
-        );
-        Ok(EXIT_TROUBLE)
-    };
-    let tmp = match bdxlint::tempfiles::beside(dir, ".bdxlint-report") {
-        Ok(t) => t,
-        Err(e) => return fail(&e),
-    };
+/// `check --output-file`: the library writes the report to the file
+/// (`bdxlint::output`: beside it and renamed over it once whole, or in
+/// place for a device or FIFO), after making sure it is not an input; the
+/// summary line goes to standard error.
+fn check_to_file(args: &CheckArgs, path: &Path, out: &mut dyn Write) -> io::Result<u8> {
     let mut req = request(args);
+    req.output_file = Some(path.to_path_buf());
     req.summary_to_err = true;
     // A file is not a terminal: colour only when asked for.
     req.human = HumanOptions {
@@ -426,18 +412,11 @@ fn check_to_file(args: &CheckArgs, path: &Path) -> io::Result<u8> {
         unicode: args.color == ColorChoice::Always,
         width: 100,
     };
-    let mut w = io::BufWriter::new(tmp.as_file());
-    let code = run::check(&req, &mut w, &mut io::stderr())?;
-    if let Err(e) = w.flush().and_then(|()| tmp.as_file().sync_all()) {
-        return fail(&e);
-    }
-    drop(w);
-    match tmp.persist(path) {
-        Ok(_) => Ok(code),
-        Err(e) => fail(&e),
-    }
+    run::check(&req, out, &mut io::stderr())
 }
 
+/// The run `bdxlint check` asks for: the flags as plain data, with what
+/// only the binary knows (colour, terminals) decided here.
 fn request(args: &CheckArgs) -> Request {
     Request {
         paths: args.paths.clone(),
@@ -462,6 +441,7 @@ fn request(args: &CheckArgs) -> Request {
         hidden: args.hidden,
         baseline: args.baseline.clone(),
         write_baseline: args.write_baseline.clone(),
+        output_file: None,
         threads: args.threads,
         entities: args.entities.clone(),
         limits: Limits {

@@ -18,6 +18,7 @@ pub mod filter;
 pub mod fix;
 pub mod json;
 pub mod names;
+pub mod output;
 pub mod report;
 pub mod rules;
 pub mod run;

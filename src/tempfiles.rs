@@ -57,6 +57,22 @@ pub fn beside(dir: &Path, prefix: &str) -> io::Result<Temp> {
     Ok(list(file))
 }
 
+/// As [`beside`], but with the mode `open(2)` gives a file it creates
+/// (`0o666` under the umask) instead of `0o600`: for a file that did not
+/// exist before (a new report, baseline or `--split` half), which should be
+/// readable as any file the user makes, with no `chmod` racing the rename.
+pub fn beside_new(dir: &Path, prefix: &str) -> io::Result<Temp> {
+    let mut b = tempfile::Builder::new();
+    b.prefix(prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // The umask applies, as tempfile's documentation says.
+        b.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    Ok(list(b.tempfile_in(dir)?))
+}
+
 /// A new temporary file in the system's temporary directory (standard
 /// input read once, to be read again).
 pub fn anywhere(prefix: &str) -> io::Result<Temp> {

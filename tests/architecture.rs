@@ -16,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["check", "error"],
     &["bundle"],
     &["report"],
-    &["config", "filter", "baseline", "files", "fix"],
+    &["config", "filter", "baseline", "files", "fix", "output"],
     &["run"],
 ];
 

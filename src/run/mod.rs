@@ -22,11 +22,12 @@ use crate::check::{self, Options};
 use crate::config::FailOn;
 use crate::error::Error;
 use crate::filter::{Level, RuleFilter};
+use crate::output::{Output, Reads};
 use crate::report::{self, Failure, HumanOptions, OutputFormat, Report, Statistics};
 use crate::schema;
 use files::Run;
 use inputs::{expand, Input};
-use settings::settings;
+use settings::{settings, Settings};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use tally::Tally;
@@ -74,6 +75,9 @@ pub struct Request {
     pub hidden: bool,
     pub baseline: Option<PathBuf>,
     pub write_baseline: Option<PathBuf>,
+    /// `--output-file`: what would go to `out` goes to this file instead
+    /// (created through [`crate::output::Output`]; `out` is then unused).
+    pub output_file: Option<PathBuf>,
     pub threads: Option<usize>,
     pub entities: Vec<PathBuf>,
     pub limits: Limits,
@@ -125,10 +129,6 @@ impl Write for Shared<'_, '_> {
 }
 
 pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {
-    let out_cell = std::cell::RefCell::new(out);
-    let err_cell = std::cell::RefCell::new(err);
-    let mut err_w = Shared(&err_cell);
-    let err = &mut err_w as &mut dyn Write;
     let settings = match settings(req) {
         Ok(s) => s,
         Err(e) => {
@@ -167,6 +167,11 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         writeln!(err, "bdxlint: --split: {problem}")?;
         return Ok(EXIT_TROUBLE);
     }
+    // Before anything is read: no output may replace an input, or another.
+    if let Some(problem) = outputs_problem(req, &inputs) {
+        writeln!(err, "bdxlint: {problem}")?;
+        return Ok(EXIT_TROUBLE);
+    }
     // Before the input is read: a split that cannot write both files
     // changes nothing, and costs no check.
     if let Some((good, bad)) = &req.split {
@@ -175,6 +180,44 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
             return Ok(EXIT_TROUBLE);
         }
     }
+    let Some(path) = &req.output_file else {
+        return check_inputs(req, settings, inputs, failures, stdin_count, out, err);
+    };
+    let shown = report::printable(&path.display().to_string()).into_owned();
+    let mut file = match Output::create(path, ".bdxlint-report") {
+        Ok(f) => f,
+        Err(e) => {
+            writeln!(err, "bdxlint: --output-file {shown}: {e}")?;
+            return Ok(EXIT_TROUBLE);
+        }
+    };
+    // A run that ends in an I/O error drops the file: a report replaced
+    // only once whole.
+    let code = check_inputs(req, settings, inputs, failures, stdin_count, &mut file, err)?;
+    match file.commit() {
+        Ok(()) => Ok(code),
+        Err(e) => {
+            writeln!(err, "bdxlint: --output-file {shown}: {e}")?;
+            Ok(EXIT_TROUBLE)
+        }
+    }
+}
+
+/// The run proper, its inputs known and its outputs allowed: the report
+/// to `out`, the run's messages to `err`.
+fn check_inputs(
+    req: &Request,
+    settings: Settings,
+    inputs: Vec<Input>,
+    mut failures: Vec<Failure>,
+    stdin_count: usize,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<u8> {
+    let out_cell = std::cell::RefCell::new(out);
+    let err_cell = std::cell::RefCell::new(err);
+    let mut err_w = Shared(&err_cell);
+    let err = &mut err_w as &mut dyn Write;
     let forced_kind = req.format.as_deref().and_then(Kind::from_name);
     if stdin_count > 0 && forced_kind.is_some() {
         writeln!(
@@ -442,6 +485,50 @@ fn split_problem(req: &Request, inputs: &[Input]) -> Option<&'static str> {
         [Input::Stdin] => Some("it needs a file to read twice, not standard input"),
         _ => Some("it splits one file; name exactly one"),
     }
+}
+
+/// Why the run's outputs (`--output-file`, `--write-baseline`, `--split`)
+/// cannot be written as asked, if they cannot: one is a directory, names a
+/// file the run reads (an input, walked or named, standard input's file,
+/// `--config`, `--entities`, `--baseline`), or names the file another
+/// does. Only `--write-baseline` may name the `--baseline` it replaces.
+fn outputs_problem(req: &Request, inputs: &[Input]) -> Option<String> {
+    let mut outputs: Vec<(&str, &Path)> = Vec::new();
+    if let Some(p) = &req.output_file {
+        outputs.push(("--output-file", p));
+    }
+    if let Some((good, bad)) = &req.split {
+        outputs.push(("--split GOOD", good));
+        outputs.push(("--split BAD", bad));
+    }
+    if let Some(p) = &req.write_baseline {
+        outputs.push(("--write-baseline", p));
+    }
+    if outputs.is_empty() {
+        return None;
+    }
+    let mut reads = Reads::default();
+    for i in inputs {
+        match i {
+            Input::File(p) => reads.file(p, "an input"),
+            Input::Stdin => reads.stdin(),
+        }
+    }
+    for p in &req.entities {
+        reads.file(p, "an --entities file");
+    }
+    if let Some(p) = &req.config {
+        reads.file(p, "the --config file");
+    }
+    if let Some(problem) = reads.conflict(&outputs) {
+        return Some(problem);
+    }
+    let mut baseline = Reads::default();
+    if let Some(p) = &req.baseline {
+        baseline.file(p, "the --baseline file");
+    }
+    outputs.retain(|(flag, _)| *flag != "--write-baseline");
+    baseline.conflict(&outputs)
 }
 
 /// `--show-fixes`: what was fixed, per file and rule, as ruff lists it.

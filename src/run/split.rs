@@ -15,10 +15,11 @@
 use crate::check::split::{split_rows, Split};
 use crate::check::Options;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::output::{Output, Ready};
 use crate::rules::{self, Rule};
 use crate::tempfiles::{self, Temp};
 use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use tempfile::TempPath;
 
@@ -134,56 +135,58 @@ pub(super) fn split(
     bad: &Path,
 ) -> Result<Split, String> {
     errors.sort_unstable();
-    let (mut g, mut b) = (
-        beside(good).map_err(named(good))?,
-        beside(bad).map_err(named(bad))?,
-    );
+    // Each through an `Output`: a regular target replaced by a copy made
+    // beside it, a device or FIFO written in place.
+    let create = |p: &Path| Output::create(p, ".bdxlint-split-").map_err(named(p));
+    let (mut g, mut b) = (create(good)?, create(bad)?);
     let file = File::open(path).map_err(|e| e.to_string())?;
     let opts = Options {
         cancel: None,
         ..opts.clone()
     };
-    let n = {
-        let mut gw = io::BufWriter::new(g.as_file_mut());
-        let mut bw = io::BufWriter::new(b.as_file_mut());
-        let n = split_rows(file, &opts, &errors, &mut gw, &mut bw).map_err(|e| e.to_string())?;
-        gw.flush().map_err(named(good))?;
-        bw.flush().map_err(named(bad))?;
-        n
-    };
-    // On disk before either is renamed: a crash after the renames must not
-    // leave a target that names rows its data never reached.
-    g.as_file().sync_all().map_err(named(good))?;
-    b.as_file().sync_all().map_err(named(bad))?;
-    commit(g, b, good, bad, &mut |from, to| std::fs::rename(from, to))?;
+    let n = split_rows(file, &opts, &errors, &mut g, &mut b).map_err(|e| e.to_string())?;
+    // Both on disk before either is renamed: a crash after the renames
+    // must not leave a target that names rows its data never reached.
+    let g = g.prepare().map_err(named(good))?;
+    let b = b.prepare().map_err(named(bad))?;
+    commit(g, b, &mut |from, to| std::fs::rename(from, to))?;
     Ok(n)
 }
 
 /// Renames the written copies into place, BAD first, so that no failure
 /// leaves one half of a split: if GOOD cannot follow, BAD's rename is
-/// undone (the old BAD, kept aside until GOOD is in place, restored).
+/// undone (the old BAD, kept aside until GOOD is in place, restored). A
+/// half written in place (a device, a FIFO) has nothing to rename or undo.
 /// `rename` is `std::fs::rename` but in tests.
 fn commit(
-    good_tmp: Temp,
-    bad_tmp: Temp,
-    good: &Path,
-    bad: &Path,
+    good: Ready,
+    bad: Ready,
     rename: &mut dyn FnMut(&Path, &Path) -> io::Result<()>,
 ) -> Result<(), String> {
-    let aside = set_aside(bad).map_err(|e| format!("{}: {e}", bad.display()))?;
-    if let Err(e) = rename(bad_tmp.path(), bad) {
-        let undo = restore(aside, bad, rename);
-        return Err(failed(bad, &e, undo));
+    // BAD in place, and how to take it back.
+    let mut undo: Option<(Option<TempPath>, PathBuf)> = None;
+    if let Ready::Rename { tmp, target } = bad {
+        let aside = set_aside(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+        if let Err(e) = rename(tmp.path(), &target) {
+            let undone = restore(aside, &target, rename);
+            return Err(failed(&target, &e, undone));
+        }
+        // In place: the temporary name is gone, nothing to remove.
+        tmp.renamed();
+        undo = Some((aside, target));
     }
-    // In place: the temporary name is gone, nothing to remove.
-    bad_tmp.renamed();
-    if let Err(e) = rename(good_tmp.path(), good) {
-        let undo = restore(aside, bad, rename);
-        return Err(failed(good, &e, undo));
+    if let Ready::Rename { tmp, target } = good {
+        if let Err(e) = rename(tmp.path(), &target) {
+            let undone = match undo {
+                Some((aside, bad)) => restore(aside, &bad, rename),
+                None => Ok(()),
+            };
+            return Err(failed(&target, &e, undone));
+        }
+        tmp.renamed();
     }
-    good_tmp.renamed();
     // Dropped: the old BAD's extra name goes.
-    drop(aside);
+    drop(undo);
     Ok(())
 }
 
@@ -260,6 +263,14 @@ fn failed(target: &Path, e: &io::Error, undo: io::Result<()>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+
+    fn ready(tmp: Temp, target: &Path) -> Ready {
+        Ready::Rename {
+            tmp,
+            target: target.to_path_buf(),
+        }
+    }
 
     fn temp(dir: &Path, text: &str) -> Temp {
         let mut f = tempfiles::beside(dir, ".bdxlint-split-").expect("temp");
@@ -292,7 +303,7 @@ mod tests {
             let (g, b) = (temp(d, "new good\n"), temp(d, "new bad\n"));
             let mut calls = 0;
             let good_tmp = g.path().to_path_buf();
-            let e = commit(g, b, &good, &bad, &mut |from, to| {
+            let e = commit(ready(g, &good), ready(b, &bad), &mut |from, to| {
                 calls += 1;
                 if from == good_tmp {
                     return Err(io::Error::other("no room"));
@@ -317,7 +328,10 @@ mod tests {
         let (good, bad) = (d.join("good.csv"), d.join("bad.csv"));
         std::fs::write(&bad, "old bad\n").expect("write");
         let (g, b) = (temp(d, "new good\n"), temp(d, "new bad\n"));
-        commit(g, b, &good, &bad, &mut |from, to| std::fs::rename(from, to)).expect("commits");
+        commit(ready(g, &good), ready(b, &bad), &mut |from, to| {
+            std::fs::rename(from, to)
+        })
+        .expect("commits");
         assert_eq!(std::fs::read_to_string(&good).expect("good"), "new good\n");
         assert_eq!(std::fs::read_to_string(&bad).expect("bad"), "new bad\n");
         assert_eq!(names(d), ["bad.csv", "good.csv"]);
@@ -332,7 +346,7 @@ mod tests {
         let before = names(d);
         let (g, b) = (temp(d, "new good\n"), temp(d, "new bad\n"));
         let bad_tmp = b.path().to_path_buf();
-        let e = commit(g, b, &good, &bad, &mut |from, to| {
+        let e = commit(ready(g, &good), ready(b, &bad), &mut |from, to| {
             if from == bad_tmp {
                 return Err(io::Error::other("no room"));
             }
