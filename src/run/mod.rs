@@ -11,6 +11,7 @@
 mod files;
 mod fix;
 mod inputs;
+mod replace;
 mod settings;
 mod tally;
 
@@ -291,6 +292,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         out: &mut content_w,
         escape: f.escape,
         shown: Vec::new(),
+        not_fixed: Vec::new(),
     });
     run.execute(
         &inputs,
@@ -300,7 +302,9 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         &mut t,
         fixing.as_mut(),
     )?;
-    let shown = fixing.map(|f| f.shown).unwrap_or_default();
+    let (shown, not_fixed) = fixing
+        .map(|f| (f.shown, f.not_fixed))
+        .unwrap_or_default();
     if let (Some((good, bad)), Some(errors), [Input::File(path)]) =
         (&req.split, t.split_errors.take(), inputs.as_slice())
     {
@@ -322,16 +326,17 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
             }
         }
     }
-    for f in &failures {
+    for f in failures.iter().chain(&not_fixed) {
         writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
     }
     let mut s = t.summary;
     s.failures = failures.len();
     s.files += failures.len();
+    s.not_fixed = not_fixed.len();
     if let Some(m) = &t.baseline {
         s.stale_baseline = m.outcome().stale;
     }
-    let mut code = if s.failures > 0 {
+    let mut code = if s.failures > 0 || s.not_fixed > 0 {
         EXIT_TROUBLE
     } else if req.fix.is_some_and(|f| f.diff) {
         // A diff says whether anything would change, as `ruff --diff` does.
