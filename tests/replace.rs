@@ -106,7 +106,10 @@ fn a_file_replaced_while_it_is_fixed_is_left_as_it_is_now() {
         std::fs::rename(&newer, &path).expect("rename");
     });
     assert_eq!(code, Some(2), "stderr: {stderr}");
-    assert!(stderr.contains("was replaced while it was being fixed"), "{stderr}");
+    assert!(
+        stderr.contains("was replaced while it was being fixed"),
+        "{stderr}"
+    );
     assert!(std::fs::read(&path).expect("read") == new_bytes);
     assert_eq!(leftovers(dir.path()), Vec::<String>::new());
 }
@@ -129,7 +132,10 @@ fn a_file_appended_to_while_it_is_fixed_is_left_as_it_is_now() {
         f.write_all(more).expect("append");
     });
     assert_eq!(code, Some(2), "stderr: {stderr}");
-    assert!(stderr.contains("was written to while it was being fixed"), "{stderr}");
+    assert!(
+        stderr.contains("was written to while it was being fixed"),
+        "{stderr}"
+    );
     assert!(std::fs::read(&path).expect("read") == want);
     assert_eq!(leftovers(dir.path()), Vec::<String>::new());
 }
@@ -145,7 +151,14 @@ fn a_read_only_file_is_refused_and_its_findings_reported() {
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o444)).expect("chmod");
     let out = bdxlint()
         .current_dir(dir.path())
-        .args(["check", "--fix", "--format", "employees", "--color", "never"])
+        .args([
+            "check",
+            "--fix",
+            "--format",
+            "employees",
+            "--color",
+            "never",
+        ])
         .args(["--output-format", "concise", "employees.csv"])
         .assert()
         .code(2)
@@ -156,7 +169,9 @@ fn a_read_only_file_is_refused_and_its_findings_reported() {
     assert!(stdout.contains("employees.csv:2:"), "{stdout}");
     assert!(stdout.contains("C004"), "{stdout}");
     assert!(
-        stderr.contains("employees.csv: read-only (its mode gives its owner no write permission): not fixed"),
+        stderr.contains(
+            "employees.csv: read-only (its mode gives its owner no write permission): not fixed"
+        ),
         "{stderr}"
     );
     assert_eq!(std::fs::read_to_string(&f).expect("read"), DAMAGED);
@@ -182,7 +197,14 @@ fn the_summary_counts_a_file_not_fixed_apart() {
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o444)).expect("chmod");
     let out = bdxlint()
         .current_dir(dir.path())
-        .args(["check", "--fix", "--quiet", "--format", "employees", "employees.csv"])
+        .args([
+            "check",
+            "--fix",
+            "--quiet",
+            "--format",
+            "employees",
+            "employees.csv",
+        ])
         .assert()
         .code(2)
         .get_output()
@@ -191,6 +213,26 @@ fn the_summary_counts_a_file_not_fixed_apart() {
     assert!(stdout.contains(" in 1 file; 1 file not fixed"), "{stdout}");
     assert!(!stdout.contains("not checked"), "{stdout}");
     assert!(!stdout.contains("0 errors"), "{stdout}");
+    // JSON lists the file once, with its findings, and counts it apart.
+    let out = bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--fix", "--output-format", "json"])
+        .args(["--format", "employees", "employees.csv"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["files"].as_array().expect("files").len(), 1, "{doc}");
+    assert_eq!(
+        doc["files"][0]["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .len(),
+        2
+    );
+    assert_eq!(doc["summary"]["not_fixed"], 1, "{doc}");
+    assert_eq!(doc["summary"]["unreadable"], 0, "{doc}");
 }
 
 /// A rename would give one name the fixed bytes and leave the other the
@@ -234,7 +276,14 @@ fn owner_group_and_mode_are_kept() {
     std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o2664)).expect("chmod");
     bdxlint()
         .current_dir(dir.path())
-        .args(["check", "--fix", "-q", "--format", "employees", "employees.csv"])
+        .args([
+            "check",
+            "--fix",
+            "-q",
+            "--format",
+            "employees",
+            "employees.csv",
+        ])
         .assert()
         .code(1);
     assert_eq!(std::fs::read_to_string(&f).expect("read"), FIXED);
@@ -253,14 +302,23 @@ fn extended_attributes_are_kept() {
     match rustix::fs::setxattr(&f, name, b"export-job 42", rustix::fs::XattrFlags::empty()) {
         Ok(()) => {}
         Err(e) if e == rustix::io::Errno::OPNOTSUPP => {
-            eprintln!("skipped: the file system of the temporary directory keeps no user attributes");
+            eprintln!(
+                "skipped: the file system of the temporary directory keeps no user attributes"
+            );
             return;
         }
         Err(e) => panic!("setxattr: {e}"),
     }
     bdxlint()
         .current_dir(dir.path())
-        .args(["check", "--fix", "-q", "--format", "employees", "employees.csv"])
+        .args([
+            "check",
+            "--fix",
+            "-q",
+            "--format",
+            "employees",
+            "employees.csv",
+        ])
         .assert()
         .code(1);
     assert_eq!(std::fs::read_to_string(&f).expect("read"), FIXED);
@@ -286,7 +344,15 @@ fn a_walk_follows_no_link_and_fixes_nothing_outside_its_tree() {
     std::fs::write(&own, DAMAGED).expect("write");
     bdxlint()
         .current_dir(dir.path())
-        .args(["check", "--fix", "--format", "employees", "--output-format", "concise", "tree"])
+        .args([
+            "check",
+            "--fix",
+            "--format",
+            "employees",
+            "--output-format",
+            "concise",
+            "tree",
+        ])
         .assert()
         .code(1)
         .stdout(predicates::str::contains("link.csv").not());
@@ -300,7 +366,14 @@ fn a_walk_follows_no_link_and_fixes_nothing_outside_its_tree() {
     std::fs::write(&own, DAMAGED).expect("write");
     bdxlint()
         .current_dir(dir.path())
-        .args(["check", "--format", "employees", "--output-format", "concise", "tree"])
+        .args([
+            "check",
+            "--format",
+            "employees",
+            "--output-format",
+            "concise",
+            "tree",
+        ])
         .assert()
         .code(1)
         .stdout(predicates::str::contains("tree/employees.csv:2:"))
@@ -339,6 +412,28 @@ fn fix_and_diff_refuse_a_fifo_instead_of_waiting() {
             .file_type()
             .is_fifo());
     }
+    // Checking alone still reads it, once, as a stream.
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(&fifo, DAMAGED).expect("write the pipe"))
+    };
+    bdxlint()
+        .current_dir(dir.path())
+        .args([
+            "check",
+            "--format",
+            "employees",
+            "--output-format",
+            "concise",
+        ])
+        .arg("employees.csv")
+        .timeout(Duration::from_secs(20))
+        .assert()
+        .code(1)
+        .stdout(predicates::str::contains(
+            "employees.csv:2:21: C004 [error]",
+        ));
+    writer.join().expect("writer done");
 }
 
 use std::os::unix::fs::FileTypeExt;
@@ -385,7 +480,10 @@ fn a_copy_that_cannot_be_written_still_reports_the_findings() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "stderr: {stderr}");
     assert!(stderr.contains("File too large"), "stderr: {stderr}");
-    assert!(stderr.contains("not fixed, left as it was"), "stderr: {stderr}");
+    assert!(
+        stderr.contains("not fixed, left as it was"),
+        "stderr: {stderr}"
+    );
     assert!(
         stdout.contains("fixed 0 (3000 remaining); 3000 errors, 0 warnings, 0 infos in 1 file; 1 file not fixed"),
         "stdout: {stdout}"

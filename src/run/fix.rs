@@ -185,7 +185,7 @@ enum Stop {
 /// What a fixing run reads: a file, opened once, or standard input, read
 /// once into a temporary file.
 enum Source {
-    File(Original),
+    File(Box<Original>),
     Stdin(Temp),
 }
 
@@ -228,7 +228,8 @@ impl Run<'_> {
         let source = match input {
             // A link named on the command line is fixed through (its
             // target); a walked path is never followed.
-            Input::File(p) => Original::open(p, !inputs::walked(&self.req.paths, p)).map(Source::File),
+            Input::File(p) => Original::open(p, !inputs::walked(&self.req.paths, p))
+                .map(|o| Source::File(Box::new(o))),
             Input::Stdin => {
                 let stdin = Path::new("-");
                 tempfiles::anywhere(".bdxlint-stdin-")
@@ -301,7 +302,15 @@ impl Run<'_> {
                     cancel: c.cancel.clone(),
                     ..opts.clone()
                 };
-                self.check_from(input, Some(from), *format, &opts, more.clone(), None, &mut c)?;
+                self.check_from(
+                    input,
+                    Some(from),
+                    *format,
+                    &opts,
+                    more.clone(),
+                    None,
+                    &mut c,
+                )?;
                 (!c.overflowed).then_some(c)
             }
             _ => None,
@@ -345,7 +354,8 @@ impl Run<'_> {
         let original = src.file();
         let dir = src.dir();
         let shown_path = shown(input);
-        let not_fixed = |e: io::Error| Stop::NotFixed(format!("{shown_path}: {e}; not fixed, left as it was"));
+        let not_fixed =
+            |e: io::Error| Stop::NotFixed(format!("{shown_path}: {e}; not fixed, left as it was"));
         let opts = self.opts_for(*format, filter);
         let mut current: Option<Temp> = None;
         let mut fixed: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();

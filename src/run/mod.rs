@@ -302,9 +302,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         &mut t,
         fixing.as_mut(),
     )?;
-    let (shown, not_fixed) = fixing
-        .map(|f| (f.shown, f.not_fixed))
-        .unwrap_or_default();
+    let (shown, not_fixed) = fixing.map(|f| (f.shown, f.not_fixed)).unwrap_or_default();
     if let (Some((good, bad)), Some(errors), [Input::File(path)]) =
         (&req.split, t.split_errors.take(), inputs.as_slice())
     {

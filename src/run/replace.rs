@@ -8,9 +8,9 @@
 //! opened, unchanged (device, inode, size, modification time to the
 //! nanosecond), and the descriptor must show no change either (an append
 //! or a truncation in place); otherwise the copy is deleted and the file
-//! left as it is. A window remains between that last look and the rename
-//! (microseconds; `rename(2)` cannot be made conditional), which no
-//! writer that does not lock the file can be denied.
+//! left as it is. A window of microseconds remains between that last look
+//! and the rename (`rename(2)` cannot be made conditional): a write that
+//! lands in it is not seen, as only a lock the writer honoured could.
 //!
 //! Some files are not replaced at all, whatever their fixes:
 //! - not a regular file (a FIFO, a device): refused before it is opened
@@ -25,7 +25,7 @@
 //!   a crash or a signal part way (the signal handler then deletes the
 //!   temporary copy, the only whole version) leaves a file that is neither,
 //!   which is the loss this module exists to prevent. So such a file is
-//!   refused, as `sed -i` and ruff would split or truncate it.
+//!   refused (`sed -i` splits it silently).
 //!
 //! What is kept: the mode, the owner and group (the owner only when the
 //! run may give a file away, that is as root; the group whenever the run
@@ -186,7 +186,9 @@ impl Original {
         }
         #[cfg(not(unix))]
         if self.meta.permissions().readonly() {
-            return Some(format!("{shown}: read-only: not fixed; make it writable to fix it"));
+            return Some(format!(
+                "{shown}: read-only: not fixed; make it writable to fix it"
+            ));
         }
         None
     }
@@ -252,9 +254,7 @@ impl Original {
                     // kept if the run's user is in it.
                     Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
                         match fchown(&*copy, None, Some(gid)) {
-                            Err(e) if e.kind() != io::ErrorKind::PermissionDenied => {
-                                return Err(e)
-                            }
+                            Err(e) if e.kind() != io::ErrorKind::PermissionDenied => return Err(e),
                             _ => {}
                         }
                     }
@@ -349,9 +349,11 @@ fn copy_xattrs(from: &File, to: &File) -> io::Result<()> {
             continue;
         };
         let name = name.as_c_str();
-        let value = read_sized(|| fgetxattr_query(from, name), |buf| fgetxattr(from, name, buf))?;
-        let there =
-            read_sized(|| fgetxattr_query(to, name), |buf| fgetxattr(to, name, buf)).ok();
+        let value = read_sized(
+            || fgetxattr_query(from, name),
+            |buf| fgetxattr(from, name, buf),
+        )?;
+        let there = read_sized(|| fgetxattr_query(to, name), |buf| fgetxattr(to, name, buf)).ok();
         if there.as_deref() == Some(&value[..]) {
             continue;
         }
