@@ -140,6 +140,35 @@ fn a_file_appended_to_while_it_is_fixed_is_left_as_it_is_now() {
     assert_eq!(leftovers(dir.path()), Vec::<String>::new());
 }
 
+/// A link named on the command line is fixed through, so its target must
+/// still be what the link names at the end: pointed elsewhere meanwhile,
+/// neither file is touched.
+#[test]
+fn a_link_pointed_elsewhere_while_its_target_is_fixed_is_left_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = dir.path().join("old.csv");
+    fixable(&old, 100_000);
+    let old_bytes = std::fs::read(&old).expect("read");
+    let new = dir.path().join("new.csv");
+    fixable(&new, 10);
+    let new_bytes = std::fs::read(&new).expect("read");
+    let link = dir.path().join("employees.csv");
+    std::os::unix::fs::symlink("old.csv", &link).expect("symlink");
+    let (code, stderr) = meddle_while_fixing(dir.path(), &link, || {
+        let next = dir.path().join("next-link");
+        std::os::unix::fs::symlink("new.csv", &next).expect("symlink");
+        std::fs::rename(&next, &link).expect("rename");
+    });
+    assert_eq!(code, Some(2), "stderr: {stderr}");
+    assert!(
+        stderr.contains("the link now names another file"),
+        "{stderr}"
+    );
+    assert!(std::fs::read(&old).expect("read") == old_bytes);
+    assert!(std::fs::read(&new).expect("read") == new_bytes);
+    assert_eq!(leftovers(dir.path()), Vec::<String>::new());
+}
+
 /// The mode bits decide, even for root (who could write the file anyway):
 /// the file is not rewritten, its findings are reported, the run says why
 /// and exits 2, and the summary counts it as not fixed, not unchecked.
