@@ -25,6 +25,10 @@ pub(super) struct JsonSummary {
     /// Baseline entries that no longer occur; absent when 0.
     #[serde(skip_serializing_if = "is_zero")]
     stale_baseline: usize,
+    /// Files `--fix` checked but left as they were (refused, or the copy
+    /// not written); absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    not_fixed: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -41,6 +45,7 @@ pub(super) fn summary(s: &Summary) -> JsonSummary {
         hidden: s.hidden,
         baselined: s.baselined,
         stale_baseline: s.stale_baseline,
+        not_fixed: s.not_fixed,
     }
 }
 

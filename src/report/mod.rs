@@ -130,6 +130,9 @@ pub struct Summary {
     pub warnings: usize,
     pub infos: usize,
     pub failures: usize,
+    /// Files checked (and counted above) that `--fix` left as they were:
+    /// refused, or their copy not written.
+    pub not_fixed: usize,
     /// Findings counted above but not printed (`--max-diagnostics`).
     pub hidden: usize,
     /// Findings left out because the baseline records them (not counted
@@ -296,6 +299,9 @@ pub fn summary_line(s: &Summary) -> String {
     }
     if s.failures > 0 {
         line.push_str(&format!("; {} not checked", plural(s.failures, "file")));
+    }
+    if s.not_fixed > 0 {
+        line.push_str(&format!("; {} not fixed", plural(s.not_fixed, "file")));
     }
     if s.hidden > 0 {
         line.push_str(&format!(

@@ -3,6 +3,7 @@
 //! ones stream their findings as they are read.
 
 use super::inputs::{self, Input};
+use super::replace::At;
 use super::tally::{progress_bar, Progress, Streamer, Tally};
 use super::{failure, Request};
 use crate::bundle::{self, Kind, Limits};
@@ -117,17 +118,19 @@ impl Run<'_> {
     }
 
     /// [`check_into`](Self::check_into), reading a regular file's bytes
-    /// from `source` when given (its fixed copy) while naming it by the
-    /// input's own path. Returns what the file's date columns show of the
-    /// order of day and month (see [`check::dates`]): when the check
-    /// learned it too late for findings it had made, `out` decides
-    /// ([`Reports::relearn`]) whether the file is checked again knowing it,
-    /// gets a note, or whether the caller (a fixing pass) sees to it.
+    /// from `source` when given (the descriptor `--fix` opened, or its
+    /// fixed copy; read at offsets of its own, so it may be shared) while
+    /// naming it by the input's own path. Returns what the file's date
+    /// columns show of the order of day and month (see [`check::dates`]):
+    /// when the check learned it too late for findings it had made, `out`
+    /// decides ([`Reports::relearn`]) whether the file is checked again
+    /// knowing it, gets a note, or whether the caller (a fixing pass) sees
+    /// to it.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn check_from(
         &self,
         input: &Input,
-        source: Option<&Path>,
+        source: Option<&std::fs::File>,
         format: Option<&str>,
         opts: &Options,
         more: Vec<Diagnostic>,
@@ -167,7 +170,6 @@ impl Run<'_> {
             }
         };
         let display = path.display().to_string();
-        let read = source.unwrap_or(path);
         out.start_file(&display, None, true);
         let name = match input {
             Input::Stdin => None,
@@ -176,10 +178,18 @@ impl Run<'_> {
         let mut opts = opts.clone();
         let mut bar = bar;
         let (rep, dates) = loop {
-            let file = std::fs::File::open(read).map_err(|e| Error::io(path, e))?;
+            let opened;
+            let (file, reader): (_, Box<dyn io::Read + '_>) = match source {
+                Some(f) => (f, Box::new(At::new(f))),
+                None => {
+                    // Read as a stream (a FIFO has no offsets).
+                    opened = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+                    (&opened, Box::new(&opened))
+                }
+            };
             opts.size_hint = file.metadata().ok().map(|m| m.len());
             let file = Progress {
-                inner: file,
+                inner: reader,
                 bar: bar.take(),
                 lines: 0,
             };
@@ -225,7 +235,7 @@ impl Run<'_> {
             out.diagnostic(d);
         }
         if let Some(format) = rep.format {
-            self.references(read, format, opts, out)?;
+            self.references(path, source, format, opts, out)?;
         }
         out.end_file(rep.format, rep.records);
         Ok(dates)
@@ -234,9 +244,11 @@ impl Run<'_> {
     /// The second pass of a file whose format has its references checked
     /// after it (relations): against `--entities` and the run's CSV files
     /// (or one info on what went unchecked). Nothing for other formats.
+    /// `source`: the descriptor to read instead of opening `path` again.
     fn references(
         &self,
         path: &Path,
+        source: Option<&std::fs::File>,
         format: &str,
         opts: &Options,
         out: &mut dyn Reports,
@@ -244,7 +256,10 @@ impl Run<'_> {
         if !refs::checked_after(format) {
             return Ok(());
         }
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let file: Box<dyn io::Read + '_> = match source {
+            Some(f) => Box::new(At::new(f)),
+            None => Box::new(std::fs::File::open(path).map_err(|e| Error::io(path, e))?),
+        };
         let sources = RefSources {
             bundle: None,
             entities: self.external,

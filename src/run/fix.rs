@@ -5,18 +5,22 @@
 //! that is not a row's (the header's, a whole-file rewrite, a removed row)
 //! takes a pass of its own: its findings are applied as they are found
 //! (`fix::Applier`), and the result is checked again, until a pass leaves
-//! nothing to fix; the last pass's findings are the report. The original
-//! is replaced only at the end, by renaming the temporary file over it with
-//! the original's permissions, so a failure at any point leaves it as it
-//! was. `--diff` shows the change instead, and standard input is fixed to
-//! standard output.
+//! nothing to fix; the last pass's findings are the report. The file is
+//! opened once and every pass reads that descriptor; it is replaced only at
+//! the end, by renaming the temporary file over it with its own metadata,
+//! and only if it is still the file that was read (`replace.rs`), so a
+//! failure at any point leaves it as it was. The replacement comes before
+//! the report: a file that could not be replaced is reported as it is,
+//! with the reason. `--diff` shows the change instead, and standard input
+//! is fixed to standard output.
 //!
 //! A pass keeps its findings (up to a budget, as files checked ahead do)
 //! because they are the report if nothing is left to fix: a file whose
 //! fixes are all in rows is read once, fixed or not.
 
 use super::files::Run;
-use super::inputs::Input;
+use super::inputs::{self, Input};
+use super::replace::{At, Original};
 use super::tally::{Streamer, Tally};
 use super::{failure, FixRequest};
 use crate::check::dates::DateOrders;
@@ -30,7 +34,7 @@ use crate::rules::Rule;
 use crate::tempfiles::{self, Temp};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -61,18 +65,22 @@ pub(super) struct Fixing<'o> {
     pub(super) split_dir: Option<PathBuf>,
     /// `--split`: the fixed copy, if a fix was applied.
     pub(super) kept: Option<Temp>,
+    /// Files checked but left as they were, and why: the report lists
+    /// them with their findings, the run's messages say why, and the run
+    /// exits 2.
+    pub(super) not_fixed: Vec<Failure>,
 }
 
 /// One pass over one file: findings whose fix applies go to the applier
 /// (and out of the report), the others are kept.
 struct Pass<'a> {
-    source: &'a Path,
+    source: &'a File,
     /// Where the fixed copy is made: beside the original, so the rename
     /// that replaces it stays on one file system.
     dir: &'a Path,
     unsafe_fixes: bool,
     filter: &'a RuleFilter,
-    applier: Option<Applier<BufReader<File>, BufWriter<Temp>>>,
+    applier: Option<Applier<BufReader<At<'a>>, BufWriter<Temp>>>,
     keep: Collector,
     fixed: BTreeMap<&'static str, (&'static Rule, usize)>,
     error: Option<io::Error>,
@@ -94,7 +102,7 @@ struct Pass<'a> {
     leftover: bool,
 }
 
-impl Pass<'_> {
+impl<'a> Pass<'a> {
     fn offer(&mut self, d: &Diagnostic) -> io::Result<bool> {
         let Some(f) = &d.fix else {
             return Ok(false);
@@ -121,7 +129,7 @@ impl Pass<'_> {
             None => {
                 // Large buffers: the copy between fixes is most of the
                 // bytes, and 8 KiB ones cost a system call each.
-                let src = BufReader::with_capacity(IO_BUFFER, File::open(self.source)?);
+                let src = BufReader::with_capacity(IO_BUFFER, At::new(self.source));
                 let out = tempfiles::beside(self.dir, ".bdxlint-fix-")?;
                 self.applier
                     .insert(Applier::new(src, BufWriter::with_capacity(IO_BUFFER, out)))
@@ -193,6 +201,40 @@ impl Reports for Pass<'_> {
     }
 }
 
+/// Why fixing a file stopped short.
+enum Stop {
+    /// The file could not be checked: none of its findings stand.
+    Unchecked(Error),
+    /// The file was checked but is not fixed (the copy could not be
+    /// written, or must not replace it): its findings as it is are
+    /// reported, and this reason (one line, naming it) beside them.
+    NotFixed(String),
+}
+
+/// What a fixing run reads: a file, opened once, or standard input, read
+/// once into a temporary file.
+enum Source {
+    File(Box<Original>),
+    Stdin(Temp),
+}
+
+impl Source {
+    fn file(&self) -> &File {
+        match self {
+            Source::File(o) => &o.file,
+            Source::Stdin(t) => t.as_file(),
+        }
+    }
+
+    /// Where fixed copies are made.
+    fn dir(&self) -> PathBuf {
+        match self {
+            Source::File(o) => o.dir.clone(),
+            Source::Stdin(_) => std::env::temp_dir(),
+        }
+    }
+}
+
 impl Run<'_> {
     /// Fixes one input (or shows its diff), then reports what is left.
     #[allow(clippy::too_many_arguments)]
@@ -212,45 +254,146 @@ impl Run<'_> {
             self.stream_input(input, per, more, failures, w, t);
             return;
         }
-        if let Err(e) = self.fix_passes(input, per, more, fixing, w, t) {
-            t.abandon_file(w);
-            failures.push(failure(e));
+        let source = match input {
+            // A link named on the command line is fixed through (its
+            // target); a walked path is never followed.
+            Input::File(p) => Original::open(p, !inputs::walked(&self.req.paths, p))
+                .map(|o| Source::File(Box::new(o))),
+            Input::Stdin => {
+                let stdin = Path::new("-");
+                tempfiles::anywhere(".bdxlint-stdin-")
+                    .and_then(|mut spill| {
+                        io::copy(&mut io::stdin().lock(), spill.as_file_mut())?;
+                        Ok(spill)
+                    })
+                    .map(Source::Stdin)
+                    .map_err(|e| Error::io(stdin, e))
+            }
+        };
+        let source = match source {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(failure(e));
+                return;
+            }
+        };
+        let again = more.clone();
+        match self.fix_passes(input, &source, per, more, fixing, w, t) {
+            Ok(()) => {}
+            Err(Stop::Unchecked(e)) => {
+                t.abandon_file(w);
+                failures.push(failure(e));
+            }
+            Err(Stop::NotFixed(reason)) => {
+                let (format, filter) = per;
+                let opts = self.opts_for(*format, filter);
+                match self.report(input, source.file(), per, &opts, again, None, &[], t, w) {
+                    Ok(()) => fixing.not_fixed.push(Failure {
+                        path: shown(input),
+                        reason,
+                    }),
+                    Err(e) => {
+                        t.abandon_file(w);
+                        failures.push(failure(e));
+                    }
+                }
+            }
         }
     }
 
+    /// Reports the findings of `from`, read as `input`: those `kept` (a
+    /// pass's, if they fit its budget) or of a check now, in the order
+    /// `check` gives them: a regular file it would check ahead has its
+    /// findings sorted by position (a relations file's references among
+    /// its own), a larger one or a stream has them as found.
+    #[allow(clippy::too_many_arguments)]
+    fn report(
+        &self,
+        input: &Input,
+        from: &File,
+        (format, filter): &(Option<&str>, RuleFilter),
+        opts: &Options,
+        more: Vec<Diagnostic>,
+        kept: Option<Collector>,
+        refused: &[Refused],
+        t: &mut Tally,
+        w: &mut dyn Report,
+    ) -> Result<(), Error> {
+        let sorted = matches!(input, Input::File(_))
+            && from
+                .metadata()
+                .is_ok_and(|m| m.is_file() && m.len() <= super::files::STREAM_ABOVE);
+        let kept = match kept {
+            Some(c) if !c.overflowed => Some(c),
+            // Checked once more: kept to be sorted, if it fits.
+            _ if sorted => {
+                let mut c = Collector::with_budget(KEEP_BYTES);
+                let opts = Options {
+                    cancel: c.cancel.clone(),
+                    ..opts.clone()
+                };
+                self.check_from(
+                    input,
+                    Some(from),
+                    *format,
+                    &opts,
+                    more.clone(),
+                    None,
+                    &mut c,
+                )?;
+                (!c.overflowed).then_some(c)
+            }
+            _ => None,
+        };
+        // A finding whose rewrite was refused says so on its way.
+        let mut s = Noting {
+            inner: Streamer {
+                tally: t,
+                report: w,
+                filter,
+            },
+            refused,
+        };
+        match kept {
+            Some(c) => {
+                for mut rep in c.reports {
+                    if sorted {
+                        rep.diagnostics
+                            .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+                    }
+                    s.start_file(&rep.path, rep.member.as_deref(), false);
+                    for d in rep.diagnostics {
+                        s.diagnostic(d);
+                    }
+                    s.end_file(rep.format, rep.records);
+                }
+                Ok(())
+            }
+            None => self
+                .check_from(input, Some(from), *format, opts, more, None, &mut s)
+                .map(drop),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn fix_passes(
         &self,
         input: &Input,
-        (format, filter): &(Option<&str>, RuleFilter),
+        src: &Source,
+        per: &(Option<&str>, RuleFilter),
         more: Vec<Diagnostic>,
         fixing: &mut Fixing<'_>,
         w: &mut dyn Report,
         t: &mut Tally,
-    ) -> Result<(), Error> {
-        // Standard input is read once, into a temporary file the passes
-        // read again.
-        let (original, spill, dir): (PathBuf, Option<Temp>, PathBuf) = match input {
-            Input::File(p) => {
-                // A symbolic link's target is what gets fixed; the link
-                // stays a link.
-                let target = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-                let dir = match (&fixing.split_dir, target.parent()) {
-                    (Some(d), _) => d.clone(),
-                    (None, Some(d)) if !d.as_os_str().is_empty() => d.to_path_buf(),
-                    _ => PathBuf::from("."),
-                };
-                (target, None, dir)
-            }
-            Input::Stdin => {
-                let stdin = Path::new("-");
-                let mut spill =
-                    tempfiles::anywhere(".bdxlint-stdin-").map_err(|e| Error::io(stdin, e))?;
-                io::copy(&mut io::stdin().lock(), spill.as_file_mut())
-                    .map_err(|e| Error::io(stdin, e))?;
-                let path = spill.path().to_path_buf();
-                (path, Some(spill), std::env::temp_dir())
-            }
-        };
+    ) -> Result<(), Stop> {
+        let (format, filter) = per;
+        let original = src.file();
+        // With `--split` the copy is made in GOOD's directory, which the
+        // split writes anyway (the input's may be read-only).
+        let dir = fixing.split_dir.clone().unwrap_or_else(|| src.dir());
+        let shown_path = shown(input);
+        let not_fixed =
+            |e: io::Error| Stop::NotFixed(format!("{shown_path}: {e}; not fixed, left as it was"));
         let mut opts = self.opts_for(*format, filter);
         let mut current: Option<Temp> = None;
         let mut fixed: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
@@ -264,10 +407,17 @@ impl Run<'_> {
         // checked again.
         let mut in_check = true;
         for _ in 0..MAX_PASSES {
-            let source = current.as_ref().map_or(original.as_path(), |c| c.path());
-            // The first pass reads the input as a check does (a walked file
-            // of no format is then a finding, not a failure).
-            let from = (current.is_some() || spill.is_some()).then_some(source);
+            let source = current.as_ref().map_or(original, |c| c.as_file());
+            // A check of the input that fails is the input's failure; of a
+            // copy, a failure to fix it.
+            let on_copy = current.is_some();
+            let check_failed = |e: Error| {
+                if on_copy {
+                    Stop::NotFixed(format!("{e}; not fixed, left as it was"))
+                } else {
+                    Stop::Unchecked(e)
+                }
+            };
             if in_check {
                 let InCheck {
                     keep,
@@ -278,11 +428,13 @@ impl Run<'_> {
                     dates,
                 } = self.fix_in_check(
                     input,
-                    (from, source, &original, &dir),
+                    (source, &dir),
                     (*format, filter),
                     &opts,
                     &more,
                     (fixing, &refused),
+                    &check_failed,
+                    &not_fixed,
                 )?;
                 // The order of day and month in the date columns is the
                 // original's, for every pass: a fix must not change how a
@@ -356,24 +508,25 @@ impl Run<'_> {
             pass.keep.cancel = None;
             self.check_from(
                 input,
-                from,
+                Some(source),
                 *format,
                 &pass_opts,
                 more.clone(),
                 None,
                 &mut pass,
-            )?;
+            )
+            .map_err(check_failed)?;
             if let Some(e) = pass.error.take() {
-                return Err(Error::io(&original, e));
+                return Err(not_fixed(e));
             }
             let mut counts = std::mem::take(&mut pass.fixed);
             let transform_counts = std::mem::take(&mut pass.transform_fixed);
             let keep = std::mem::take(&mut pass.keep);
             let transform = pass.transform.take();
-            let edited = pass.finish().map_err(|e| Error::io(&original, e))?;
+            let edited = pass.finish().map_err(not_fixed)?;
             let next = match transform {
                 Some(t) => {
-                    let from = edited.as_ref().map_or(source, |e| e.path());
+                    let from = edited.as_ref().map_or(source, |e| e.as_file());
                     match rewrite(t, from, &dir, &opts) {
                         Ok(out) => {
                             for (code, (rule, n)) in transform_counts {
@@ -383,7 +536,7 @@ impl Run<'_> {
                         }
                         Err(e) => {
                             let Some(doubt) = split::refusal(&e) else {
-                                return Err(Error::io(&original, e));
+                                return Err(not_fixed(e));
                             };
                             // The pass's other fixes stand: they edit cells
                             // and lines, not how records split.
@@ -418,81 +571,40 @@ impl Run<'_> {
                 }
             }
         }
+        // The file is replaced before its report is written: the findings
+        // of a fixed copy that then did not replace it would describe a
+        // file that does not exist.
+        let replaced = match (src, current.take()) {
+            (Source::File(o), Some(copy)) if !fixing.req.diff => {
+                Some(o.replace(copy).map_err(Stop::NotFixed)?)
+            }
+            (_, copy) => {
+                current = copy;
+                None
+            }
+        };
+        let result: &File = match (&replaced, &current) {
+            (Some(f), _) => f,
+            (None, Some(c)) => c.as_file(),
+            (None, None) => original,
+        };
         // The report: the last pass's findings, kept or (past the budget,
         // or after the last pass allowed still fixed something) checked
         // once more, streamed.
-        // In the order `check` gives the fixed file: a regular file it
-        // would check ahead has its findings sorted by position (a
-        // relations file's references among its own), a larger one or a
-        // stream has them as found.
-        let source = current.as_ref().map_or(original.as_path(), |c| c.path());
-        let sorted = matches!(input, Input::File(_))
-            && std::fs::metadata(source)
-                .is_ok_and(|m| m.is_file() && m.len() <= super::files::STREAM_ABOVE);
-        let replay = |c: Collector, t: &mut Tally, w: &mut dyn Report| {
-            let mut s = Streamer {
-                tally: t,
-                report: w,
-                filter,
-            };
-            for mut rep in c.reports {
-                if sorted {
-                    rep.diagnostics
-                        .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-                }
-                s.start_file(&rep.path, rep.member.as_deref(), false);
-                for mut d in rep.diagnostics {
-                    note_refusal(&refused, &mut d);
-                    s.diagnostic(d);
-                }
-                s.end_file(rep.format, rep.records);
-            }
-        };
-        let from = (current.is_some() || spill.is_some()).then_some(source);
-        let report_from = match report_from {
-            Some(c) if !c.overflowed => Some(c),
-            // Checked once more: kept to be sorted, if it fits.
-            _ if sorted => {
-                let mut c = Collector::with_budget(KEEP_BYTES);
-                let opts = Options {
-                    cancel: c.cancel.clone(),
-                    ..opts.clone()
-                };
-                self.check_from(input, from, *format, &opts, more.clone(), None, &mut c)?;
-                (!c.overflowed).then_some(c)
-            }
-            _ => None,
-        };
-        match report_from {
-            Some(c) => replay(c, t, w),
-            None => {
-                let mut s = Noting {
-                    inner: Streamer {
-                        tally: t,
-                        report: w,
-                        filter,
-                    },
-                    refused: &refused,
-                };
-                self.check_from(input, from, *format, &opts, more, None, &mut s)?;
-            }
-        }
+        self.report(input, result, per, &opts, more, report_from, &refused, t, w)
+            .map_err(Stop::Unchecked)?;
         let n: usize = fixed.values().map(|(_, n)| n).sum();
         t.summary.fixed += n;
-        let shown_path = match input {
-            Input::File(p) => p.display().to_string(),
-            Input::Stdin => "-".to_owned(),
-        };
         if n > 0 {
             fixing
                 .shown
                 .push((shown_path.clone(), fixed.into_values().collect()));
         }
-        let out_err = |e| Error::io(Path::new(&shown_path), e);
+        let out_err = |e| Stop::Unchecked(Error::io(Path::new(&shown_path), e));
         if fixing.req.diff {
             if let Some(c) = &current {
-                let old = BufReader::new(File::open(&original).map_err(out_err)?);
-                let new = BufReader::new(File::open(c.path()).map_err(out_err)?);
+                let old = BufReader::new(At::new(original));
+                let new = BufReader::new(At::new(c.as_file()));
                 fix::unified_diff(
                     old,
                     new,
@@ -504,22 +616,22 @@ impl Run<'_> {
                 .map_err(out_err)?;
             }
         } else if matches!(input, Input::Stdin) {
-            let source = current.as_ref().map_or(original.as_path(), |c| c.path());
-            let mut f = File::open(source).map_err(out_err)?;
-            io::copy(&mut f, &mut *fixing.out).map_err(out_err)?;
+            io::copy(&mut At::new(result), &mut *fixing.out).map_err(out_err)?;
             fixing.out.flush().map_err(out_err)?;
         } else if fixing.split_dir.is_some() {
             // `--split` makes its two files of the fixed copy; the input
             // is only read (its rows' fixes land in GOOD and BAD).
             fixing.kept = current;
-        } else if let Some(c) = current {
-            // The original's permissions, then one rename: the file is
-            // either the old bytes or the new, never half of them.
-            let perms = std::fs::metadata(&original).map_err(out_err)?.permissions();
-            std::fs::set_permissions(c.path(), perms).map_err(out_err)?;
-            c.persist(&original).map_err(out_err)?;
         }
         Ok(())
+    }
+}
+
+/// An input as its messages name it.
+fn shown(input: &Input) -> String {
+    match input {
+        Input::File(p) => p.display().to_string(),
+        Input::Stdin => "-".to_owned(),
     }
 }
 
@@ -600,22 +712,26 @@ struct InCheck {
 
 impl Run<'_> {
     /// A pass that fixes rows inside the check ([`check::RowFixes`]) of
-    /// `source` (read as `from`, as [`Run::check_from`] takes it; failures
-    /// name `original`), its fixed copy made in `dir`; the rewrites
-    /// `refused` are not fixes left for a pass of their own.
+    /// `source`, its fixed copy made in `dir`; the rewrites `refused` are
+    /// not fixes left for a pass of their own. A failure of the check is
+    /// `check_failed`'s, of the copy `not_fixed`'s.
+    #[allow(clippy::too_many_arguments)]
     fn fix_in_check(
         &self,
         input: &Input,
-        (from, source, original, dir): (Option<&Path>, &Path, &Path, &Path),
+        (source, dir): (&File, &Path),
         (format, filter): (Option<&str>, &RuleFilter),
         opts: &Options,
         more: &[Diagnostic],
         (fixing, refused): (&Fixing<'_>, &[Refused]),
-    ) -> Result<InCheck, Error> {
+        check_failed: &dyn Fn(Error) -> Stop,
+        not_fixed: &dyn Fn(io::Error) -> Stop,
+    ) -> Result<InCheck, Stop> {
         let writer = Arc::new(Mutex::new(ChunkWriter {
-            source: source.to_path_buf(),
+            // The writer lives on the check's threads: a handle of its own
+            // to the same open file, read at its own offsets.
+            source: source.try_clone().map_err(not_fixed)?,
             dir: dir.to_path_buf(),
-            src: None,
             out: None,
             pos: 0,
             advised: 0,
@@ -659,35 +775,34 @@ impl Run<'_> {
             leftover: false,
         };
         pass.keep.cancel = None;
-        let dates = self.check_from(
-            input,
-            from,
-            format,
-            &pass_opts,
-            more.to_vec(),
-            None,
-            &mut pass,
-        )?;
+        let dates = self
+            .check_from(
+                input,
+                Some(source),
+                format,
+                &pass_opts,
+                more.to_vec(),
+                None,
+                &mut pass,
+            )
+            .map_err(check_failed)?;
         drop(pass_opts);
         let mut w = writer.lock().unwrap_or_else(PoisonError::into_inner);
         let counts = std::mem::take(&mut w.applied);
-        let edited = w.finish().map_err(|e| Error::io(original, e))?;
+        let edited = w.finish().map_err(not_fixed)?;
         // What the first 64 KiB tell (the dialect, the encoding) must be
         // what they told of the source, or the copy reads otherwise.
         let moved = match &edited {
             Some(e) => {
-                let head = |p: &Path| -> io::Result<Vec<u8>> {
+                let head = |f: &File| -> io::Result<Vec<u8>> {
                     let mut h = Vec::new();
-                    File::open(p)?
+                    At::new(f)
                         .take(check::dialect::HEAD_LEN as u64)
                         .read_to_end(&mut h)?;
                     Ok(h)
                 };
-                let (a, b) = (head(source), head(e.path()));
-                !check::reads_alike(
-                    &a.map_err(|e| Error::io(original, e))?,
-                    &b.map_err(|e| Error::io(original, e))?,
-                )
+                let (a, b) = (head(source), head(e.as_file()));
+                !check::reads_alike(&a.map_err(not_fixed)?, &b.map_err(not_fixed)?)
             }
             None => false,
         };
@@ -707,9 +822,8 @@ impl Run<'_> {
 /// is not copied), then what came before is copied from the source and
 /// every chunk is written from memory.
 struct ChunkWriter {
-    source: PathBuf,
+    source: File,
     dir: PathBuf,
-    src: Option<File>,
     /// Unbuffered: chunks are written whole, from memory (a buffer would
     /// copy every byte once more).
     out: Option<Temp>,
@@ -800,10 +914,10 @@ impl ChunkWriter {
             self.advised = start_writeback(f, self.advised);
         }
         #[cfg(target_os = "linux")]
-        if let (true, Some(src)) = (self.drop_source, &self.src) {
+        if self.drop_source {
             // A hint, as above.
             let _ = rustix::fs::fadvise(
-                src,
+                &self.source,
                 base,
                 std::num::NonZeroU64::new(len),
                 rustix::fs::Advice::DontNeed,
@@ -822,11 +936,7 @@ impl ChunkWriter {
         let Some(out) = &mut self.out else {
             return Ok(());
         };
-        let src = match &mut self.src {
-            Some(f) => f,
-            None => self.src.insert(File::open(&self.source)?),
-        };
-        src.seek(SeekFrom::Start(self.pos))?;
+        let mut src = At::from(&self.source, self.pos);
         match to {
             Some(to) => {
                 let want = to.saturating_sub(self.pos);
@@ -838,7 +948,7 @@ impl ChunkWriter {
                 }
                 self.pos = to;
             }
-            None => self.pos += io::copy(src, out.as_file_mut())?,
+            None => self.pos += io::copy(&mut src, out.as_file_mut())?,
         }
         Ok(())
     }
@@ -858,13 +968,14 @@ impl ChunkWriter {
 /// dialect, or a copy that would be read in another (the error then holds a
 /// [`split::Doubt`]: see [`split::refusal`]). A refused copy is dropped,
 /// unfinished, and nothing is replaced.
-fn rewrite(t: Transform, from: &Path, dir: &Path, opts: &Options) -> io::Result<Temp> {
+fn rewrite(t: Transform, from: &File, dir: &Path, opts: &Options) -> io::Result<Temp> {
     let opts = Options {
         cancel: None,
         ..opts.clone()
     };
-    let open = || -> io::Result<BufReader<File>> {
-        Ok(BufReader::with_capacity(IO_BUFFER, File::open(from)?))
+    // Read at its own offsets: the file the run opened, not its path.
+    let open = || -> io::Result<BufReader<At<'_>>> {
+        Ok(BufReader::with_capacity(IO_BUFFER, At::new(from)))
     };
     let out = tempfiles::beside(dir, ".bdxlint-fix-")?;
     let mut w = BufWriter::with_capacity(IO_BUFFER, out);

@@ -109,9 +109,12 @@ const VENDORED: [&str; 4] = ["node_modules", "venv", ".venv", ".git"];
 /// vendored package directories are skipped unless `--no-ignore`; the
 /// config's `exclude` always prunes. Anything but a regular file (a FIFO, a device) is left
 /// out: reading it could block for ever. An unreadable directory is a
-/// failure naming it, and the walk goes on. Symbolic links to directories
-/// are not followed (a link back up would loop); links to files are
-/// checked.
+/// failure naming it, and the walk goes on. Symbolic links are not
+/// followed, as ripgrep's walks do not: a link to a directory could loop,
+/// and a link to a file may point anywhere, so `check --fix dir` would
+/// rewrite a file outside the tree it was given. A file the tree links to
+/// is checked where it lies, or when named (a link named on the command
+/// line is followed).
 fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mut Vec<Failure>) {
     let mut b = ignore::WalkBuilder::new(dir);
     let all = settings.no_ignore;
@@ -150,11 +153,7 @@ fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mu
         let wanted = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("zip"));
-        let regular = match entry.file_type() {
-            Some(t) if t.is_symlink() => std::fs::metadata(path).is_ok_and(|m| m.is_file()),
-            Some(t) => t.is_file(),
-            None => false,
-        };
+        let regular = entry.file_type().is_some_and(|t| t.is_file());
         if wanted && regular {
             found.push(path.to_path_buf());
         }

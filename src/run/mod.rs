@@ -11,6 +11,7 @@
 mod files;
 mod fix;
 mod inputs;
+mod replace;
 mod settings;
 mod split;
 mod tally;
@@ -347,6 +348,7 @@ fn check_inputs(
         // be split; the input stays as it is.
         split_dir: req.split.as_ref().map(|(good, _)| split::dir_of(good)),
         kept: None,
+        not_fixed: Vec::new(),
     });
     run.execute(
         &inputs,
@@ -357,11 +359,13 @@ fn check_inputs(
         fixing.as_mut(),
     )?;
     let kept = fixing.as_mut().and_then(|f| f.kept.take());
-    let shown = fixing.map(|f| f.shown).unwrap_or_default();
+    let (shown, not_fixed) = fixing.map(|f| (f.shown, f.not_fixed)).unwrap_or_default();
     if let (Some((good, bad)), Some(mut found), [Input::File(path)]) =
         (&req.split, t.split.take(), inputs.as_slice())
     {
-        if failures.is_empty() {
+        // A file `--fix` could not fix is not split: its halves would not
+        // be what was asked for.
+        if failures.is_empty() && not_fixed.is_empty() {
             // With `--fix`, the fixed copy is split (the report is its
             // check, the errors its offsets).
             let source = kept.as_ref().map_or(path.as_path(), |k| k.path());
@@ -393,16 +397,17 @@ fn check_inputs(
         }
     }
     drop(kept);
-    for f in &failures {
+    for f in failures.iter().chain(&not_fixed) {
         writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
     }
     let mut s = t.summary;
     s.failures = failures.len();
     s.files += failures.len();
+    s.not_fixed = not_fixed.len();
     if let Some(m) = &t.baseline {
         s.stale_baseline = m.outcome().stale;
     }
-    let mut code = if s.failures > 0 {
+    let mut code = if s.failures > 0 || s.not_fixed > 0 {
         EXIT_TROUBLE
     } else if req.fix.is_some_and(|f| f.diff) {
         // A diff says whether anything would change, as `ruff --diff` does.
