@@ -575,7 +575,7 @@ impl Run<'_> {
         // of a fixed copy that then did not replace it would describe a
         // file that does not exist.
         let replaced = match (src, current.take()) {
-            (Source::File(o), Some(copy)) if !fixing.req.diff => {
+            (Source::File(o), Some(copy)) if !fixing.req.diff && fixing.split_dir.is_none() => {
                 Some(o.replace(copy).map_err(Stop::NotFixed)?)
             }
             (_, copy) => {
