@@ -346,7 +346,10 @@ fn check_inputs(
         shown: Vec::new(),
         // `--split --fix`: the fixed copy is made beside GOOD and kept to
         // be split; the input stays as it is.
-        split_dir: req.split.as_ref().map(|(good, _)| split::dir_of(good)),
+        split_dir: req
+            .split
+            .as_ref()
+            .map(|(good, _)| crate::tempfiles::dir_of(good).to_path_buf()),
         kept: None,
         not_fixed: Vec::new(),
     });

@@ -92,14 +92,6 @@ impl Findings {
     }
 }
 
-/// The directory a file named `p` is in (`.` for a bare name).
-pub(super) fn dir_of(p: &Path) -> PathBuf {
-    match p.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    }
-}
-
 /// Why GOOD or BAD cannot be written, if one cannot: told before the input
 /// is read, so that a split that cannot finish changes nothing and costs
 /// no check.
@@ -111,7 +103,7 @@ pub(super) fn check_targets(good: &Path, bad: &Path) -> Result<(), String> {
         // A file made and removed where the copy will be: the one test of
         // a directory's permissions that holds for every user and file
         // system (root, read-only mounts, ACLs).
-        let dir = dir_of(p);
+        let dir = tempfiles::dir_of(p);
         beside(p)
             .map_err(|e| format!("{}: cannot write in {}: {e}", p.display(), dir.display()))?;
     }
@@ -121,7 +113,7 @@ pub(super) fn check_targets(good: &Path, bad: &Path) -> Result<(), String> {
 /// A temporary file beside `p`, so that renaming it to `p` stays on one
 /// file system.
 fn beside(p: &Path) -> io::Result<Temp> {
-    tempfiles::beside(&dir_of(p), ".bdxlint-split-")
+    tempfiles::beside(tempfiles::dir_of(p), ".bdxlint-split-")
 }
 
 /// Writes the rows of `path` to `good` and `bad` by whether an error lies
@@ -202,7 +194,7 @@ fn set_aside(bad: &Path) -> io::Result<Option<TempPath>> {
     // clean-up must never remove.
     let path = tempfile::Builder::new()
         .prefix(".bdxlint-split-")
-        .tempfile_in(dir_of(bad))?
+        .tempfile_in(tempfiles::dir_of(bad))?
         .into_temp_path();
     std::fs::remove_file(&path)?;
     if std::fs::hard_link(bad, &path).is_err() {
