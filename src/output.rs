@@ -24,7 +24,7 @@
 use crate::report::printable;
 use crate::tempfiles::{self, Temp};
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions, Permissions};
+use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path, PathBuf};
 
@@ -46,9 +46,10 @@ enum How {
     Replace {
         w: BufWriter<Temp>,
         target: PathBuf,
-        /// The replaced file's mode; `None` for a new file, whose temporary
-        /// file was created with the right one.
-        mode: Option<Permissions>,
+        /// The replaced file, opened, and its metadata (mode, owner,
+        /// group, extended attributes: kept); `None` for a new file, whose
+        /// temporary file was created with the right mode.
+        keep: Option<Box<(File, fs::Metadata)>>,
     },
     /// Written in place: a device, a FIFO, a descriptor link.
     Through(BufWriter<File>),
@@ -119,25 +120,30 @@ impl Output {
             Target::New(at) => How::Replace {
                 w: BufWriter::new(tempfiles::beside_new(tempfiles::dir_of(&at), prefix)?),
                 target: at,
-                mode: None,
+                keep: None,
             },
             Target::Regular(at) => {
-                let mode = fs::metadata(&at)?.permissions();
+                let from = File::open(&at)?;
+                let meta = from.metadata()?;
+                refuse_to_replace(&meta)?;
                 How::Replace {
                     // Private (0o600) while written, whatever the old mode.
                     w: BufWriter::new(tempfiles::beside(tempfiles::dir_of(&at), prefix)?),
                     target: at,
-                    mode: Some(mode),
+                    keep: Some(Box::new((from, meta))),
                 }
             }
         };
         Ok(Output { how })
     }
 
-    /// Whether the target is written in place (a device, a FIFO, a
-    /// descriptor link) rather than replaced.
-    pub fn in_place(&self) -> bool {
-        matches!(self.how, How::Through(_))
+    /// The directory of the temporary file a replaced target is written
+    /// to; `None` for a target written in place (a device, a FIFO).
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.how {
+            How::Replace { w, .. } => w.get_ref().path().parent(),
+            How::Through(_) => None,
+        }
     }
 
     /// Finishes the file: flushed (and for a replaced one synced, given its
@@ -156,12 +162,13 @@ impl Output {
     pub fn prepare(self) -> io::Result<Ready> {
         match self.how {
             How::Through(mut w) => w.flush().map(|()| Ready::Written),
-            How::Replace { w, target, mode } => {
-                let tmp = w.into_inner().map_err(io::IntoInnerError::into_error)?;
-                tmp.as_file().sync_all()?;
-                if let Some(mode) = mode {
-                    tmp.as_file().set_permissions(mode)?;
+            How::Replace { w, target, keep } => {
+                let mut tmp = w.into_inner().map_err(io::IntoInnerError::into_error)?;
+                if let Some(kept) = keep {
+                    let (from, meta) = *kept;
+                    keep_metadata(&from, &meta, tmp.as_file_mut())?;
                 }
+                tmp.as_file().sync_all()?;
                 Ok(Ready::Rename { tmp, target })
             }
         }
@@ -185,6 +192,132 @@ impl Write for Output {
         match &mut self.how {
             How::Replace { w, .. } => w.flush(),
             How::Through(w) => w.flush(),
+        }
+    }
+}
+
+/// Why an existing regular file must not be replaced, as `--fix` refuses
+/// to replace it: its mode says it is not to be changed (root included),
+/// or it has other names, which a rename would leave with the old bytes.
+fn refuse_to_replace(meta: &fs::Metadata) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if meta.mode() & 0o200 == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "read-only (its mode gives its owner no write permission): not replaced; make it writable, or name another file",
+            ));
+        }
+        if meta.nlink() > 1 {
+            return Err(io::Error::other(format!(
+                "has {} hard links: replacing it would leave the other names with the old bytes, so it is not replaced; name another file, or break the links",
+                meta.nlink()
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    if meta.permissions().readonly() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "read-only: not replaced; make it writable, or name another file",
+        ));
+    }
+    Ok(())
+}
+
+/// `meta`'s owner, group, extended attributes (read from `from`) and mode,
+/// onto `copy`: in that order, as a change of owner clears the set-ID bits
+/// and an access ACL rewrites the group bits the mode then restores.
+pub fn keep_metadata(from: &File, meta: &fs::Metadata, copy: &mut File) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{fchown, MetadataExt};
+        let (uid, gid) = (meta.uid(), meta.gid());
+        let have = copy.metadata()?;
+        if (have.uid(), have.gid()) != (uid, gid) {
+            match fchown(&*copy, Some(uid), Some(gid)) {
+                Ok(()) => {}
+                // Only root gives a file away; the group can still be
+                // kept if the run's user is in it.
+                Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+                    match fchown(&*copy, None, Some(gid)) {
+                        Err(e) if e.kind() != io::ErrorKind::PermissionDenied => return Err(e),
+                        _ => {}
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    #[cfg(target_os = "linux")]
+    copy_xattrs(from, copy)?;
+    #[cfg(not(target_os = "linux"))]
+    let _ = from;
+    copy.set_permissions(meta.permissions())
+}
+
+/// Copies every extended attribute of `from` that `to` lacks or holds
+/// otherwise. One that cannot be copied is an error: the replacement is
+/// refused rather than the attribute lost.
+#[cfg(target_os = "linux")]
+fn copy_xattrs(from: &File, to: &File) -> io::Result<()> {
+    use rustix::fs::{
+        fgetxattr, fgetxattr_query, flistxattr, flistxattr_query, fsetxattr, XattrFlags,
+    };
+    let names = match read_sized(|| flistxattr_query(from), |buf| flistxattr(from, buf)) {
+        Ok(n) => n,
+        // The file system keeps none.
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::OPNOTSUPP.raw_os_error()) => {
+            return Ok(())
+        }
+        Err(e) => return Err(e),
+    };
+    for name in names.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+        let Ok(name) = std::ffi::CString::new(name) else {
+            continue;
+        };
+        let name = name.as_c_str();
+        let value = read_sized(
+            || fgetxattr_query(from, name),
+            |buf| fgetxattr(from, name, buf),
+        )?;
+        let there = read_sized(|| fgetxattr_query(to, name), |buf| fgetxattr(to, name, buf)).ok();
+        if there.as_deref() == Some(&value[..]) {
+            continue;
+        }
+        fsetxattr(to, name, &value, XattrFlags::empty()).map_err(|e| {
+            io::Error::new(
+                io::Error::from(e).kind(),
+                format!(
+                    "cannot keep its extended attribute {}: {e}",
+                    name.to_string_lossy()
+                ),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// A list or value of unknown size: asked for its size, then read, again
+/// if it grew in between.
+#[cfg(target_os = "linux")]
+fn read_sized(
+    size: impl Fn() -> rustix::io::Result<usize>,
+    get: impl Fn(&mut [u8]) -> rustix::io::Result<usize>,
+) -> io::Result<Vec<u8>> {
+    loop {
+        let mut buf = vec![0; size()?];
+        if buf.is_empty() {
+            return Ok(buf);
+        }
+        match get(&mut buf) {
+            Ok(n) => {
+                buf.truncate(n);
+                return Ok(buf);
+            }
+            Err(rustix::io::Errno::RANGE) => continue,
+            Err(e) => return Err(e.into()),
         }
     }
 }
@@ -323,6 +456,7 @@ impl Reads {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::Permissions;
 
     #[test]
     fn a_new_file_and_a_regular_one_are_replaced_a_device_written_in_place() {
@@ -417,7 +551,7 @@ mod tests {
         drop(o);
         assert_eq!(fs::read_to_string(&p).expect("read"), "OLD");
         let mut o = Output::create(&p, ".t-").expect("create");
-        assert!(!o.in_place());
+        assert_eq!(o.dir(), fs::canonicalize(dir.path()).ok().as_deref());
         o.write_all(b"NEW").expect("write");
         o.commit().expect("commit");
         assert_eq!(fs::read_to_string(&p).expect("read"), "NEW");

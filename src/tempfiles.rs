@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Write};
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,6 +18,17 @@ use tempfile::NamedTempFile;
 
 static LIVE: Mutex<BTreeMap<u64, PathBuf>> = Mutex::new(BTreeMap::new());
 static NEXT: AtomicU64 = AtomicU64::new(0);
+/// Held across renames that must happen together or not at all (a fixed
+/// copy over its original, `--split`'s two halves and their undo), and by
+/// the signal handler before it removes anything: a signal never cuts a
+/// group of renames in half.
+static RENAMES: Mutex<()> = Mutex::new(());
+
+/// Holds off [`remove_all`] (and so the end of the run by a signal) until
+/// dropped: for renames that belong together.
+pub fn renaming() -> impl Drop {
+    RENAMES.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// A temporary file, deleted when dropped (as `NamedTempFile` is) and
 /// listed for [`remove_all`] until then or until it is persisted.
@@ -39,22 +50,23 @@ impl Drop for Listing {
     }
 }
 
-fn list(file: NamedTempFile) -> Temp {
+/// Creates a file with `make` and lists it, under the list's lock: a
+/// signal's clean-up never runs between the two (the file would be left).
+fn list(make: impl FnOnce() -> io::Result<NamedTempFile>) -> io::Result<Temp> {
+    let mut live = LIVE.lock().unwrap_or_else(PoisonError::into_inner);
+    let file = make()?;
     let id = NEXT.fetch_add(1, Ordering::Relaxed);
-    LIVE.lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(id, file.path().to_path_buf());
-    Temp {
+    live.insert(id, file.path().to_path_buf());
+    Ok(Temp {
         file,
         listing: Listing(id),
-    }
+    })
 }
 
 /// A new temporary file in `dir` (hidden, named `<prefix>` and a random
 /// part), so a rename from it to its target stays on one file system.
 pub fn beside(dir: &Path, prefix: &str) -> io::Result<Temp> {
-    let file = tempfile::Builder::new().prefix(prefix).tempfile_in(dir)?;
-    Ok(list(file))
+    list(|| tempfile::Builder::new().prefix(prefix).tempfile_in(dir))
 }
 
 /// As [`beside`], but with the mode `open(2)` gives a file it creates
@@ -70,14 +82,13 @@ pub fn beside_new(dir: &Path, prefix: &str) -> io::Result<Temp> {
         // The umask applies, as tempfile's documentation says.
         b.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    Ok(list(b.tempfile_in(dir)?))
+    list(|| b.tempfile_in(dir))
 }
 
 /// A new temporary file in the system's temporary directory (standard
 /// input read once, to be read again).
 pub fn anywhere(prefix: &str) -> io::Result<Temp> {
-    let file = tempfile::Builder::new().prefix(prefix).tempfile()?;
-    Ok(list(file))
+    list(|| tempfile::Builder::new().prefix(prefix).tempfile())
 }
 
 /// The directory a file at `path` lives in (`.` for a bare name).
@@ -137,70 +148,86 @@ impl Write for Temp {
     }
 }
 
-impl Read for Temp {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.file.read(buf)
-    }
-}
-
-impl Seek for Temp {
-    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
-        self.file.seek(pos)
-    }
-}
-
-/// Deletes every listed temporary file. For a signal handler's thread:
-/// the run is about to end, so files are removed without being unlisted
-/// (their owners' drops find them gone, which is not an error to them).
+/// Deletes every listed temporary file, for a signal handler's thread: the
+/// run is about to end. It waits for renames in progress ([`renaming`]),
+/// then keeps both locks for good, so no rename starts and no new
+/// temporary file is made (their threads wait) before the process dies.
 pub fn remove_all() {
-    remove_where(|_| true);
+    std::mem::forget(renaming());
+    let live = LIVE.lock().unwrap_or_else(PoisonError::into_inner);
+    remove_listed(&live, |_| true);
+    std::mem::forget(live);
 }
 
-fn remove_where(keep_out: impl Fn(&Path) -> bool) {
-    let live = LIVE.lock().unwrap_or_else(PoisonError::into_inner);
-    for path in live.values().filter(|p| keep_out(p)) {
+/// Deletes the listed files `chosen` picks. Their owners' drops later find
+/// them gone, which is not an error to them.
+fn remove_listed(live: &BTreeMap<u64, PathBuf>, chosen: impl Fn(&Path) -> bool) {
+    for path in live.values().filter(|p| chosen(p)) {
         // Already gone (persisted a moment ago, or removed by its owner):
         // nothing to do.
         let _ = std::fs::remove_file(path);
     }
 }
 
-/// How many temporary files are listed now (tests hold this to zero after
-/// a run).
-pub fn live() -> usize {
-    LIVE.lock().unwrap_or_else(PoisonError::into_inner).len()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn listed(p: &Path) -> bool {
+        LIVE.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .values()
+            .any(|q| q == p)
+    }
+
     #[test]
     fn listed_while_alive_unlisted_when_dropped_or_persisted() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let before = live();
         let a = beside(dir.path(), ".t-").expect("temp");
         let mut b = beside(dir.path(), ".t-").expect("temp");
-        assert!(live() >= before + 2);
+        let (a_path, b_path) = (a.path().to_path_buf(), b.path().to_path_buf());
+        assert!(listed(&a_path) && listed(&b_path));
         b.write_all(b"x").expect("write");
         let target = dir.path().join("out");
         b.persist(&target).expect("persist");
         assert_eq!(std::fs::read(&target).expect("read"), b"x");
-        let a_path = a.path().to_path_buf();
+        assert!(!listed(&b_path) && !listed(&target));
         drop(a);
         assert!(!a_path.exists());
+        assert!(!listed(&a_path));
     }
 
     #[test]
-    fn remove_all_deletes_listed_files() {
+    fn removing_deletes_listed_files() {
         let dir = tempfile::tempdir().expect("tempdir");
         let a = beside(dir.path(), ".t-").expect("temp");
         let p = a.path().to_path_buf();
         assert!(p.exists());
         // Only this test's files: other tests' may be live meanwhile.
-        remove_where(|q| q.starts_with(dir.path()));
+        remove_listed(&LIVE.lock().unwrap_or_else(PoisonError::into_inner), |q| {
+            q.starts_with(dir.path())
+        });
         assert!(!p.exists());
         // Its owner's drop finds it gone and does not mind.
         drop(a);
+        assert!(!listed(&p));
+    }
+
+    /// A clean-up waits for renames that belong together.
+    #[test]
+    fn renames_in_progress_hold_off_the_clean_up() {
+        let held = renaming();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t = std::thread::spawn(move || {
+            let _g = renaming();
+            tx.send(()).expect("send");
+        });
+        assert!(rx
+            .recv_timeout(std::time::Duration::from_millis(200))
+            .is_err());
+        drop(held);
+        rx.recv_timeout(std::time::Duration::from_secs(10))
+            .expect("runs once the renames are done");
+        t.join().expect("join");
     }
 }

@@ -439,7 +439,7 @@ fn created_files_get_the_umasks_mode_and_replaced_ones_keep_theirs() {
             ("r.txt", 0o604),
             ("b.json", 0o600),
             ("g.csv", 0o660),
-            ("x.csv", 0o444),
+            ("x.csv", 0o640),
         ] {
             std::fs::write(d.join(f), "OLD").expect("write");
             std::fs::set_permissions(d.join(f), std::fs::Permissions::from_mode(m)).expect("chmod");
@@ -449,7 +449,7 @@ fn created_files_get_the_umasks_mode_and_replaced_ones_keep_theirs() {
             ("r.txt", 0o604),
             ("b.json", 0o600),
             ("g.csv", 0o660),
-            ("x.csv", 0o444),
+            ("x.csv", 0o640),
         ] {
             assert_eq!(mode(&d.join(f)), m, "umask {umask}: {f}");
             assert_ne!(
@@ -480,4 +480,148 @@ fn a_link_to_a_regular_file_keeps_the_link_and_replaces_its_target() {
     let report = std::fs::read_to_string(d.join("reports/r.txt")).expect("read");
     assert!(report.contains("C004"), "{report}");
     assert_eq!(names(&d.join("reports")), ["r.txt"]);
+}
+
+/// An output is replaced only where `--fix` would replace a file: not a
+/// read-only one (root included), not one with other names.
+#[cfg(unix)]
+#[test]
+fn read_only_or_hard_linked_outputs_are_refused_and_left() {
+    use std::os::unix::fs::PermissionsExt;
+    for (flag, target) in [("-o", "r.txt"), ("--write-baseline", "b.json")] {
+        let dir = setup();
+        let d = dir.path();
+        std::fs::write(d.join(target), "OLD").expect("write");
+        std::fs::set_permissions(d.join(target), std::fs::Permissions::from_mode(0o444))
+            .expect("chmod");
+        let (code, _, err) = check(d, &[flag, target, "in.csv"]);
+        assert_eq!(code, Some(2), "{flag}: {err}");
+        assert!(err.contains("read-only"), "{flag}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(d.join(target)).expect("read"),
+            "OLD"
+        );
+        std::fs::set_permissions(d.join(target), std::fs::Permissions::from_mode(0o644))
+            .expect("chmod");
+        std::fs::hard_link(d.join(target), d.join("other-name")).expect("link");
+        let (code, _, err) = check(d, &[flag, target, "in.csv"]);
+        assert_eq!(code, Some(2), "{flag}: {err}");
+        assert!(err.contains("hard links"), "{flag}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(d.join(target)).expect("read"),
+            "OLD"
+        );
+        assert_eq!(
+            std::fs::read_to_string(d.join("other-name")).expect("read"),
+            "OLD"
+        );
+    }
+}
+
+/// A `bdxlint.toml` found on its own is read like `--config`: no output may
+/// replace it.
+#[test]
+fn a_config_found_by_discovery_is_not_an_output() {
+    for flag in ["-o", "--write-baseline"] {
+        let dir = setup();
+        let d = dir.path();
+        let config = "ignore = [\"X004\"]\n";
+        std::fs::write(d.join("bdxlint.toml"), config).expect("write");
+        let (code, _, err) = check(d, &[flag, "bdxlint.toml", "in.csv"]);
+        assert_eq!(code, Some(2), "{flag}: {err}");
+        assert!(err.contains("config file"), "{flag}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(d.join("bdxlint.toml")).expect("read"),
+            config
+        );
+    }
+}
+
+/// A run that could not check every file writes no baseline: it would drop
+/// the entries of the file it did not see.
+#[test]
+fn a_baseline_is_not_rewritten_by_a_run_that_missed_a_file() {
+    let dir = setup();
+    let d = dir.path();
+    std::fs::write(d.join("b.csv"), MIXED).expect("write");
+    let (code, _, err) = check(d, &["--write-baseline", "base.json", "in.csv", "b.csv"]);
+    assert_eq!(code, Some(0), "{err}");
+    let before = std::fs::read_to_string(d.join("base.json")).expect("baseline");
+    std::fs::rename(d.join("b.csv"), d.join("b.away")).expect("mv");
+    let (code, _, err) = check(d, &["--write-baseline", "base.json", "in.csv", "b.csv"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("baseline base.json not written"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("base.json")).expect("baseline"),
+        before
+    );
+}
+
+/// Devices as `--split` halves are written in place: nothing is made in
+/// their directory (as root, a probe or a copy in `/dev`).
+#[cfg(unix)]
+#[test]
+fn split_into_dev_null_makes_nothing_in_dev() {
+    let in_dev = || -> Vec<String> {
+        std::fs::read_dir("/dev")
+            .expect("/dev")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".bdxlint"))
+            .collect()
+    };
+    let dir = setup();
+    let d = dir.path();
+    let (code, _, err) = check(d, &["--split", "/dev/null", "/dev/null", "in.csv"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("1 rows without errors to /dev/null"), "{err}");
+    assert!(in_dev().is_empty());
+    let (code, _, err) = check(d, &["--fix", "--split", "/dev/null", "/dev/null", "in.csv"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(in_dev().is_empty());
+    assert_eq!(
+        std::fs::read_to_string(d.join("in.csv")).expect("in"),
+        MIXED
+    );
+}
+
+/// The file split is the file checked: one replaced (a rename, as an
+/// export job makes) while it is checked is not split with the other's
+/// verdicts. Real processes: a large file, the rename mid-run.
+#[test]
+fn a_file_replaced_while_it_is_checked_is_not_split() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let rows = |email: &str| {
+        let mut s = String::from("Full Name,Work Email,Start Date\n");
+        for i in 0..300_000 {
+            s.push_str(&format!("Ada {i},{email},03/07/2024\n"));
+        }
+        s
+    };
+    std::fs::write(d.join("in.csv"), rows("ada@example.com")).expect("write");
+    // Every row in error: split with the first file's verdicts, all would
+    // go to GOOD.
+    std::fs::write(d.join("next.csv"), rows("not-an-email")).expect("write");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("bdxlint"))
+        .current_dir(d)
+        .args(["check", "--quiet", "--split", "g.csv", "b.csv", "in.csv"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // The halves are opened (their temporary files made) once the input's
+    // identity is taken, before the check: then the file is replaced.
+    let start = std::time::Instant::now();
+    while !names(d).iter().any(|n| n.starts_with(".bdxlint-split-")) {
+        assert!(start.elapsed() < std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::fs::rename(d.join("next.csv"), d.join("in.csv")).expect("mv");
+    let out = child.wait_with_output().expect("wait");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("changed while it was checked"), "{err}");
+    assert!(!d.join("g.csv").exists() && !d.join("b.csv").exists());
+    assert_eq!(names(d), ["in.csv"]);
 }

@@ -278,7 +278,17 @@ impl Run<'_> {
             }
         };
         let again = more.clone();
-        match self.fix_passes(input, &source, per, more, fixing, w, t) {
+        // A file that may not be replaced (read-only, hard-linked) is told
+        // so before any work: its copy would be thrown away.
+        let refused = match &source {
+            Source::File(o) if !fixing.req.diff && fixing.split_dir.is_none() => o.refusal(),
+            _ => None,
+        };
+        let result = match refused {
+            Some(why) => Err(Stop::NotFixed(why)),
+            None => self.fix_passes(input, &source, per, more, fixing, w, t),
+        };
+        match result {
             Ok(()) => {}
             Err(Stop::Unchecked(e)) => {
                 t.abandon_file(w);

@@ -169,20 +169,33 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         return Ok(EXIT_TROUBLE);
     }
     // Before anything is read: no output may replace an input, or another.
-    if let Some(problem) = outputs_problem(req, &inputs) {
+    if let Some(problem) = outputs_problem(req, &inputs, &settings.scopes.config_files()) {
         writeln!(err, "bdxlint: {problem}")?;
         return Ok(EXIT_TROUBLE);
     }
     // Before the input is read: a split that cannot write both files
     // changes nothing, and costs no check.
-    if let Some((good, bad)) = &req.split {
-        if let Err(e) = split::check_targets(good, bad) {
-            writeln!(err, "bdxlint: --split: {}", report::printable(&e))?;
-            return Ok(EXIT_TROUBLE);
-        }
-    }
+    let halves = match (&req.split, inputs.as_slice()) {
+        (Some((good, bad)), [Input::File(input)]) => match split::Halves::open(good, bad, input) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                writeln!(err, "bdxlint: --split: {}", report::printable(&e))?;
+                return Ok(EXIT_TROUBLE);
+            }
+        },
+        _ => None,
+    };
     let Some(path) = &req.output_file else {
-        return check_inputs(req, settings, inputs, failures, stdin_count, out, err);
+        return check_inputs(
+            req,
+            settings,
+            inputs,
+            halves,
+            failures,
+            stdin_count,
+            out,
+            err,
+        );
     };
     let shown = report::printable(&path.display().to_string()).into_owned();
     let mut file = match Output::create(path, ".bdxlint-report") {
@@ -194,7 +207,16 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     };
     // A run that ends in an I/O error drops the file: a report replaced
     // only once whole.
-    let code = check_inputs(req, settings, inputs, failures, stdin_count, &mut file, err)?;
+    let code = check_inputs(
+        req,
+        settings,
+        inputs,
+        halves,
+        failures,
+        stdin_count,
+        &mut file,
+        err,
+    )?;
     match file.commit() {
         Ok(()) => Ok(code),
         Err(e) => {
@@ -206,10 +228,12 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
 
 /// The run proper, its inputs known and its outputs allowed: the report
 /// to `out`, the run's messages to `err`.
+#[allow(clippy::too_many_arguments)]
 fn check_inputs(
     req: &Request,
     settings: Settings,
     inputs: Vec<Input>,
+    halves: Option<split::Halves>,
     mut failures: Vec<Failure>,
     stdin_count: usize,
     out: &mut dyn Write,
@@ -346,10 +370,7 @@ fn check_inputs(
         shown: Vec::new(),
         // `--split --fix`: the fixed copy is made beside GOOD and kept to
         // be split; the input stays as it is.
-        split_dir: req
-            .split
-            .as_ref()
-            .map(|(good, _)| crate::tempfiles::dir_of(good).to_path_buf()),
+        split_dir: halves.as_ref().map(split::Halves::copy_dir),
         kept: None,
         not_fixed: Vec::new(),
     });
@@ -363,8 +384,8 @@ fn check_inputs(
     )?;
     let kept = fixing.as_mut().and_then(|f| f.kept.take());
     let (shown, not_fixed) = fixing.map(|f| (f.shown, f.not_fixed)).unwrap_or_default();
-    if let (Some((good, bad)), Some(mut found), [Input::File(path)]) =
-        (&req.split, t.split.take(), inputs.as_slice())
+    if let (Some((good, bad)), Some(halves), Some(mut found), [Input::File(path)]) =
+        (&req.split, halves, t.split.take(), inputs.as_slice())
     {
         // A file `--fix` could not fix is not split: its halves would not
         // be what was asked for.
@@ -372,7 +393,8 @@ fn check_inputs(
             // With `--fix`, the fixed copy is split (the report is its
             // check, the errors its offsets).
             let source = kept.as_ref().map_or(path.as_path(), |k| k.path());
-            match split::split(source, &opts, std::mem::take(&mut found.errors), good, bad) {
+            let errors = std::mem::take(&mut found.errors);
+            match split::split(source, kept.is_none(), &opts, errors, halves) {
                 Ok(n) => {
                     writeln!(
                         err,
@@ -426,14 +448,28 @@ fn check_inputs(
     };
     if let (Some(p), Some(r)) = (&req.write_baseline, t.recorder.take()) {
         let b = r.finish();
-        match b.save(p) {
-            Ok(()) => {
-                let n: u32 = b.findings.iter().map(|e| e.count).sum();
-                writeln!(err, "bdxlint: recorded {n} findings in {}", p.display())?;
-            }
-            Err(e) => {
-                writeln!(err, "bdxlint: {e}")?;
-                code = EXIT_TROUBLE;
+        // A run that could not check (or fix) every file has not seen all
+        // the findings: a baseline of it would drop the others' entries.
+        if s.failures > 0 || s.not_fixed > 0 {
+            writeln!(
+                err,
+                "bdxlint: baseline {} not written: {} not checked or not fixed; it is left as it was",
+                report::printable(&p.display().to_string()),
+                match s.failures + s.not_fixed {
+                    1 => "1 file was".to_owned(),
+                    n => format!("{n} files were"),
+                }
+            )?;
+        } else {
+            match b.save(p) {
+                Ok(()) => {
+                    let n: u32 = b.findings.iter().map(|e| e.count).sum();
+                    writeln!(err, "bdxlint: recorded {n} findings in {}", p.display())?;
+                }
+                Err(e) => {
+                    writeln!(err, "bdxlint: {e}")?;
+                    code = EXIT_TROUBLE;
+                }
             }
         }
     }
@@ -498,9 +534,9 @@ fn split_problem(req: &Request, inputs: &[Input]) -> Option<&'static str> {
 /// Why the run's outputs (`--output-file`, `--write-baseline`, `--split`)
 /// cannot be written as asked, if they cannot: one is a directory, names a
 /// file the run reads (an input, walked or named, standard input's file,
-/// `--config`, `--entities`, `--baseline`), or names the file another
+/// `--config` or a `bdxlint.toml` found, `--entities`, `--baseline`), or names the file another
 /// does. Only `--write-baseline` may name the `--baseline` it replaces.
-fn outputs_problem(req: &Request, inputs: &[Input]) -> Option<String> {
+fn outputs_problem(req: &Request, inputs: &[Input], configs: &[PathBuf]) -> Option<String> {
     let mut outputs: Vec<(&str, &Path)> = Vec::new();
     if let Some(p) = &req.output_file {
         outputs.push(("--output-file", p));
@@ -527,6 +563,9 @@ fn outputs_problem(req: &Request, inputs: &[Input]) -> Option<String> {
     }
     if let Some(p) = &req.config {
         reads.file(p, "the --config file");
+    }
+    for p in configs {
+        reads.file(p, "a config file the run reads");
     }
     if let Some(problem) = reads.conflict(&outputs) {
         return Some(problem);

@@ -70,7 +70,7 @@ impl Read for At<'_> {
 
 /// What says a file is the one that was read, unchanged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity {
+pub(super) struct Identity {
     dev: u64,
     ino: u64,
     len: u64,
@@ -80,7 +80,7 @@ struct Identity {
 
 impl Identity {
     #[cfg(unix)]
-    fn of(m: &Metadata) -> Identity {
+    pub(super) fn of(m: &Metadata) -> Identity {
         use std::os::unix::fs::MetadataExt;
         Identity {
             dev: m.dev(),
@@ -92,7 +92,7 @@ impl Identity {
     }
 
     #[cfg(not(unix))]
-    fn of(m: &Metadata) -> Identity {
+    pub(super) fn of(m: &Metadata) -> Identity {
         let since = m
             .modified()
             .ok()
@@ -167,7 +167,7 @@ impl Original {
     }
 
     /// Why the file must not be replaced whatever its copy holds, if so.
-    fn refusal(&self) -> Option<String> {
+    pub(super) fn refusal(&self) -> Option<String> {
         let shown = self.shown.display();
         #[cfg(unix)]
         {
@@ -239,32 +239,9 @@ impl Original {
     }
 
     /// The file's owner, group, extended attributes and mode, onto the
-    /// copy: in that order, as a change of owner clears the set-ID bits
-    /// and an access ACL rewrites the group bits the mode then restores.
+    /// copy ([`crate::output::keep_metadata`]).
     fn keep_metadata(&self, copy: &mut File) -> io::Result<()> {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::{fchown, MetadataExt};
-            let (uid, gid) = (self.meta.uid(), self.meta.gid());
-            let have = copy.metadata()?;
-            if (have.uid(), have.gid()) != (uid, gid) {
-                match fchown(&*copy, Some(uid), Some(gid)) {
-                    Ok(()) => {}
-                    // Only root gives a file away; the group can still be
-                    // kept if the run's user is in it.
-                    Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
-                        match fchown(&*copy, None, Some(gid)) {
-                            Err(e) if e.kind() != io::ErrorKind::PermissionDenied => return Err(e),
-                            _ => {}
-                        }
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-        #[cfg(target_os = "linux")]
-        copy_xattrs(&self.file, copy)?;
-        copy.set_permissions(self.meta.permissions())
+        crate::output::keep_metadata(&self.file, &self.meta, copy)
     }
 }
 
@@ -326,69 +303,4 @@ fn kind_of(t: &std::fs::FileType) -> &'static str {
 #[cfg(not(unix))]
 fn kind_of(_: &std::fs::FileType) -> &'static str {
     "not a file"
-}
-
-/// Copies every extended attribute of `from` that `to` lacks or holds
-/// otherwise. One that cannot be copied is an error: the replacement is
-/// refused rather than the attribute lost.
-#[cfg(target_os = "linux")]
-fn copy_xattrs(from: &File, to: &File) -> io::Result<()> {
-    use rustix::fs::{
-        fgetxattr, fgetxattr_query, flistxattr, flistxattr_query, fsetxattr, XattrFlags,
-    };
-    let names = match read_sized(|| flistxattr_query(from), |buf| flistxattr(from, buf)) {
-        Ok(n) => n,
-        // The file system keeps none.
-        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::OPNOTSUPP.raw_os_error()) => {
-            return Ok(())
-        }
-        Err(e) => return Err(e),
-    };
-    for name in names.split(|&b| b == 0).filter(|n| !n.is_empty()) {
-        let Ok(name) = std::ffi::CString::new(name) else {
-            continue;
-        };
-        let name = name.as_c_str();
-        let value = read_sized(
-            || fgetxattr_query(from, name),
-            |buf| fgetxattr(from, name, buf),
-        )?;
-        let there = read_sized(|| fgetxattr_query(to, name), |buf| fgetxattr(to, name, buf)).ok();
-        if there.as_deref() == Some(&value[..]) {
-            continue;
-        }
-        fsetxattr(to, name, &value, XattrFlags::empty()).map_err(|e| {
-            io::Error::new(
-                io::Error::from(e).kind(),
-                format!(
-                    "cannot keep its extended attribute {}: {e}",
-                    name.to_string_lossy()
-                ),
-            )
-        })?;
-    }
-    Ok(())
-}
-
-/// A list or value of unknown size: asked for its size, then read, again
-/// if it grew in between.
-#[cfg(target_os = "linux")]
-fn read_sized(
-    size: impl Fn() -> rustix::io::Result<usize>,
-    get: impl Fn(&mut [u8]) -> rustix::io::Result<usize>,
-) -> io::Result<Vec<u8>> {
-    loop {
-        let mut buf = vec![0; size()?];
-        if buf.is_empty() {
-            return Ok(buf);
-        }
-        match get(&mut buf) {
-            Ok(n) => {
-                buf.truncate(n);
-                return Ok(buf);
-            }
-            Err(rustix::io::Errno::RANGE) => continue,
-            Err(e) => return Err(e.into()),
-        }
-    }
 }

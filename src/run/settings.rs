@@ -131,6 +131,18 @@ struct Nearest {
 }
 
 impl Scopes {
+    /// The config files the run has read so far: the working directory's
+    /// and those found beside the inputs (all of them once the inputs are
+    /// expanded), so that no output replaces one.
+    pub(super) fn config_files(&self) -> Vec<PathBuf> {
+        let Some(n) = &self.nearest else {
+            return Vec::new();
+        };
+        let mut files: Vec<PathBuf> = lock(&n.files).keys().cloned().collect();
+        files.extend(n.root_file.iter().cloned());
+        files
+    }
+
     /// The scope of a file or directory's entry: its directory's.
     pub(super) fn of(&self, path: &Path) -> Found {
         let Some(n) = &self.nearest else {

@@ -1,10 +1,13 @@
 //! `--split GOOD BAD`: the rows of one file without errors to GOOD, the
 //! others to BAD. It writes two files where a fix writes one, and keeps the
-//! same promise: nothing changes unless both can be written. Both targets
-//! are checked before the input is read; both copies are written whole and
-//! synced before either is renamed; BAD goes into place first (its rows
-//! exist nowhere else once GOOD replaces the input they came from), and if
-//! GOOD then cannot follow, BAD's rename is undone, the old BAD restored.
+//! same promise: nothing changes unless both can be written. Both outputs
+//! are opened ([`Halves::open`]) before the input is read; both copies are
+//! written whole and synced before either is renamed; BAD goes into place
+//! first (the rows with errors must exist somewhere before anything else
+//! changes), and if GOOD then cannot follow, BAD's rename is undone, the old
+//! BAD restored; a signal waits for all of it ([`tempfiles::renaming`]).
+//! The file split must be the file checked: it is held to the identity the
+//! input had before the check (device, inode, size, modification time).
 //!
 //! What a split cannot sort is a finding about the whole file rather than
 //! a row (its encoding, its delimiter, a `sep=` line): every row has it, so
@@ -12,12 +15,13 @@
 //! `--fix` the split is made from a fixed copy (`fix.rs` keeps it instead
 //! of replacing the input), so the fixes asked for leave none.
 
+use super::replace::Identity;
 use crate::check::split::{split_rows, Split};
 use crate::check::Options;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::output::{Output, Ready};
 use crate::rules::{self, Rule};
-use crate::tempfiles::{self, Temp};
+use crate::tempfiles;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -92,56 +96,83 @@ impl Findings {
     }
 }
 
-/// Why GOOD or BAD cannot be written, if one cannot: told before the input
-/// is read, so that a split that cannot finish changes nothing and costs
-/// no check.
-pub(super) fn check_targets(good: &Path, bad: &Path) -> Result<(), String> {
-    for p in [bad, good] {
-        if p.is_dir() {
-            return Err(format!("{}: is a directory", p.display()));
-        }
-        // A file made and removed where the copy will be: the one test of
-        // a directory's permissions that holds for every user and file
-        // system (root, read-only mounts, ACLs).
-        let dir = tempfiles::dir_of(p);
-        beside(p)
-            .map_err(|e| format!("{}: cannot write in {}: {e}", p.display(), dir.display()))?;
+/// GOOD and BAD, opened before the input is read (a split that cannot
+/// write both changes nothing and costs no check), and what the input was
+/// then.
+pub(super) struct Halves {
+    good: Output,
+    bad: Output,
+    input: Option<Identity>,
+}
+
+impl Halves {
+    /// Opens both outputs (BAD first, as it is committed first) and notes
+    /// the identity of `input`, the file to split.
+    pub(super) fn open(good: &Path, bad: &Path, input: &Path) -> Result<Halves, String> {
+        let create = |p: &Path| Output::create(p, ".bdxlint-split-").map_err(named(p));
+        let bad = create(bad)?;
+        let good = create(good)?;
+        let input = std::fs::metadata(input).ok().map(|m| Identity::of(&m));
+        Ok(Halves { good, bad, input })
     }
-    Ok(())
+
+    /// Where a fixed copy to split is best made: beside GOOD, which the
+    /// split writes anyway (the input's directory may be read-only); for a
+    /// GOOD written in place (a device), the system's temporary directory.
+    pub(super) fn copy_dir(&self) -> PathBuf {
+        self.good
+            .dir()
+            .map_or_else(std::env::temp_dir, Path::to_path_buf)
+    }
 }
 
-/// A temporary file beside `p`, so that renaming it to `p` stays on one
-/// file system.
-fn beside(p: &Path) -> io::Result<Temp> {
-    tempfiles::beside(tempfiles::dir_of(p), ".bdxlint-split-")
-}
-
-/// Writes the rows of `path` to `good` and `bad` by whether an error lies
-/// in them (`errors`: byte offsets in `path`), both written whole and
-/// synced beside their targets, then renamed into place by [`commit`].
+/// Writes the rows of `path` to the halves by whether an error lies in
+/// them (`errors`: byte offsets in `path`), both written whole and synced
+/// beside their targets, then renamed into place by [`commit`]. `checked`:
+/// `path` is the input as the check read it, not a fixed copy of ours, so
+/// it must still be the file it was (else the errors' offsets are another
+/// file's, and nothing is written).
 pub(super) fn split(
     path: &Path,
+    checked: bool,
     opts: &Options,
     mut errors: Vec<u64>,
-    good: &Path,
-    bad: &Path,
+    halves: Halves,
 ) -> Result<Split, String> {
     errors.sort_unstable();
-    // Each through an `Output`: a regular target replaced by a copy made
-    // beside it, a device or FIFO written in place.
-    let create = |p: &Path| Output::create(p, ".bdxlint-split-").map_err(named(p));
-    let (mut g, mut b) = (create(good)?, create(bad)?);
-    let file = File::open(path).map_err(|e| e.to_string())?;
+    let Halves {
+        mut good,
+        mut bad,
+        input,
+    } = halves;
+    let file = File::open(path).map_err(named(path))?;
+    let same = |file: &File| {
+        !checked || file.metadata().ok().map(|m| Identity::of(&m)) == input && input.is_some()
+    };
+    let changed = || {
+        format!(
+            "{}: changed while it was checked: not split, nothing written; run again",
+            path.display()
+        )
+    };
+    if !same(&file) {
+        return Err(changed());
+    }
     let opts = Options {
         cancel: None,
         ..opts.clone()
     };
-    let n = split_rows(file, &opts, &errors, &mut g, &mut b).map_err(|e| e.to_string())?;
+    let n = split_rows(&file, &opts, &errors, &mut good, &mut bad).map_err(|e| e.to_string())?;
+    // Written to while it was split.
+    if !same(&file) {
+        return Err(changed());
+    }
     // Both on disk before either is renamed: a crash after the renames
     // must not leave a target that names rows its data never reached.
-    let g = g.prepare().map_err(named(good))?;
-    let b = b.prepare().map_err(named(bad))?;
-    commit(g, b, &mut |from, to| std::fs::rename(from, to))?;
+    let good = good.prepare().map_err(|e| e.to_string())?;
+    let bad = bad.prepare().map_err(|e| e.to_string())?;
+    let _renaming = tempfiles::renaming();
+    commit(good, bad, &mut |from, to| std::fs::rename(from, to))?;
     Ok(n)
 }
 
@@ -189,17 +220,21 @@ fn set_aside(bad: &Path) -> io::Result<Option<TempPath>> {
     if std::fs::symlink_metadata(bad).is_err() {
         return Ok(None);
     }
-    // A unique name, freed for the link to take. Not one of `tempfiles`:
-    // where links fail it holds the old BAD itself, which a signal's
-    // clean-up must never remove.
-    let path = tempfile::Builder::new()
-        .prefix(".bdxlint-split-")
-        .tempfile_in(tempfiles::dir_of(bad))?
-        .into_temp_path();
-    std::fs::remove_file(&path)?;
-    if std::fs::hard_link(bad, &path).is_err() {
-        std::fs::rename(bad, &path)?;
-    }
+    // A second link under a fresh name (tried again should the name be
+    // taken meanwhile). Not one of `tempfiles`: where links fail it holds
+    // the old BAD itself, which a signal's clean-up must never remove.
+    let dir = tempfiles::dir_of(bad);
+    let mut b = tempfile::Builder::new();
+    b.prefix(".bdxlint-split-old-");
+    let path = match b.make_in(dir, |p| std::fs::hard_link(bad, p)) {
+        Ok(linked) => linked.into_temp_path(),
+        // A file system without links: BAD itself goes aside (and is
+        // missing until the split is in place or undone).
+        Err(e) if e.kind() != io::ErrorKind::AlreadyExists => b
+            .make_in(dir, |p| std::fs::rename(bad, p))?
+            .into_temp_path(),
+        Err(e) => return Err(e),
+    };
     Ok(Some(path))
 }
 
@@ -255,6 +290,7 @@ fn failed(target: &Path, e: &io::Error, undo: io::Result<()>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tempfiles::Temp;
     use std::io::Write;
 
     fn ready(tmp: Temp, target: &Path) -> Ready {
