@@ -519,7 +519,13 @@ fn the_action_script_splits_args_as_a_shell_and_summarises_every_mode() {
     // and nothing ran.
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(!Path::new(ROOT).join("pwned").exists());
-    assert!(baseline.exists(), "{out:?}");
+    // The quoted path stayed one argument: the baseline was meant, and
+    // not written only because the run missed the two stray words' files.
+    assert!(!baseline.exists(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("my baseline.json not written"),
+        "{out:?}"
+    );
     let out = action_env(&[
         ("BDXLINT_PATHS", "testdata/example".as_ref()),
         ("BDXLINT_FORMAT", "github".as_ref()),
