@@ -24,7 +24,7 @@ use crate::config::FailOn;
 use crate::error::Error;
 use crate::filter::{Level, RuleFilter};
 use crate::output::{Output, Reads};
-use crate::report::{self, Failure, HumanOptions, OutputFormat, Report, Statistics};
+use crate::report::{self, display_path, Failure, HumanOptions, OutputFormat, Report, Statistics};
 use crate::schema;
 use files::Run;
 use inputs::{expand, Input};
@@ -133,7 +133,9 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     let settings = match settings(req) {
         Ok(s) => s,
         Err(e) => {
-            writeln!(err, "bdxlint: {e}")?;
+            // A config error's lines: the file and place, then its excerpt.
+            let lines: Vec<_> = e.split('\n').map(report::printable).collect();
+            writeln!(err, "bdxlint: {}", lines.join("\n"))?;
             return Ok(EXIT_TROUBLE);
         }
     };
@@ -170,25 +172,25 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     }
     // Before anything is read: no output may replace an input, or another.
     if let Some(problem) = outputs_problem(req, &inputs) {
-        writeln!(err, "bdxlint: {problem}")?;
+        say(err, &problem)?;
         return Ok(EXIT_TROUBLE);
     }
     // Before the input is read: a split that cannot write both files
     // changes nothing, and costs no check.
     if let Some((good, bad)) = &req.split {
         if let Err(e) = split::check_targets(good, bad) {
-            writeln!(err, "bdxlint: --split: {}", report::printable(&e))?;
+            say(err, &format!("--split: {e}"))?;
             return Ok(EXIT_TROUBLE);
         }
     }
     let Some(path) = &req.output_file else {
         return check_inputs(req, settings, inputs, failures, stdin_count, out, err);
     };
-    let shown = report::printable(&path.display().to_string()).into_owned();
+    let shown = display_path(path);
     let mut file = match Output::create(path, ".bdxlint-report") {
         Ok(f) => f,
         Err(e) => {
-            writeln!(err, "bdxlint: --output-file {shown}: {e}")?;
+            say(err, &format!("--output-file {shown}: {e}"))?;
             return Ok(EXIT_TROUBLE);
         }
     };
@@ -198,7 +200,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     match file.commit() {
         Ok(()) => Ok(code),
         Err(e) => {
-            writeln!(err, "bdxlint: --output-file {shown}: {e}")?;
+            say(err, &format!("--output-file {shown}: {e}"))?;
             Ok(EXIT_TROUBLE)
         }
     }
@@ -257,7 +259,7 @@ fn check_inputs(
         let mut keys = Keys::default();
         for p in &req.entities {
             if let Err(e) = load_entities(p, &opts, &mut keys) {
-                writeln!(err, "bdxlint: --entities {}: {e}", p.display())?;
+                say(err, &format!("--entities {}: {e}", display_path(p)))?;
                 return Ok(EXIT_TROUBLE);
             }
         }
@@ -290,7 +292,7 @@ fn check_inputs(
         Some(p) => match Baseline::load(p) {
             Ok(b) => Some(b),
             Err(e) => {
-                writeln!(err, "bdxlint: {e}")?;
+                say(err, &e.to_string())?;
                 return Ok(EXIT_TROUBLE);
             }
         },
@@ -377,31 +379,31 @@ fn check_inputs(
                     writeln!(
                         err,
                         "bdxlint: split {}{}: {} rows without errors to {}, {} to {}",
-                        path.display(),
+                        display_path(path),
                         if req.fix.is_some() {
                             " as fixed (the file itself left as it was)"
                         } else {
                             ""
                         },
                         n.good,
-                        good.display(),
+                        display_path(good),
                         n.bad,
-                        bad.display()
+                        display_path(bad)
                     )?;
                     if let Some(note) = found.kept_note(good, bad) {
-                        writeln!(err, "bdxlint: {}", report::printable(&note))?;
+                        say(err, &note)?;
                     }
                 }
                 Err(e) => failures.push(Failure {
                     path: path.display().to_string(),
-                    reason: format!("--split {}: {e}", path.display()),
+                    reason: format!("--split {}: {e}", display_path(path)),
                 }),
             }
         }
     }
     drop(kept);
     for f in failures.iter().chain(&not_fixed) {
-        writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
+        say(err, &f.reason)?;
     }
     let mut s = t.summary;
     s.failures = failures.len();
@@ -429,10 +431,10 @@ fn check_inputs(
         match b.save(p) {
             Ok(()) => {
                 let n: u32 = b.findings.iter().map(|e| e.count).sum();
-                writeln!(err, "bdxlint: recorded {n} findings in {}", p.display())?;
+                writeln!(err, "bdxlint: recorded {n} findings in {}", display_path(p))?;
             }
             Err(e) => {
-                writeln!(err, "bdxlint: {e}")?;
+                say(err, &e.to_string())?;
                 code = EXIT_TROUBLE;
             }
         }
@@ -560,7 +562,7 @@ fn write_shown(
         if n == 1 { "finding" } else { "findings" }
     )?;
     for (path, rules) in shown {
-        writeln!(out, "- {}:", report::printable(path))?;
+        writeln!(out, "- {}:", report::display_name(path))?;
         for (rule, n) in rules {
             writeln!(out, "    {n} × {} ({})", rule.code, rule.name)?;
         }
@@ -601,6 +603,15 @@ fn load_entities(path: &Path, opts: &Options, keys: &mut Keys) -> Result<(), Str
         );
     }
     refs::collect_entities(io::Cursor::new(head).chain(file), opts, keys).map_err(|e| e.to_string())
+}
+
+/// A message of the run on `err`, one line after `bdxlint: `. Its paths
+/// were shown with [`display_path`] where it was made; the whole is made
+/// [`report::printable`] here as well, so that nothing a file name holds
+/// reaches the terminal raw or starts a line, whatever made the message (an
+/// I/O error's text, a reason from below that named a path as it is).
+fn say(err: &mut dyn Write, message: &str) -> io::Result<()> {
+    writeln!(err, "bdxlint: {}", report::printable(message))
 }
 
 /// A file that could not be checked, named by the path in its error.
