@@ -95,10 +95,17 @@ impl Baseline {
     }
 
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
-        let at = |e: String| BaselineError(format!("baseline {}: {e}", path.display()));
+        let at = |e: String| {
+            BaselineError(format!(
+                "baseline {}: {e}",
+                crate::report::display_path(path)
+            ))
+        };
         let text =
             crate::files::read_bounded(path, crate::files::MAX_BASELINE_BYTES).map_err(at)?;
-        let b: Baseline = serde_json::from_str(&text).map_err(|e| at(e.to_string()))?;
+        // serde's message may quote a value of the file: escaped, cut short.
+        let b: Baseline = serde_json::from_str(&text)
+            .map_err(|e| at(crate::report::excerpt(&e.to_string(), 300)))?;
         if b.version != 1 {
             return Err(at(format!("version {} is not 1", b.version)));
         }
@@ -113,7 +120,12 @@ impl Baseline {
     /// device or FIFO is written in place.
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
         use std::io::Write;
-        let at = |e: String| BaselineError(format!("baseline {}: {e}", path.display()));
+        let at = |e: String| {
+            BaselineError(format!(
+                "baseline {}: {e}",
+                crate::report::display_path(path)
+            ))
+        };
         let mut text = serde_json::to_string_pretty(self).map_err(|e| at(e.to_string()))?;
         text.push('\n');
         let mut out = crate::output::Output::create(path, ".bdxlint-baseline")

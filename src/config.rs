@@ -97,26 +97,101 @@ fn strings(v: Vec<Str>) -> Vec<String> {
     v.into_iter().map(toml::Spanned::into_inner).collect()
 }
 
+/// The most characters of a config's line an error quotes.
+const EXCERPT: usize = 80;
+/// The most characters of an error's message: the parser's and ours quote
+/// keys and values of the file.
+const MESSAGE: usize = 300;
+
+/// The 1-based line and column (in characters) of byte `at` of `text`.
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let at = floor_char(text, at.min(text.len()));
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    (
+        text[..at].matches('\n').count() + 1,
+        text[line_start..at].chars().count() + 1,
+    )
+}
+
+/// `at`, or the start of the character it falls in.
+fn floor_char(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
 /// `message` about the bytes `span` of `text`, in the shape of the toml
-/// parser's own errors: the line and column, the line with a caret under
-/// the value, then the message.
+/// parser's own errors: the line and column, an excerpt of the line with a
+/// caret under the value, then the message. The excerpt is at most
+/// [`EXCERPT`] characters of that one line around the value, control
+/// characters escaped (`\x1b`): a config's bytes never reach the terminal
+/// as they are, nor more than a short piece of them.
 fn located(text: &str, span: std::ops::Range<usize>, message: &str) -> String {
-    let start = span.start.min(text.len());
+    let start = floor_char(text, span.start.min(text.len()));
     let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
-    let line_no = text[..start].matches('\n').count() + 1;
-    let col = text[line_start..start].chars().count() + 1;
-    let line = text[line_start..line_end].trim_end_matches('\r');
-    let width = text[start..span.end.clamp(start, line_end)]
+    let (line_no, col) = line_col(text, start);
+    let chars: Vec<char> = text[line_start..line_end]
+        .trim_end_matches('\r')
+        .chars()
+        .collect();
+    let at = (col - 1).min(chars.len());
+    let width = text[start..floor_char(text, span.end.clamp(start, line_end))]
         .chars()
         .count()
         .max(1);
+    // A window of the line that holds the value's start, a little of what
+    // leads to it first.
+    let from = if chars.len() <= EXCERPT {
+        0
+    } else {
+        at.saturating_sub(EXCERPT / 4).min(chars.len() - EXCERPT)
+    };
+    let to = (from + EXCERPT).min(chars.len());
+    let mut shown = String::new();
+    if from > 0 {
+        shown.push_str("...");
+    }
+    let (mut caret_at, mut carets) = (None, 0);
+    for (i, c) in (from..to).zip(&chars[from..to]) {
+        if i == at {
+            caret_at = Some(shown.chars().count());
+        }
+        let piece = crate::report::printable(c.encode_utf8(&mut [0; 4])).into_owned();
+        if (at..at + width).contains(&i) {
+            carets += piece.chars().count();
+        }
+        shown.push_str(&piece);
+    }
+    // A value at the end of its line (or of the file).
+    let caret_at = caret_at.unwrap_or_else(|| shown.chars().count());
+    if to < chars.len() {
+        shown.push_str("...");
+    }
     let gutter = " ".repeat(line_no.to_string().len());
     format!(
-        "invalid value at line {line_no}, column {col}\n{gutter} |\n{line_no} | {line}\n{gutter} | {}{}\n{message}",
-        " ".repeat(col - 1),
-        "^".repeat(width)
+        "invalid value at line {line_no}, column {col}\n{gutter} |\n{line_no} | {shown}\n{gutter} | {}{}\n{}",
+        " ".repeat(caret_at),
+        "^".repeat(carets.max(1)),
+        crate::report::excerpt(message, MESSAGE)
     )
+}
+
+/// An error of the TOML parser, or of the file's shape (an unknown key, a
+/// value of the wrong type), said without quoting the file: it may not be a
+/// config at all (a link to a credentials file, `/proc/self/environ`), and
+/// the parser's own message quotes the whole line. Its place and its
+/// message, escaped and cut short, are enough to find it.
+fn unquoted(text: &str, e: &toml::de::Error) -> String {
+    let message = crate::report::excerpt(e.message(), MESSAGE);
+    match e.span() {
+        Some(span) => {
+            let (line, col) = line_col(text, span.start);
+            format!("TOML parse error at line {line}, column {col}: {message}")
+        }
+        None => format!("TOML parse error: {message}"),
+    }
 }
 
 /// A loaded, checked configuration.
@@ -303,20 +378,70 @@ impl Config {
         dir.ancestors().find_map(in_dir)
     }
 
-    /// Reads and checks the file at `path`.
+    /// Reads and checks the file at `path` (`--config`: whatever it is, the
+    /// user named it).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = crate::files::read_bounded(path, crate::files::MAX_CONFIG_BYTES)
-            .map_err(|e| ConfigError(format!("{}: {e}", path.display())))?;
+        Config::load_from(path, path)
+    }
+
+    /// Reads and checks a config file that discovery found (`path`, as
+    /// [`Config::discover`] or [`in_dir`] gave it): one that is a symbolic
+    /// link, or lies below one, is read only if it resolves inside the
+    /// repository that holds it, or, outside any repository, inside its own
+    /// directory. A checked-in `bdxlint.toml` linking to a file of the
+    /// machine (`/proc/self/environ`, a credentials file) is an error that
+    /// reads nothing of it.
+    pub fn load_discovered(path: &Path) -> Result<Config, ConfigError> {
+        let shown = crate::report::display_path(path);
+        let target = std::fs::canonicalize(path).map_err(|e| {
+            ConfigError(format!(
+                "{shown}: cannot be resolved ({e}): not read; a bdxlint.toml that is a symbolic link must lead to a file inside its repository"
+            ))
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let repository = dir
+            .ancestors()
+            .find(|a| std::fs::symlink_metadata(a.join(".git")).is_ok());
+        let tree = repository.unwrap_or(dir);
+        let inside = std::fs::canonicalize(tree).is_ok_and(|t| target.starts_with(t));
+        if !inside {
+            let what = if repository.is_some() {
+                "its repository"
+            } else {
+                "its directory"
+            };
+            return Err(ConfigError(format!(
+                "{shown}: a symbolic link to a file outside {what} ({}): not read; configs found by discovery follow no link out of the tree, so name the file with --config to use it",
+                crate::report::display_path(tree)
+            )));
+        }
+        // The file resolved and checked, not the path again.
+        Config::load_from(&target, path)
+    }
+
+    /// Reads the file at `file` and checks it as the config `path`.
+    fn load_from(file: &Path, path: &Path) -> Result<Config, ConfigError> {
+        let text = crate::files::read_bounded(file, crate::files::MAX_CONFIG_BYTES)
+            .map_err(|e| ConfigError(format!("{}: {e}", crate::report::display_path(path))))?;
         Config::parse(&text, path)
     }
 
     /// Parses and checks config text; `path` names it in errors and anchors
-    /// the override globs.
+    /// the override globs. Errors quote at most a short excerpt of a value's
+    /// line, escaped, and only once the file has parsed as TOML with no key
+    /// a config does not have: nothing of a file that is not a config.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let at = |msg: String| ConfigError(format!("{}: {msg}", path.display()));
-        // toml's message already says "TOML parse error at line L, column C"
-        // and quotes the line with a caret under the unknown key.
-        let raw: Raw = toml::from_str(text).map_err(|e| at(e.to_string().trim_end().to_owned()))?;
+        let at = |msg: String| ConfigError(format!("{}: {msg}", crate::report::display_path(path)));
+        let de = toml::de::Deserializer::parse(text).map_err(|e| at(unquoted(text, &e)))?;
+        let raw = Raw::deserialize(de).map_err(|e| {
+            // An unknown key says nothing of whether the file is a config.
+            match e.span() {
+                Some(span) if !e.message().starts_with("unknown field") => {
+                    at(located(text, span, e.message()))
+                }
+                _ => at(unquoted(text, &e)),
+            }
+        })?;
         let bad = |v: &Str, msg: String| at(located(text, v.span(), &msg));
         let check = |sel: &Str, key: &str| {
             filter::validate(sel.get_ref()).map_err(|e| bad(sel, format!("{key}: {e}")))
@@ -433,9 +558,14 @@ impl Config {
     }
 }
 
-/// The config file of `dir` itself, if it has one.
+/// The config file of `dir` itself, if it has one: a regular file, or a
+/// symbolic link (which [`Config::load_discovered`] reads only if it stays
+/// in the tree, and which is an error if it does not).
 pub fn in_dir(dir: &Path) -> Option<PathBuf> {
-    FILE_NAMES.iter().map(|n| dir.join(n)).find(|p| p.is_file())
+    FILE_NAMES
+        .iter()
+        .map(|n| dir.join(n))
+        .find(|p| p.is_file() || p.is_symlink())
 }
 
 /// `file` relative to `root`, lexically (`.` dropped, `..` resolved), or
@@ -558,6 +688,98 @@ ignore = ["H003"]
         assert!(e.contains("line 2, column 9\n"), "{e}");
         let e = parse("[[overrides]]\npaths = [\"a\"]\nformat = \"nope\"").expect_err("format");
         assert!(e.contains("line 3, column 10\n"), "{e}");
+    }
+
+    #[test]
+    fn errors_that_do_not_show_a_config_quote_none_of_the_file() {
+        // Not TOML: the parser's message would quote the line.
+        let e = parse("token = abc123secret\n").expect_err("syntax");
+        assert!(
+            e.starts_with("/repo/bdxlint.toml: TOML parse error at line 1, column 9: "),
+            "{e}"
+        );
+        assert!(!e.contains("abc123secret") && !e.contains('\n'), "{e}");
+        // What `/proc/self/environ` holds.
+        let e = parse("HOME=/root\0GITHUB_TOKEN=ghp_secret\0").expect_err("syntax");
+        assert!(!e.contains("ghp_secret") && !e.contains('\0'), "{e}");
+        // TOML, but a key no config has: only the key is named.
+        let e = parse("[default]\naws_secret = \"wJalrXUtnFEMI\"\n").expect_err("unknown key");
+        assert!(
+            e.contains("line 1, column 2") && e.contains("unknown field `default`"),
+            "{e}"
+        );
+        assert!(!e.contains("wJalrXUtnFEMI") && !e.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn excerpts_are_short_and_escaped() {
+        // U+009B (CSI) is allowed raw in a TOML string; it must not reach a
+        // terminal raw, in the excerpt or the message.
+        let e = parse("select = [\"C\", \"\u{9b}2J\"]\n").expect_err("no rule");
+        assert!(!e.contains('\u{9b}'), "{e:?}");
+        assert!(
+            e.contains("1 | select = [\"C\", \"\\u{9b}2J\"]\n  |                ^^^^^^^^^^\n"),
+            "{e}"
+        );
+        let e = parse("fail-on = \"\u{9b}31m\"\n").expect_err("variant");
+        assert!(!e.contains('\u{9b}') && e.contains("\\u{9b}31m"), "{e:?}");
+        // A long line: a window of it around the value.
+        let long = format!("select = [{}\"Z9\"]\n", "\"C\", ".repeat(60));
+        let e = parse(&long).expect_err("no rule");
+        let line = e.lines().nth(2).expect("excerpt");
+        assert!(line.chars().count() <= 4 + 80 + 6, "{line}");
+        assert!(
+            line.starts_with("1 | ...") && line.ends_with("\"Z9\"]"),
+            "{line}"
+        );
+        let caret = e.lines().nth(3).expect("caret");
+        assert_eq!(caret.find('^'), line.find("\"Z9\""), "{e}");
+        // A long value: the message is cut too.
+        let e = parse(&format!("select = [\"{}\"]\n", "Z".repeat(5000))).expect_err("long");
+        assert!(e.len() < 600, "{}", e.len());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn discovery_follows_no_link_out_of_the_tree() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("repo/sub")).expect("mkdir");
+        std::fs::create_dir(d.join("outside")).expect("mkdir");
+        std::fs::write(d.join("outside/secret"), "select = [\"TOKEN_abc\"]\n").expect("write");
+        std::fs::write(d.join("repo/shared.toml"), "ignore = [\"X005\"]\n").expect("write");
+        // No repository: the link must stay in its own directory.
+        symlink("../shared.toml", d.join("repo/sub/bdxlint.toml")).expect("symlink");
+        let e = Config::load_discovered(&d.join("repo/sub/bdxlint.toml")).expect_err("out");
+        assert!(
+            e.0.contains("a symbolic link to a file outside its directory"),
+            "{e}"
+        );
+        // In a repository: anywhere inside it.
+        std::fs::create_dir(d.join("repo/.git")).expect("mkdir");
+        let c = Config::load_discovered(&d.join("repo/sub/bdxlint.toml")).expect("inside");
+        assert_eq!(c.ignore, ["X005"]);
+        assert_eq!(c.root, d.join("repo/sub"));
+        for target in [
+            d.join("outside/secret"),
+            "/proc/self/environ".into(),
+            d.join("missing"),
+        ] {
+            let link = d.join("repo/bdxlint.toml");
+            let _ = std::fs::remove_file(&link);
+            symlink(&target, &link).expect("symlink");
+            assert_eq!(in_dir(&d.join("repo")), Some(link.clone()));
+            let e = Config::load_discovered(&link).expect_err("out").0;
+            assert!(e.contains("not read"), "{e}");
+            assert!(!e.contains("TOKEN") && !e.contains("PATH="), "{e}");
+        }
+        // `--config` is the user's choice.
+        assert!(Config::load(&d.join("repo/bdxlint.toml")).is_err());
+        std::fs::remove_file(d.join("repo/bdxlint.toml")).expect("rm");
+        symlink(d.join("outside/secret"), d.join("repo/bdxlint.toml")).expect("symlink");
+        let e = Config::load(&d.join("repo/bdxlint.toml")).expect_err("no rule");
+        assert!(e.0.contains("\"TOKEN_abc\" names no rule"), "{e}");
     }
 
     #[test]

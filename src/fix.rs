@@ -170,10 +170,12 @@ const WINDOW: usize = 64;
 const WINDOW_BYTES: usize = 8 << 20;
 
 /// Writes a unified diff of `old` and `new` (labelled `old_name` and
-/// `new_name`) to `out`; whether they differ. With `escape`, control
-/// characters in lines are shown escaped (the diff goes to a terminal), so
-/// a cell cannot write escape sequences to it; a CR before the line feed
-/// is kept, shown as `␍` when escaping.
+/// `new_name`) to `out`; whether they differ. The labels are quoted as git
+/// quotes an unusual name (`"a\033b"`), terminal or not: a name must not
+/// write to a terminal, nor start a line of a CI log. With `escape`,
+/// control characters in lines are shown escaped (the diff goes to a
+/// terminal), so a cell cannot write escape sequences to it; a CR before
+/// the line feed is kept, shown as `␍` when escaping.
 pub fn unified_diff(
     old: impl BufRead,
     new: impl BufRead,
@@ -188,7 +190,10 @@ pub fn unified_diff(
         before: VecDeque::new(),
         hunk: None,
         out,
-        header: Some((old_name.to_owned(), new_name.to_owned())),
+        header: Some((
+            crate::report::git_quoted(old_name).into_owned(),
+            crate::report::git_quoted(new_name).into_owned(),
+        )),
         escape,
     };
     d.run()?;
@@ -536,6 +541,21 @@ mod tests {
         assert_eq!(diff(&a, &a), "");
         assert_eq!(diff("", "x\n"), "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n");
         assert_eq!(diff("x\n", ""), "--- a\n+++ b\n@@ -1,1 +0,0 @@\n-x\n");
+    }
+
+    #[test]
+    fn diff_headers_quote_unusual_names_as_git_does() {
+        for escape in [false, true] {
+            let mut out = Vec::new();
+            let name = "a\u{1b}]0;x\u{7}\r\n::error::b.csv";
+            unified_diff(&b"a\n"[..], &b"b\n"[..], name, name, escape, &mut out).expect("io");
+            let s = String::from_utf8(out).expect("utf-8");
+            assert_eq!(
+                s,
+                "--- \"a\\033]0;x\\a\\r\\n::error::b.csv\"\n\
+                 +++ \"a\\033]0;x\\a\\r\\n::error::b.csv\"\n@@ -1,1 +1,1 @@\n-a\n+b\n"
+            );
+        }
     }
 
     #[test]

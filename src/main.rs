@@ -15,7 +15,8 @@ fn main() -> ExitCode {
         // on without it and exits with its own status (see cli::ClosedPipe).
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("bdxlint: {e}");
+            // An I/O error's text may name a file: escaped like every message.
+            eprintln!("bdxlint: {}", bdxlint::report::printable(&e.to_string()));
             ExitCode::from(cli::EXIT_TROUBLE)
         }
     }

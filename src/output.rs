@@ -21,7 +21,7 @@
 //! identity (device and inode, or the normalized path of a file not there
 //! yet), so that no output can replace an input.
 
-use crate::report::printable;
+use crate::report::display_path;
 use crate::tempfiles::{self, Temp};
 use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
@@ -430,7 +430,7 @@ impl Reads {
     /// a directory, a file read, or the file another names. Devices and
     /// FIFOs never conflict: they are written in place.
     pub fn conflict(&self, outputs: &[Named<'_>]) -> Option<String> {
-        let shown = |p: &Path| printable(&p.display().to_string()).into_owned();
+        let shown = |p: &Path| display_path(p);
         let mut seen: Vec<(Id, Named<'_>)> = Vec::new();
         for &(flag, path) in outputs {
             if fs::metadata(path).is_ok_and(|m| m.is_dir()) {

@@ -10,12 +10,19 @@ use super::{position, Failure, Report, Summary};
 use crate::diagnostic::{Diagnostic, Severity};
 use std::io::{self, Write};
 
+/// A message as `escapeData` writes it; then every other control character
+/// (ESC, BEL, C1) shown escaped (`\x1b`), as the runner would print it raw
+/// into the log and onto the terminal of whoever reads it.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    super::safe::printable(&s).into_owned()
 }
 
+/// A property (`file=`, `title=`) as `escapeProperty` writes it, and other
+/// control characters escaped as in [`escape_data`].
 fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
@@ -114,5 +121,34 @@ mod tests {
     fn escapes_like_the_actions_toolkit() {
         assert_eq!(escape_data("100%\r\na:b,c"), "100%25%0D%0Aa:b,c");
         assert_eq!(escape_property("100%\r\na:b,c"), "100%25%0D%0Aa%3Ab%2Cc");
+    }
+
+    #[test]
+    fn other_control_characters_are_escaped_in_properties_and_messages() {
+        let name = "a\u{1b}]0;x\u{7}\r\n::error::b.csv";
+        let p = escape_property(name);
+        assert_eq!(p, "a\\x1b]0;x\\x07%0D%0A%3A%3Aerror%3A%3Ab.csv");
+        assert!(!p.chars().any(char::is_control), "{p}");
+        assert_eq!(escape_data("x\u{9b}y\u{7f}"), "x\\u{9b}y\\x7f");
+
+        let mut out = Vec::new();
+        {
+            let mut w = GithubWriter::new(&mut out);
+            w.start_file(name, None);
+            w.finish(
+                &[Failure {
+                    path: name.to_owned(),
+                    reason: format!("{name}: \u{1b}[2J gone"),
+                }],
+                &Summary::default(),
+            )
+            .expect("writes");
+        }
+        let text = String::from_utf8(out).expect("UTF-8");
+        assert!(
+            !text.trim_end_matches('\n').chars().any(char::is_control),
+            "{text:?}"
+        );
+        assert_eq!(text.lines().count(), 1, "{text:?}");
     }
 }

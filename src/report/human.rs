@@ -187,7 +187,7 @@ pub(super) fn write_one(
 ) -> io::Result<()> {
     // Nothing of the file reaches the terminal as it is (see `safe`): the
     // source lines keep their byte offsets, so the spans still fit.
-    let location = printable(location);
+    let location = super::safe::display_name(location);
     let safe_snippet = d
         .snippet
         .as_ref()

@@ -24,7 +24,7 @@ use crate::diagnostic::Severity;
 use std::io::{self, Write};
 
 pub use human::HumanOptions;
-pub use safe::printable;
+pub use safe::{display_name, display_path, excerpt, git_quoted, printable};
 pub use sarif::uri;
 pub use sink::Statistics;
 pub use stream::StreamWriter;

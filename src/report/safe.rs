@@ -6,6 +6,7 @@
 //! escape them by their own rules (JSON, XML, workflow commands).
 
 use std::borrow::Cow;
+use std::path::Path;
 
 /// Whether `c` may not reach a terminal as it is: C0 controls but tab, DEL,
 /// and C1 controls.
@@ -31,6 +32,76 @@ pub fn printable(s: &str) -> Cow<'_, str> {
             c => out.push(c),
         }
     }
+    Cow::Owned(out)
+}
+
+/// A file name in a message for a person (standard error, a terminal, the
+/// human and concise reports): [`printable`], so it stays on its line and
+/// writes no escape sequence; and a name that begins (after blanks) with
+/// `::` or `##` is written `./::...`, since a line of a CI log that begins
+/// so is read as a command by the runner (GitHub's `::error::`, Azure's
+/// `##vso[...]`), and some messages begin with the name.
+pub fn display_name(s: &str) -> Cow<'_, str> {
+    let shown = printable(s);
+    let rest = shown.trim_start();
+    if rest.starts_with("::") || rest.starts_with("##") {
+        return Cow::Owned(format!("./{shown}"));
+    }
+    shown
+}
+
+/// A path in a message for a person: [`display_name`] of its text (bytes
+/// that are not UTF-8 shown as U+FFFD).
+pub fn display_path(p: &Path) -> String {
+    display_name(&p.to_string_lossy()).into_owned()
+}
+
+/// At most `max` characters of the first line of `s`, [`printable`], with
+/// `...` where it was cut: a value a file gave, quoted in a message without
+/// letting the file write to the terminal or fill the log.
+pub fn excerpt(s: &str, max: usize) -> String {
+    let line = s.split(['\n', '\r']).next().unwrap_or("");
+    let cut = line.char_indices().nth(max).map_or(line.len(), |(i, _)| i);
+    let mut out = printable(&line[..cut]).into_owned();
+    if cut < s.len() {
+        out.push_str("...");
+    }
+    out
+}
+
+/// `name` as git writes a path in a diff header: as it is when it holds no
+/// control character, double quote or backslash; otherwise in double
+/// quotes, with C escapes (`\t`, `\n`, `\"`, `\\`) and each byte of any
+/// other control character in octal (`"a\033b"`), so a name can neither
+/// write to the terminal nor start a line of its own.
+pub fn git_quoted(name: &str) -> Cow<'_, str> {
+    let plain = |c: char| !(c.is_control() || c == '"' || c == '\\');
+    if name.chars().all(plain) {
+        return Cow::Borrowed(name);
+    }
+    let mut out = String::with_capacity(name.len() + 8);
+    out.push('"');
+    for c in name.chars() {
+        match c {
+            '\u{7}' => out.push_str("\\a"),
+            '\u{8}' => out.push_str("\\b"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\u{b}' => out.push_str("\\v"),
+            '\u{c}' => out.push_str("\\f"),
+            '\r' => out.push_str("\\r"),
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if c.is_control() => {
+                let mut buf = [0; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\{b:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
     Cow::Owned(out)
 }
 
@@ -73,6 +144,36 @@ mod tests {
         assert_eq!(printable("\u{1b}]0;title\u{7}"), "\\x1b]0;title\\x07");
         assert_eq!(printable("\u{9b}2J\u{7f}"), "\\u{9b}2J\\x7f");
         assert_eq!(printable("tab\there é"), "tab\there é");
+    }
+
+    #[test]
+    fn names_in_messages_stay_on_their_line_and_start_no_command() {
+        let evil = "a\u{1b}]0;t\u{7}\r\n::error::b.csv";
+        assert_eq!(display_name(evil), "a\\x1b]0;t\\x07\\r\\n::error::b.csv");
+        assert_eq!(display_name("::error::x.csv"), "./::error::x.csv");
+        assert_eq!(display_name(" ##vso[task]x"), "./ ##vso[task]x");
+        assert_eq!(display_name("a::b.csv"), "a::b.csv");
+        assert_eq!(display_path(Path::new("/t/::x")), "/t/::x");
+    }
+
+    #[test]
+    fn excerpts_are_one_short_escaped_line() {
+        assert_eq!(excerpt("select = []", 80), "select = []");
+        assert_eq!(excerpt("ab\u{1b}cd\nsecond", 80), "ab\\x1bcd...");
+        assert_eq!(excerpt(&"x".repeat(100), 5), "xxxxx...");
+        assert_eq!(excerpt("a\u{0}b", 80), "a\\x00b");
+    }
+
+    #[test]
+    fn diff_names_are_quoted_as_git_quotes_them() {
+        assert_eq!(git_quoted("dir/a b é.csv"), "dir/a b é.csv");
+        assert_eq!(git_quoted("a\u{1b}b"), "\"a\\033b\"");
+        assert_eq!(
+            git_quoted("x\u{7}\r\n::error::\"q\"\\.csv"),
+            "\"x\\a\\r\\n::error::\\\"q\\\"\\\\.csv\""
+        );
+        assert_eq!(git_quoted("\u{9b}"), "\"\\302\\233\"");
+        assert_eq!(git_quoted("\u{7f}"), "\"\\177\"");
     }
 
     #[test]

@@ -137,7 +137,7 @@ impl<'w> StreamWriter<'w> {
             OutputFormat::Concise => writeln!(
                 self.out,
                 "{}:{}:{}: {} [{}] {}{}",
-                super::safe::printable(&self.location),
+                super::safe::display_name(&self.location),
                 d.line,
                 d.col,
                 d.rule.code,
@@ -182,7 +182,7 @@ impl<'w> StreamWriter<'w> {
         };
         let mut line = format!(
             "{}: {}({}) {}{column}: {} findings, {shown}",
-            printable(&self.location),
+            super::safe::display_name(&self.location),
             f.severity,
             f.rule.code,
             f.rule.name,

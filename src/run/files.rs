@@ -480,7 +480,7 @@ impl Run<'_> {
                 std::fs::metadata(p)
                     .ok()
                     .filter(|m| m.is_file())
-                    .map(|m| progress_bar(&p.display().to_string(), m.len()))
+                    .map(|m| progress_bar(p, m.len()))
             }
             _ => None,
         };

@@ -144,7 +144,7 @@ fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mu
             Err(e) => {
                 failures.push(Failure {
                     path: dir.display().to_string(),
-                    reason: format!("{}: {e}", dir.display()),
+                    reason: format!("{}: {e}", crate::report::display_path(dir)),
                 });
                 continue;
             }

@@ -24,7 +24,7 @@ use crate::config::FailOn;
 use crate::error::Error;
 use crate::filter::{Level, RuleFilter};
 use crate::output::{Output, Reads};
-use crate::report::{self, Failure, HumanOptions, OutputFormat, Report, Statistics};
+use crate::report::{self, display_path, Failure, HumanOptions, OutputFormat, Report, Statistics};
 use crate::schema;
 use files::Run;
 use inputs::{expand, Input};
@@ -133,7 +133,9 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     let settings = match settings(req) {
         Ok(s) => s,
         Err(e) => {
-            writeln!(err, "bdxlint: {e}")?;
+            // A config error's lines: the file and place, then its excerpt.
+            let lines: Vec<_> = e.split('\n').map(report::printable).collect();
+            writeln!(err, "bdxlint: {}", lines.join("\n"))?;
             return Ok(EXIT_TROUBLE);
         }
     };
@@ -170,7 +172,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     }
     // Before anything is read: no output may replace an input, or another.
     if let Some(problem) = outputs_problem(req, &inputs, &settings.scopes.config_files()) {
-        writeln!(err, "bdxlint: {problem}")?;
+        say(err, &problem)?;
         return Ok(EXIT_TROUBLE);
     }
     // Before the input is read: a split that cannot write both files
@@ -179,7 +181,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
         (Some((good, bad)), [Input::File(input)]) => match split::Halves::open(good, bad, input) {
             Ok(h) => Some(h),
             Err(e) => {
-                writeln!(err, "bdxlint: --split: {}", report::printable(&e))?;
+                say(err, &format!("--split: {e}"))?;
                 return Ok(EXIT_TROUBLE);
             }
         },
@@ -197,11 +199,11 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
             err,
         );
     };
-    let shown = report::printable(&path.display().to_string()).into_owned();
+    let shown = display_path(path);
     let mut file = match Output::create(path, ".bdxlint-report") {
         Ok(f) => f,
         Err(e) => {
-            writeln!(err, "bdxlint: --output-file {shown}: {e}")?;
+            say(err, &format!("--output-file {shown}: {e}"))?;
             return Ok(EXIT_TROUBLE);
         }
     };
@@ -220,7 +222,7 @@ pub fn check(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Res
     match file.commit() {
         Ok(()) => Ok(code),
         Err(e) => {
-            writeln!(err, "bdxlint: --output-file {shown}: {e}")?;
+            say(err, &format!("--output-file {shown}: {e}"))?;
             Ok(EXIT_TROUBLE)
         }
     }
@@ -281,7 +283,7 @@ fn check_inputs(
         let mut keys = Keys::default();
         for p in &req.entities {
             if let Err(e) = load_entities(p, &opts, &mut keys) {
-                writeln!(err, "bdxlint: --entities {}: {e}", p.display())?;
+                say(err, &format!("--entities {}: {e}", display_path(p)))?;
                 return Ok(EXIT_TROUBLE);
             }
         }
@@ -314,7 +316,7 @@ fn check_inputs(
         Some(p) => match Baseline::load(p) {
             Ok(b) => Some(b),
             Err(e) => {
-                writeln!(err, "bdxlint: {e}")?;
+                say(err, &e.to_string())?;
                 return Ok(EXIT_TROUBLE);
             }
         },
@@ -399,31 +401,31 @@ fn check_inputs(
                     writeln!(
                         err,
                         "bdxlint: split {}{}: {} rows without errors to {}, {} to {}",
-                        path.display(),
+                        display_path(path),
                         if req.fix.is_some() {
                             " as fixed (the file itself left as it was)"
                         } else {
                             ""
                         },
                         n.good,
-                        good.display(),
+                        display_path(good),
                         n.bad,
-                        bad.display()
+                        display_path(bad)
                     )?;
                     if let Some(note) = found.kept_note(good, bad) {
-                        writeln!(err, "bdxlint: {}", report::printable(&note))?;
+                        say(err, &note)?;
                     }
                 }
                 Err(e) => failures.push(Failure {
                     path: path.display().to_string(),
-                    reason: format!("--split {}: {e}", path.display()),
+                    reason: format!("--split {}: {e}", display_path(path)),
                 }),
             }
         }
     }
     drop(kept);
     for f in failures.iter().chain(&not_fixed) {
-        writeln!(err, "bdxlint: {}", report::printable(&f.reason))?;
+        say(err, &f.reason)?;
     }
     let mut s = t.summary;
     s.failures = failures.len();
@@ -454,7 +456,7 @@ fn check_inputs(
             writeln!(
                 err,
                 "bdxlint: baseline {} not written: {} not checked or not fixed; it is left as it was",
-                report::printable(&p.display().to_string()),
+                display_path(p),
                 match s.failures + s.not_fixed {
                     1 => "1 file was".to_owned(),
                     n => format!("{n} files were"),
@@ -464,10 +466,10 @@ fn check_inputs(
             match b.save(p) {
                 Ok(()) => {
                     let n: u32 = b.findings.iter().map(|e| e.count).sum();
-                    writeln!(err, "bdxlint: recorded {n} findings in {}", p.display())?;
+                    writeln!(err, "bdxlint: recorded {n} findings in {}", display_path(p))?;
                 }
                 Err(e) => {
-                    writeln!(err, "bdxlint: {e}")?;
+                    say(err, &e.to_string())?;
                     code = EXIT_TROUBLE;
                 }
             }
@@ -599,7 +601,7 @@ fn write_shown(
         if n == 1 { "finding" } else { "findings" }
     )?;
     for (path, rules) in shown {
-        writeln!(out, "- {}:", report::printable(path))?;
+        writeln!(out, "- {}:", report::display_name(path))?;
         for (rule, n) in rules {
             writeln!(out, "    {n} × {} ({})", rule.code, rule.name)?;
         }
@@ -640,6 +642,15 @@ fn load_entities(path: &Path, opts: &Options, keys: &mut Keys) -> Result<(), Str
         );
     }
     refs::collect_entities(io::Cursor::new(head).chain(file), opts, keys).map_err(|e| e.to_string())
+}
+
+/// A message of the run on `err`, one line after `bdxlint: `. Its paths
+/// were shown with [`display_path`] where it was made; the whole is made
+/// [`report::printable`] here as well, so that nothing a file name holds
+/// reaches the terminal raw or starts a line, whatever made the message (an
+/// I/O error's text, a reason from below that named a path as it is).
+fn say(err: &mut dyn Write, message: &str) -> io::Result<()> {
+    writeln!(err, "bdxlint: {}", report::printable(message))
 }
 
 /// A file that could not be checked, named by the path in its error.

@@ -168,7 +168,7 @@ impl Original {
 
     /// Why the file must not be replaced whatever its copy holds, if so.
     pub(super) fn refusal(&self) -> Option<String> {
-        let shown = self.shown.display();
+        let shown = crate::report::display_path(&self.shown);
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
@@ -202,7 +202,7 @@ impl Original {
         if let Some(why) = self.refusal() {
             return Err(why);
         }
-        let shown = self.shown.display();
+        let shown = crate::report::display_path(&self.shown);
         self.keep_metadata(copy.as_file_mut())
             .map_err(|e| format!("{shown}: {e}; not fixed, left as it was"))?;
         if let Some(change) = self.changed() {

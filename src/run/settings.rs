@@ -164,7 +164,7 @@ impl Scopes {
                 match known {
                     Some(found) => found,
                     None => {
-                        let found = Config::load(&file)
+                        let found = Config::load_discovered(&file)
                             .map_err(|e| e.to_string())
                             .and_then(|c| Scope::new(Some(Arc::new(c)), &n.req, &self.cwd))
                             .map(Arc::new)
@@ -293,8 +293,14 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
     } else {
         req.config.clone().or_else(|| Config::discover(&cwd))
     };
+    // `--config` names a file the user chose; a found one must stay in
+    // its tree.
+    let load = |p: &Path| match &req.config {
+        Some(_) => Config::load(p),
+        None => Config::load_discovered(p),
+    };
     let config = match &path {
-        Some(p) => Some(Arc::new(Config::load(p).map_err(|e| e.to_string())?)),
+        Some(p) => Some(Arc::new(load(p).map_err(|e| e.to_string())?)),
         None => None,
     };
     let root = Arc::new(Scope::new(config.clone(), req, &cwd)?);

@@ -20,6 +20,7 @@ use crate::check::split::{split_rows, Split};
 use crate::check::Options;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::output::{Output, Ready};
+use crate::report::display_path;
 use crate::rules::{self, Rule};
 use crate::tempfiles;
 use std::fs::File;
@@ -88,9 +89,9 @@ impl Findings {
             .collect();
         Some(format!(
             "{} and {} keep what was found of the whole file, not of a row (a check of {} reports it again where its rows still show it): {}",
-            good.display(),
-            bad.display(),
-            good.display(),
+            display_path(good),
+            display_path(bad),
+            display_path(good),
             each.join(", ")
         ))
     }
@@ -152,7 +153,7 @@ pub(super) fn split(
     let changed = || {
         format!(
             "{}: changed while it was checked: not split, nothing written; run again",
-            path.display()
+            display_path(path)
         )
     };
     if !same(&file) {
@@ -189,7 +190,7 @@ fn commit(
     // BAD in place, and how to take it back.
     let mut undo: Option<(Option<TempPath>, PathBuf)> = None;
     if let Ready::Rename { tmp, target } = bad {
-        let aside = set_aside(&target).map_err(|e| format!("{}: {e}", target.display()))?;
+        let aside = set_aside(&target).map_err(|e| format!("{}: {e}", display_path(&target)))?;
         if let Err(e) = rename(tmp.path(), &target) {
             let undone = restore(aside, &target, rename);
             return Err(failed(&target, &e, undone));
@@ -257,7 +258,11 @@ fn restore(
                 let at = old.keep().map_err(|e| e.error)?;
                 Err(io::Error::new(
                     e.kind(),
-                    format!("{e}; the old {} is kept as {}", bad.display(), at.display()),
+                    format!(
+                        "{e}; the old {} is kept as {}",
+                        display_path(bad),
+                        display_path(&at)
+                    ),
                 ))
             }
         },
@@ -270,20 +275,20 @@ fn restore(
     .map_err(|e| {
         io::Error::new(
             e.kind(),
-            format!("{e} (undoing the split of {})", bad.display()),
+            format!("{e} (undoing the split of {})", display_path(bad)),
         )
     })
 }
 
 /// An error of writing `p`, named.
 fn named(p: &Path) -> impl Fn(io::Error) -> String + '_ {
-    move |e| format!("{}: {e}", p.display())
+    move |e| format!("{}: {e}", display_path(p))
 }
 
 fn failed(target: &Path, e: &io::Error, undo: io::Result<()>) -> String {
     match undo {
-        Ok(()) => format!("{}: {e}; nothing was changed", target.display()),
-        Err(u) => format!("{}: {e}; and then {u}", target.display()),
+        Ok(()) => format!("{}: {e}; nothing was changed", display_path(target)),
+        Err(u) => format!("{}: {e}; and then {u}", display_path(target)),
     }
 }
 

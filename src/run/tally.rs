@@ -219,7 +219,7 @@ impl Reports for Streamer<'_, '_> {
 }
 
 /// The progress bar of a large file: bytes, rows per second, time left.
-pub(super) fn progress_bar(name: &str, len: u64) -> indicatif::ProgressBar {
+pub(super) fn progress_bar(path: &std::path::Path, len: u64) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(len),
         indicatif::ProgressDrawTarget::stderr_with_hz(8),
@@ -231,7 +231,9 @@ pub(super) fn progress_bar(name: &str, len: u64) -> indicatif::ProgressBar {
     if let Ok(style) = style {
         bar.set_style(style);
     }
-    bar.set_prefix(name.to_owned());
+    // Redrawn many times a second on the terminal: a name's escape
+    // sequences would be played each time.
+    bar.set_prefix(crate::report::display_path(path));
     bar
 }
 
@@ -260,6 +262,16 @@ mod tests {
     use super::*;
     use crate::report::fold::Folded;
     use crate::report::Failure;
+
+    #[test]
+    fn the_progress_bar_shows_a_name_escaped() {
+        let bar = progress_bar(
+            std::path::Path::new("a\u{1b}]0;x\u{7}\r\n::error::b.csv"),
+            10,
+        );
+        assert_eq!(bar.prefix(), "a\\x1b]0;x\\x07\\r\\n::error::b.csv");
+        bar.finish_and_clear();
+    }
 
     /// What a report was given: the findings shown and the folded groups.
     #[derive(Default)]
