@@ -566,13 +566,18 @@ pub fn check_zip_into(
                     out.diagnostic(d);
                 }
             };
-            found = Some(check::check_reader_with(
-                r,
-                &display,
-                Some(name),
-                &member_opts,
-                &mut sink,
-            )?);
+            let (rep, dates) =
+                check::check_reader_dated(r, &display, Some(name), &member_opts, &mut sink)?;
+            // A member is read once, streamed from the archive, as
+            // standard input is: what its check learned too late for its
+            // findings (the order of day and month in a date column) can
+            // only be said after them.
+            if dates.late() {
+                for d in check::dates::late_notes(&dates, rep.format) {
+                    sink(d);
+                }
+            }
+            found = Some(rep);
             Ok(())
         });
         let (format, mut records) = found
