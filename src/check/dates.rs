@@ -173,10 +173,13 @@ impl DateOrders {
 
     /// Marks the day-first columns as fixed by `day-first-date`: a pass of
     /// `--fix` applied its fixes, which rewrite every valid cell of such a
-    /// column that reads as two dates month first (and the day-first cells
-    /// with `invalid-date`'s). The passes after it, and the check of the
-    /// result, read the cells they see as the fixes wrote them; a column
-    /// written both ways, whose cells get no fix, is read as before.
+    /// column that reads as two dates month first (and its day-first
+    /// cells, by `invalid-date`'s unsafe fixes, made with them). The passes
+    /// after it, and the check of the result, read the cells they see as
+    /// the fixes wrote them: read day first again, they would be swapped
+    /// back. A column written both ways keeps its cells (none of them has
+    /// a fix that would take its order from the file) and is read as
+    /// before.
     pub fn valid_fixed(&mut self) {
         for e in &mut self.cols {
             if e.order() == Order::DayFirst {

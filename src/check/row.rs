@@ -1245,16 +1245,32 @@ impl Plan {
         }
         let known = self.date_orders.as_deref().and_then(|o| o.column(c));
         let order = known.map_or(Order::Unknown, |e| e.order());
-        // Cells that read as two dates are read by this one's order.
+        // Cells that read as two dates are read by this one's order: those
+        // that fail the shape, and in an `MM/DD/YYYY` column the valid ones
+        // too (`day-first-date`; not counted, so presumed).
+        let valid_read = shape == DateShape::Mdy
+            && self
+                .date_orders
+                .as_deref()
+                .is_some_and(|o| o.reads_valid(c).is_some());
         let needed = known.is_some_and(|e| {
-            e.ambiguous.count > 0 && matches!(order, Order::DayFirst | Order::Mixed)
+            (e.ambiguous.count > 0 || valid_read)
+                && matches!(order, Order::DayFirst | Order::Mixed)
         });
         let name = &self.table.columns[c].name;
         let at = |s: &super::dates::Seen| format!("line {}: {}", s.line, quote(&s.value));
         let why = match (kind, known) {
             (Some(Kind::MonthFirst | Kind::DayFirst), Some(e)) if needed => format!(
-                "; other cells of `{name}` read as two dates (line {}) and are read by the order this one shows, so its fix {}",
-                e.ambiguous.line,
+                "; {} by the order this one shows, so its fix {}",
+                if e.ambiguous.count > 0 {
+                    format!(
+                        "other cells of `{name}` read as two dates (line {}) and are read",
+                        e.ambiguous.line
+                    )
+                } else {
+                    // Valid cells are not counted (see `DateOrders::settle`).
+                    format!("valid cells of `{name}` that read as two dates (both numbers 12 or less), if it has any, are read")
+                },
                 if order == Order::Mixed {
                     "is left to a person (the column is written both ways)"
                 } else {
@@ -1395,6 +1411,26 @@ impl Plan {
                         "write the date it stands for as {}; {keep}",
                         shape.describe()
                     ),
+                    None,
+                );
+            }
+            // A cell only one order reads is what the column's cells that
+            // read as two dates are read by: in a column written both ways,
+            // fixed alone it would leave the fixed file without it (as
+            // `read_date` does for `invalid-date`).
+            (Some(Kind::MonthFirst | Kind::DayFirst), Order::Mixed, Some(e), _)
+                if e.ambiguous.count > 0 || shape == DateShape::Mdy =>
+            {
+                return (
+                    format!(
+                        "{} is {}, not {}; it most likely stands for `{}`, but other cells of `{name}` read as two dates and are read by the order this one shows, so its fix is left to a person (the column is {})",
+                        quote(v),
+                        s.what,
+                        shape.describe(),
+                        s.meant,
+                        super::dates::shown(e)
+                    ),
+                    format!("write `{}`; {keep}", s.meant),
                     None,
                 );
             }

@@ -494,6 +494,29 @@ mod tests {
     }
 
     #[test]
+    fn a_display_that_reads_as_two_dates_gives_both_and_shows_no_order() {
+        let s = spreadsheet_date(DateShape::Ymd, "7/1/2024 9:00").expect("a display");
+        assert_eq!(s.kind, Some(Kind::Ambiguous));
+        assert_eq!(s.meant, "2024-07-01");
+        assert_eq!(s.day_first, Some(("2024-01-07".to_owned(), None)));
+        let s = spreadsheet_date(DateShape::DateTimeOffset, "7/1/2024 9:00").expect("a display");
+        assert_eq!(
+            s.day_first.map(|(d, o)| (d, o.is_some())),
+            Some(("2024-01-07T09:00:00Z".to_owned(), true))
+        );
+        // One order only: evidence of the column's, and one reading.
+        let s = spreadsheet_date(DateShape::Ymd, "13/1/2024 9:00").expect("a display");
+        assert_eq!((s.kind, s.day_first), (Some(Kind::DayFirst), None));
+        let s = spreadsheet_date(DateShape::Ymd, "1/13/2024 9:00").expect("a display");
+        assert_eq!((s.kind, s.meant.as_str()), (Some(Kind::MonthFirst), "2024-01-13"));
+        // The same date both ways, a serial, an ISO date-time: no order.
+        for v in ["7/7/2024 9:00", "45474", "2024-07-01 09:00:00"] {
+            let s = spreadsheet_date(DateShape::Ymd, v).expect("a spreadsheet's");
+            assert_eq!((s.kind, s.day_first), (None, None), "{v}");
+        }
+    }
+
+    #[test]
     fn displayed_date_times() {
         let d = |shape, v| spreadsheet_date(shape, v).map(|s| s.meant);
         assert_eq!(

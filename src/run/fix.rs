@@ -205,7 +205,7 @@ impl Reports for Pass<'_> {
 /// valid date of a day-first column that reads as two dates month first,
 /// so the later passes (and the check of the result) must not read those
 /// cells day first again, or they would undo them.
-fn valid_dates_fixed(opts: &mut Options, counts: &BTreeMap<&'static str, (&'static Rule, usize)>) {
+fn valid_dates_fixed(opts: &mut Options, counts: &Counts) {
     if counts.contains_key(crate::rules::DAY_FIRST_DATE.code) {
         if let Some(o) = &mut opts.date_orders {
             Arc::make_mut(o).valid_fixed();
