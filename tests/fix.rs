@@ -1347,7 +1347,9 @@ fn a_day_first_column_never_gets_a_month_first_fix() {
                 continue;
             }
             good_two_way += 1;
-            let w = warned.get(&line).unwrap_or_else(|| panic!("line {line}: no warning"));
+            let w = warned
+                .get(&line)
+                .unwrap_or_else(|| panic!("line {line}: no warning"));
             assert_eq!(w["fix"]["applicability"], "unsafe", "line {line}");
             assert_eq!(
                 w["fix"]["edits"][0]["content"],
@@ -1588,8 +1590,9 @@ fn a_spreadsheet_date_is_read_as_its_column_is_written() {
     assert_eq!(first["fix"]["applicability"], "unsafe");
     assert_eq!(first["fix"]["edits"][0]["content"], "2024-01-07");
     assert!(
-        first["help"].as_str().is_some_and(|h| h
-            .contains("read day first, as other cells of `Updated At` are (line 3: `13/1/2024 9:00`)")),
+        first["help"].as_str().is_some_and(|h| h.contains(
+            "read day first, as other cells of `Updated At` are (line 3: `13/1/2024 9:00`)"
+        )),
         "{first}"
     );
     run(&["--fix", "--unsafe-fixes"]);

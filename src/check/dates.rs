@@ -157,8 +157,7 @@ impl DateOrders {
     /// not, which only files with day-first cells pay.
     pub(crate) fn settle(&mut self, mdy: impl Fn(ColumnId) -> bool) {
         self.late = self.cols.iter().enumerate().any(|(c, e)| {
-            matches!(e.order(), Order::DayFirst | Order::Mixed)
-                && (e.ambiguous.count > 0 || mdy(c))
+            matches!(e.order(), Order::DayFirst | Order::Mixed) && (e.ambiguous.count > 0 || mdy(c))
         });
     }
 
@@ -166,9 +165,8 @@ impl DateOrders {
     /// are read by it (`day-first-date`): it is day-first or written both
     /// ways, and no earlier pass of `--fix` rewrote them.
     pub fn reads_valid(&self, col: ColumnId) -> Option<&Evidence> {
-        self.column(col).filter(|e| {
-            !e.valid_fixed && matches!(e.order(), Order::DayFirst | Order::Mixed)
-        })
+        self.column(col)
+            .filter(|e| !e.valid_fixed && matches!(e.order(), Order::DayFirst | Order::Mixed))
     }
 
     /// Marks the day-first columns as fixed by `day-first-date`: a pass of

@@ -956,8 +956,7 @@ impl Plan {
     pub(crate) fn set_date_orders(&mut self, orders: Option<Arc<DateOrders>>) {
         if let Some(o) = &orders {
             for (_, c, quick) in &mut self.checked {
-                if matches!(quick, QuickCell::Date(DateShape::Mdy)) && o.reads_valid(*c).is_some()
-                {
+                if matches!(quick, QuickCell::Date(DateShape::Mdy)) && o.reads_valid(*c).is_some() {
                     *quick = QuickCell::Full;
                 }
             }
@@ -1254,8 +1253,7 @@ impl Plan {
                 .as_deref()
                 .is_some_and(|o| o.reads_valid(c).is_some());
         let needed = known.is_some_and(|e| {
-            (e.ambiguous.count > 0 || valid_read)
-                && matches!(order, Order::DayFirst | Order::Mixed)
+            (e.ambiguous.count > 0 || valid_read) && matches!(order, Order::DayFirst | Order::Mixed)
         });
         let name = &self.table.columns[c].name;
         let at = |s: &super::dates::Seen| format!("line {}: {}", s.line, quote(&s.value));

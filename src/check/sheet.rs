@@ -508,7 +508,10 @@ mod tests {
         let s = spreadsheet_date(DateShape::Ymd, "13/1/2024 9:00").expect("a display");
         assert_eq!((s.kind, s.day_first), (Some(Kind::DayFirst), None));
         let s = spreadsheet_date(DateShape::Ymd, "1/13/2024 9:00").expect("a display");
-        assert_eq!((s.kind, s.meant.as_str()), (Some(Kind::MonthFirst), "2024-01-13"));
+        assert_eq!(
+            (s.kind, s.meant.as_str()),
+            (Some(Kind::MonthFirst), "2024-01-13")
+        );
         // The same date both ways, a serial, an ISO date-time: no order.
         for v in ["7/7/2024 9:00", "45474", "2024-07-01 09:00:00"] {
             let s = spreadsheet_date(DateShape::Ymd, v).expect("a spreadsheet's");
