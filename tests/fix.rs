@@ -821,7 +821,11 @@ fn the_report_of_a_fix_over_many_chunks_is_the_check_of_the_fixed_file() {
             0 => "3/7/2024",     // lengthened
             1 => " 12/31/2023 ", // shortened
             2 => "2024-03-07",   // same length
-            3 => "31/12/2024",   // not fixable
+            // Not fixable: no date either way (`31/12/2024` would make the
+            // column day-first and written both ways, its dates findings
+            // without fixes, and a check of it at two threads would keep
+            // too many findings ahead to be made again: see `check::dates`).
+            3 => "31/13/2024",
             _ => "03/07/2024",
         };
         let roles = if i % 11 == 0 { "Reviewer" } else { "reviewer" };
@@ -1317,25 +1321,65 @@ fn a_day_first_column_never_gets_a_month_first_fix() {
         );
         assert_eq!(first["fix"]["applicability"], "unsafe");
         assert_eq!(first["fix"]["edits"][0]["content"], "01/02/2020");
+        // The rows --fix leaves without an error (those --split would put
+        // in GOOD) are read month first by the platform: each whose date
+        // reads as two (`10/01/2019`, 10 January) draws a warning, with
+        // the day-first reading as its unsafe fix.
+        let errors: std::collections::HashSet<u64> = reported
+            .iter()
+            .filter(|d| d["severity"] == "error")
+            .filter_map(|d| d["line"].as_u64())
+            .collect();
+        let warned: std::collections::HashMap<u64, &serde_json::Value> = reported
+            .iter()
+            .filter(|d| d["code"] == "C020")
+            .filter_map(|d| Some((d["line"].as_u64()?, d)))
+            .collect();
+        let mut good_two_way = 0;
+        for (i, (d, m, y)) in dates.iter().enumerate() {
+            let line = i as u64 + 2;
+            if errors.contains(&line) {
+                assert!(!warned.contains_key(&line), "line {line}");
+                continue;
+            }
+            if d == m {
+                assert!(!warned.contains_key(&line), "line {line}");
+                continue;
+            }
+            good_two_way += 1;
+            let w = warned
+                .get(&line)
+                .unwrap_or_else(|| panic!("line {line}: no warning"));
+            assert_eq!(w["fix"]["applicability"], "unsafe", "line {line}");
+            assert_eq!(
+                w["fix"]["edits"][0]["content"],
+                format!("{m:02}/{d:02}/{y}"),
+                "line {line}"
+            );
+        }
+        assert!(good_two_way > 1_000, "{good_two_way}");
+        assert_eq!(warned.len(), good_two_way, "{threads} threads");
+        let w = warned.values().find(|w| w["line"] == 11).expect("line 11");
+        assert_eq!(
+            w["message"],
+            "`10/01/2019` is read month first, as October 1, 2019, but other cells of `Start Date` are day-first (line 15002: `26/07/2019`): it most likely means January 10, 2019"
+        );
         // A second --fix changes nothing.
         let again = run(&["--fix"]);
         assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
         assert_eq!(json_findings(&again.stdout), checked);
 
         // With the unsafe fixes every date is written as it was meant,
-        // but those already in the column's shape: `10/01/2019` is a valid
-        // `MM/DD/YYYY` date, and draws no finding.
-        run(&["--fix", "--unsafe-fixes"]);
+        // those already in the column's shape too (`10/01/2019` becomes
+        // `01/10/2019`), and the file is clean.
+        let unsafe_fixed = run(&["--fix", "--unsafe-fixes"]);
         let text = std::fs::read_to_string(&file).expect("read");
         for (l, (d, m, y)) in text.lines().skip(1).zip(&dates) {
             let cell = l.split(',').nth(3).expect("Start Date");
-            let want = if (10..=12).contains(d) {
-                format!("{d}/{m:02}/{y}")
-            } else {
-                format!("{m:02}/{d:02}/{y}")
-            };
-            assert_eq!(cell, want, "{threads} threads");
+            assert_eq!(cell, format!("{m:02}/{d:02}/{y}"), "{threads} threads");
         }
+        assert_eq!(json_findings(&unsafe_fixed.stdout), Vec::<Value>::new());
+        assert_eq!(json_findings(&run(&[]).stdout), Vec::<Value>::new());
         run(&["--fix", "--unsafe-fixes"]);
         assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
     }
@@ -1494,4 +1538,97 @@ fn a_column_written_both_ways_gives_no_reading() {
             .is_some_and(|m| m.starts_with("the cells of `Start Date` are written both month first (line 3: `03/25/2024`) and day first (line 4: `26/07/2021`), which the check learned only at the end of the file: 1 cell")),
         "{note}"
     );
+}
+
+/// A spreadsheet's display of a date-time (`7/1/2024 9:00`) reads as two
+/// dates: it is read as its column is written, as `invalid-date` reads a
+/// date. In a day-first `YYYY-MM-DD` column its unsafe fix is the
+/// day-first reading, and a display only day first reads (`13/1/2024
+/// 9:00`) is what shows the column day-first; in a column written both
+/// ways, no fix.
+#[test]
+fn a_spreadsheet_date_is_read_as_its_column_is_written() {
+    let header = "ID,Identity ID,Identity Name,Identity Email,Identity Username,Job Title,Department,Manager,Employment Type,Campaign Name,Campaign ID,Request ID,Application ID,Application Name,Application Description,Connection,Connection Type,Reviewer ID,Created At,Review Status,Updated By,Updated At,Resource,Resource Type,Permission Name,Permission Value,Project,Review Type,Recommendation";
+    let row = |i: usize, date: &str| {
+        format!(",,Katherine Johnson,,kj{i},,,,contractor,,,req-{i},github,GitHub,,,,dorothy.vaughan@example.com,,,dorothy.vaughan@example.com,{date},acme-org/payments,repository,write,true,,revoke,\n")
+    };
+    let file = |dates: &[&str]| {
+        let mut s = format!("{header}\n");
+        for (i, d) in dates.iter().enumerate() {
+            s.push_str(&row(i, d));
+        }
+        s
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("r.csv");
+    let run = |args: &[&str]| {
+        bdxlint()
+            .current_dir(dir.path())
+            .args(["check", "--format", "reviews", "--output-format", "json"])
+            .args(args)
+            .arg("r.csv")
+            .output()
+            .expect("runs")
+    };
+    let cell = |text: &str, line: usize| {
+        text.lines()
+            .nth(line - 1)
+            .and_then(|l| l.split(',').nth(21))
+            .expect("Updated At")
+            .to_owned()
+    };
+
+    // Day-first: the display that reads as two comes before the evidence,
+    // which is itself a display.
+    std::fs::write(&path, file(&["7/1/2024 9:00", "13/1/2024 9:00"])).expect("write");
+    let found = json_findings(&run(&[]).stdout);
+    let first = found
+        .iter()
+        .find(|d| d["line"] == 2)
+        .expect("the display that reads as two");
+    assert_eq!(first["code"], "C018");
+    assert_eq!(first["fix"]["applicability"], "unsafe");
+    assert_eq!(first["fix"]["edits"][0]["content"], "2024-01-07");
+    assert!(
+        first["help"].as_str().is_some_and(|h| h.contains(
+            "read day first, as other cells of `Updated At` are (line 3: `13/1/2024 9:00`)"
+        )),
+        "{first}"
+    );
+    run(&["--fix", "--unsafe-fixes"]);
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert_eq!(cell(&text, 2), "2024-01-07");
+    assert_eq!(cell(&text, 3), "2024-01-13");
+
+    // Written both ways: no reading is written.
+    let mixed = file(&["7/1/2024 9:00", "1/13/2024 9:00", "13/1/2024 9:00"]);
+    std::fs::write(&path, &mixed).expect("write");
+    let found = json_findings(&run(&[]).stdout);
+    let first = found.iter().find(|d| d["line"] == 2).expect("line 2");
+    assert!(first["fix"].is_null(), "{first}");
+    assert_eq!(
+        first["message"],
+        "`7/1/2024 9:00` is a date-time as a spreadsheet displays it, not YYYY-MM-DD (e.g. 2024-03-07); it reads as two dates, `2024-07-01` or `2024-01-07`, and cells of `Updated At` are written both month first (line 3: `1/13/2024 9:00`) and day first (line 4: `13/1/2024 9:00`)"
+    );
+    // The cells that read one way keep the order the other is read by.
+    for line in [3, 4] {
+        let d = found.iter().find(|d| d["line"] == line).expect("evidence");
+        assert!(d["fix"].is_null(), "{d}");
+    }
+    run(&["--fix", "--unsafe-fixes"]);
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), mixed);
+}
+
+/// The ordinary US file: valid dates that read as two, in columns that
+/// show no order or month first, draw nothing; nor do they in a
+/// `YYYY-MM-DD` column, where a valid date reads one way.
+#[test]
+fn valid_dates_that_read_as_two_draw_nothing_without_day_first_cells() {
+    let s = "Full Name,Work Email,Title,Start Date,End Date,Platform Roles\n\
+        A,a@example.com,Eng,06/07/2019,10/01/2020,reviewer\n\
+        B,b@example.com,Eng,03/25/2024,,reviewer\n\
+        C,c@example.com,Eng,12/11/2021,01/02/2022,reviewer\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("e.csv"), s).expect("write");
+    assert_eq!(findings_of(dir.path(), "e.csv", &[]), Vec::<Value>::new());
 }

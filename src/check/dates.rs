@@ -18,7 +18,8 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules;
-use crate::schema::ColumnId;
+use crate::schema::shape::DateShape;
+use crate::schema::{ColumnId, Shape};
 
 /// How a column's cells order day and month, as far as they tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -72,6 +73,11 @@ pub struct Evidence {
     pub month_first: Seen,
     pub day_first: Seen,
     pub ambiguous: Seen,
+    /// A pass of `--fix` before this one made the column's valid cells
+    /// that read as two dates month first (`day-first-date`'s fix): what they
+    /// hold now is what the fixes wrote, which a later pass must not read
+    /// day first again. (Set by [`DateOrders::valid_fixed`].)
+    pub valid_fixed: bool,
 }
 
 impl Evidence {
@@ -141,14 +147,43 @@ impl DateOrders {
 
     /// Whether the verdicts of a check made without the orders known up
     /// front are not those of the whole file: a column with ambiguous
-    /// cells reads day first, or both ways. (An unknown column's ambiguous
-    /// cells get the month-first column's verdict, so a month-first column
-    /// changes nothing.)
-    pub(crate) fn settle(&mut self) {
-        self.late = self
-            .cols
-            .iter()
-            .any(|e| e.ambiguous.count > 0 && matches!(e.order(), Order::DayFirst | Order::Mixed));
+    /// cells reads day first, or both ways; or an `MM/DD/YYYY` column
+    /// (`mdy` says which) does, whose valid cells that read as two dates
+    /// draw `day-first-date` only when the order is known up front. (An
+    /// unknown column's ambiguous cells get the month-first column's
+    /// verdict, so a month-first column changes nothing.) Valid cells are
+    /// not counted, since that would cost every clean file a little on
+    /// every cell: such a column is checked again whether it has them or
+    /// not, which only files with day-first cells pay.
+    pub(crate) fn settle(&mut self, mdy: impl Fn(ColumnId) -> bool) {
+        self.late = self.cols.iter().enumerate().any(|(c, e)| {
+            matches!(e.order(), Order::DayFirst | Order::Mixed) && (e.ambiguous.count > 0 || mdy(c))
+        });
+    }
+
+    /// What column `col` shows, if its valid cells that read as two dates
+    /// are read by it (`day-first-date`): it is day-first or written both
+    /// ways, and no earlier pass of `--fix` rewrote them.
+    pub fn reads_valid(&self, col: ColumnId) -> Option<&Evidence> {
+        self.column(col)
+            .filter(|e| !e.valid_fixed && matches!(e.order(), Order::DayFirst | Order::Mixed))
+    }
+
+    /// Marks the day-first columns as fixed by `day-first-date`: a pass of
+    /// `--fix` applied its fixes, which rewrite every valid cell of such a
+    /// column that reads as two dates month first (and its day-first
+    /// cells, by `invalid-date`'s unsafe fixes, made with them). The passes
+    /// after it, and the check of the result, read the cells they see as
+    /// the fixes wrote them: read day first again, they would be swapped
+    /// back. A column written both ways keeps its cells (none of them has
+    /// a fix that would take its order from the file) and is read as
+    /// before.
+    pub fn valid_fixed(&mut self) {
+        for e in &mut self.cols {
+            if e.order() == Order::DayFirst {
+                e.valid_fixed = true;
+            }
+        }
     }
 
     /// These orders, as a check given them up front returns them: known
@@ -166,39 +201,53 @@ impl DateOrders {
         self.late
     }
 
-    /// The columns whose ambiguous cells were read late, with what shows
-    /// their order: (column, evidence).
+    /// The columns whose order was learned late, with what shows it:
+    /// (column, evidence). Those without ambiguous cells matter only if
+    /// they are `MM/DD/YYYY` columns (see [`DateOrders::settle`]).
     pub fn late_columns(&self) -> impl Iterator<Item = (ColumnId, &Evidence)> {
-        self.cols.iter().enumerate().filter(|(_, e)| {
-            e.ambiguous.count > 0 && matches!(e.order(), Order::DayFirst | Order::Mixed)
-        })
+        self.cols
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e.order(), Order::DayFirst | Order::Mixed))
+    }
+}
+
+/// How `e`'s column shows its order, for messages: "day-first (line 9:
+/// `26/07/2021`)", or "written both month first (line 3: `03/25/2024`)
+/// and day first (line 4: `26/07/2021`)".
+pub(crate) fn shown(e: &Evidence) -> String {
+    match e.order() {
+        Order::DayFirst => format!(
+            "day-first (line {}: `{}`)",
+            e.day_first.line, e.day_first.value
+        ),
+        _ => format!(
+            "written both month first (line {}: `{}`) and day first (line {}: `{}`)",
+            e.month_first.line, e.month_first.value, e.day_first.line, e.day_first.value
+        ),
     }
 }
 
 /// What a check whose findings cannot be made again (a stream, a large
-/// file checked as it is read) says after them when it learned a column's
-/// order late: one note (`invalid-date`, info) per such column, on the
-/// first cell read before the order was known. `format` names the table
-/// the file was checked as.
+/// file checked as it is read, a ZIP bundle's member) says after them
+/// when it learned a column's order late: one note (`invalid-date`, info)
+/// per such column with cells that read as two dates, on the first cell
+/// read before the order was known, and one (`day-first-date`, info) per such
+/// `MM/DD/YYYY` column, whose valid cells that read as two dates drew no
+/// warning. `format` names the table the file was checked as.
 pub fn late_notes(dates: &DateOrders, format: Option<&str>) -> Vec<Diagnostic> {
     let Some(table) = format.and_then(|f| crate::schema::table(f).ok().flatten()) else {
         return Vec::new();
     };
-    dates
-        .late_columns()
-        .filter_map(|(c, e)| {
-            let name = &table.columns.get(c)?.name;
-            let shown = match e.order() {
-                Order::DayFirst => format!(
-                    "day-first (line {}: `{}`)",
-                    e.day_first.line, e.day_first.value
-                ),
-                _ => format!(
-                    "written both month first (line {}: `{}`) and day first (line {}: `{}`)",
-                    e.month_first.line, e.month_first.value, e.day_first.line, e.day_first.value
-                ),
-            };
-            let n = e.ambiguous.count;
+    let mut notes = Vec::new();
+    for (c, e) in dates.late_columns() {
+        let Some(col) = table.columns.get(c) else {
+            continue;
+        };
+        let name = &col.name;
+        let shown = shown(e);
+        let n = e.ambiguous.count;
+        if n > 0 {
             let mut d = super::file_diag(
                 &rules::INVALID_DATE,
                 0..0,
@@ -214,9 +263,23 @@ pub fn late_notes(dates: &DateOrders, format: Option<&str>) -> Vec<Diagnostic> {
             );
             d.severity = Severity::Info;
             d.line = e.ambiguous.line;
-            Some(d)
-        })
-        .collect()
+            notes.push(d);
+        }
+        if col.shape == Shape::Date(DateShape::Mdy) {
+            let mut d = super::file_diag(
+                &rules::DAY_FIRST_DATE,
+                0..0,
+                format!(
+                    "the cells of `{name}` are {shown}, which the check learned only at the end of the file: its valid dates that read as two (both numbers 12 or less, as in `06/07/2019`), which the platform reads month first, drew no `day-first-date` warning"
+                ),
+                "`bdxlint check --diff` (or `--fix`) reads them the column's way and warns where each one is; so does a check of a file of 8 MiB or less, which is checked again",
+            );
+            d.severity = Severity::Info;
+            d.line = e.day_first.line;
+            notes.push(d);
+        }
+    }
+    notes
 }
 
 #[cfg(test)]
@@ -234,7 +297,7 @@ mod tests {
         b.note(2, Kind::Ambiguous, 2, "1/02/2020");
         file.add(&a, 0);
         file.add(&b, 10);
-        file.settle();
+        file.settle(|_| false);
         let e = file.column(2).expect("noted");
         assert_eq!(e.order(), Order::DayFirst);
         assert_eq!((e.day_first.count, e.day_first.line), (2, 11));
@@ -251,7 +314,7 @@ mod tests {
             for (i, k) in notes.iter().enumerate() {
                 d.note(0, *k, i as u64 + 1, "x");
             }
-            d.settle();
+            d.settle(|_| false);
             d.late()
         };
         assert!(!settled(&[Kind::DayFirst]));

@@ -540,7 +540,7 @@ fn check_stream<R: Read>(
     report.format = Some(table.name.as_str());
 
     let mut plan = Plan::new(table, &header, data, &rec, &mut emit);
-    plan.date_orders = opts.date_orders.clone();
+    plan.set_date_orders(opts.date_orders.clone());
     let cross = CrossPlan::new(table, &plan, opts.cross, dialect.delim);
     if let Some(text) = &table.deprecated {
         emit.row(
@@ -761,7 +761,11 @@ fn check_stream<R: Read>(
         Some(known) => known.as_known(),
         None => {
             let mut learned = std::mem::take(&mut fold.dates);
-            learned.settle();
+            learned.settle(|c| {
+                table.columns.get(c).is_some_and(|col| {
+                    col.shape == schema::Shape::Date(schema::shape::DateShape::Mdy)
+                })
+            });
             learned
         }
     };
@@ -1945,6 +1949,11 @@ pub(crate) struct Emitter<'a> {
     col_memo: (usize, usize, u64),
     /// What the date cells checked show of their columns' order.
     pub(crate) dates: dates::DateOrders,
+    /// The fields of the row a fix wrote, when a row fixed in the check is
+    /// checked again (`rowfix.rs`): a date a fix wrote month first is not
+    /// read day first by `day-first-date` (its fix would undo it, round after
+    /// round). Empty otherwise.
+    pub(crate) written: Vec<usize>,
 }
 
 /// The text of `span` inside field `f`, as the cell means it: without the
@@ -1979,6 +1988,7 @@ impl<'a> Emitter<'a> {
             diags: Vec::new(),
             col_memo: (usize::MAX, 0, 1),
             dates: dates::DateOrders::default(),
+            written: Vec::new(),
         }
     }
 

@@ -205,11 +205,28 @@ impl RowFixer<'_> {
         let mut found = Vec::new();
         let mut event = Events::default();
         let mut high = false;
+        // The fields (row offsets) of the record each round fixes, and
+        // those an edit wrote so far.
+        let mut fields: Vec<Range<usize>> = rec
+            .fields
+            .iter()
+            .map(|f| f.start - rec.start..f.end - rec.start)
+            .collect();
+        let mut written: Vec<usize> = Vec::new();
         for _ in 0..ROUNDS {
             if wanted.is_empty() {
                 break;
             }
-            row = apply(&row, &wanted, &mut counts, &mut high);
+            let mut edited = Vec::new();
+            row = apply(&row, &wanted, &mut counts, &mut high, &mut edited);
+            for e in edited {
+                let i = fields
+                    .iter()
+                    .position(|f| f.start <= e.start && e.end <= f.end);
+                if let Some(i) = i.filter(|i| !written.contains(i)) {
+                    written.push(i);
+                }
+            }
             // The fixed row, checked as the file's check would check it.
             let mut scanner = Scanner::with_delimiter(&row, 0, rec.line, self.cross.delim);
             let mut rec2 = Record::default();
@@ -225,6 +242,8 @@ impl RowFixer<'_> {
             }
             let mut cells = Cells::for_chunk(&row);
             let mut emit = Emitter::new(&row, self.snippets.clone());
+            emit.written.clone_from(&written);
+            fields = rec2.fields.iter().map(|f| f.start..f.end).collect();
             event = Events::default();
             if self.plan.check_record(&row, &rec2, &mut cells, &mut emit) && self.track {
                 self.cross.event(&row, &rec2, &cells, &mut event);
@@ -257,13 +276,15 @@ impl RowFixer<'_> {
 
 /// `row` with `fixes` applied in order, each whole or not at all: one
 /// that overlaps an edit accepted before (or starts where one does) waits
-/// for the next round. Counts the applied ones by rule, and notes in
-/// `high` whether an edit removed or wrote a byte above ASCII.
+/// for the next round. Counts the applied ones by rule, notes in `high`
+/// whether an edit removed or wrote a byte above ASCII, and the spans of
+/// `row` the edits replaced in `edited`.
 fn apply(
     row: &[u8],
     fixes: &[(&'static Rule, Vec<Edit>)],
     counts: &mut Vec<(&'static Rule, u32)>,
     high: &mut bool,
+    edited: &mut Vec<Range<usize>>,
 ) -> Vec<u8> {
     let mut accepted: Vec<&Edit> = Vec::new();
     for (rule, edits) in fixes {
@@ -288,6 +309,7 @@ fn apply(
     let mut pos = 0;
     for e in accepted {
         let (a, b) = (e.span.start as usize, e.span.end as usize);
+        edited.push(a..b);
         *high |= !row[a..b].is_ascii() || !e.content.is_ascii();
         out.extend_from_slice(&row[pos..a]);
         out.extend_from_slice(e.content.as_bytes());

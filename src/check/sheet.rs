@@ -4,6 +4,7 @@
 //! displays them (`7/1/2024 9:00`), and text that it would run as a formula.
 //! Pure functions of a value; `row.rs` decides where they apply.
 
+use super::dates::Kind;
 use super::shapes;
 use crate::schema::shape::DateShape;
 use chrono::{Duration, NaiveDate, NaiveDateTime};
@@ -149,10 +150,18 @@ pub(crate) fn scientific(v: &str) -> Option<Scientific> {
 pub(crate) struct SheetDate {
     /// How the spreadsheet wrote it, for the message.
     pub what: &'static str,
-    /// The value in the column's shape.
+    /// The value in the column's shape (read month first where two orders
+    /// give two dates).
     pub meant: String,
     /// A caveat about the reading (day and month order, the offset).
     pub note: Option<&'static str>,
+    /// What the value shows of its column's order of day and month, as
+    /// `invalid-date`'s readings do: one order only gives a date
+    /// (`13/1/2024 9:00`), or both give two (`7/1/2024 9:00`).
+    pub kind: Option<Kind>,
+    /// Where both orders give two dates: the day-first one in the column's
+    /// shape, and the caveat that goes with it (the offset's).
+    pub day_first: Option<(String, Option<&'static str>)>,
 }
 
 /// Serial numbers read as dates: 1950-01-01 to 2099-12-31. A smaller
@@ -163,28 +172,59 @@ const SERIAL_RANGE: std::ops::RangeInclusive<u32> = 18_264..=73_415;
 /// serial date or display of a date-time, written in `shape`; `None` when it
 /// is neither.
 pub(crate) fn spreadsheet_date(shape: DateShape, v: &str) -> Option<SheetDate> {
-    let (at, what, has_time, note) = if let Some(at) = serial(v) {
+    let (at, what, has_time, note, kind, other) = if let Some(at) = serial(v) {
         let has_time = v.contains('.');
-        (at, "a spreadsheet's serial date number", has_time, None)
-    } else if let Some((at, has_time, note, padded)) = slashed(v) {
+        (
+            at,
+            "a spreadsheet's serial date number",
+            has_time,
+            None,
+            None,
+            None,
+        )
+    } else if let Some(s) = slashed(v) {
         // A date alone is a spreadsheet's display only without the zeros
         // (`7/1/2024`, Excel's default short date); `07/01/2024` is as
         // likely typed by hand, and in the employees' shape `3/7/2024` is
         // too: both are left to `invalid-date`.
-        if !has_time && (padded || shape == DateShape::Mdy) {
+        if !s.has_time && (s.padded || shape == DateShape::Mdy) {
             return None;
         }
-        let what = if has_time {
+        let what = if s.has_time {
             "a date-time as a spreadsheet displays it"
         } else {
             "a date as a spreadsheet displays it"
         };
-        (at, what, has_time, note)
+        (s.at, what, s.has_time, s.note, s.kind, s.day_first)
     } else if let Some(at) = spaced_iso(v) {
-        (at, "a date-time as a spreadsheet writes it", true, None)
+        (
+            at,
+            "a date-time as a spreadsheet writes it",
+            true,
+            None,
+            None,
+            None,
+        )
     } else {
         return None;
     };
+    let (meant, offset_note) = written_in(shape, at, has_time)?;
+    Some(SheetDate {
+        what,
+        meant,
+        note: note.or(offset_note),
+        kind,
+        day_first: other.and_then(|at| written_in(shape, at, has_time)),
+    })
+}
+
+/// `at` written in `shape`, with what the writing guesses; `None` if that
+/// is not what the column takes.
+fn written_in(
+    shape: DateShape,
+    at: NaiveDateTime,
+    has_time: bool,
+) -> Option<(String, Option<&'static str>)> {
     let date = at.format("%Y-%m-%d");
     let time = at.format("%H:%M:%S");
     let (meant, offset_note) = match shape {
@@ -207,14 +247,8 @@ pub(crate) fn spreadsheet_date(shape: DateShape, v: &str) -> Option<SheetDate> {
         DateShape::DateTimeLocal => (format!("{date} {time}"), None),
     };
     // What is suggested must be what the column takes.
-    if shapes::check_date(shape, &meant).is_err() {
-        return None;
-    }
-    Some(SheetDate {
-        what,
-        meant,
-        note: note.or(offset_note),
-    })
+    shapes::check_date(shape, &meant).ok()?;
+    Some((meant, offset_note))
 }
 
 /// An Excel serial date (1900 date system), with an optional fraction for
@@ -245,10 +279,23 @@ fn serial(v: &str) -> Option<NaiveDateTime> {
     Some(base + Duration::days(i64::from(n)) + Duration::seconds(secs))
 }
 
+/// A slashed date (and time) as a spreadsheet displays it.
+struct Slashed {
+    /// Read month first, unless only day first gives a date.
+    at: NaiveDateTime,
+    has_time: bool,
+    note: Option<&'static str>,
+    /// Both numbers have two digits.
+    padded: bool,
+    kind: Option<Kind>,
+    /// Read day first, where that gives another date.
+    day_first: Option<NaiveDateTime>,
+}
+
 /// `M/D/YYYY` with an optional ` H:MM[:SS]` and ` AM`/` PM`: how Excel
 /// and Sheets in US English show a date. Month first, unless the first
 /// number cannot be a month (then the day is first, as in Europe).
-fn slashed(v: &str) -> Option<(NaiveDateTime, bool, Option<&'static str>, bool)> {
+fn slashed(v: &str) -> Option<Slashed> {
     let (date, time) = match v.split_once(' ') {
         Some((d, t)) => (d, Some(t.trim())),
         None => (v, None),
@@ -266,27 +313,42 @@ fn slashed(v: &str) -> Option<(NaiveDateTime, bool, Option<&'static str>, bool)>
     };
     let (a, b) = (num(a)?, num(b)?);
     let y: i32 = y.parse().ok()?;
-    let (m, d, note) = if a > 12 && b <= 12 {
+    let (m, d, note, kind) = if a > 12 && b <= 12 {
         (
             b,
             a,
             Some("read day first, since the first number is no month"),
+            Some(Kind::DayFirst),
         )
     } else if a <= 12 && b <= 12 && a != b {
         (
             a,
             b,
             Some("read month first, as US English spreadsheets write it"),
+            Some(Kind::Ambiguous),
         )
+    } else if a <= 12 && b > 12 {
+        (a, b, None, Some(Kind::MonthFirst))
     } else {
-        (a, b, None)
+        (a, b, None, None)
     };
-    let date = NaiveDate::from_ymd_opt(y, m, d)?;
-    let t = match time {
-        None => date.and_hms_opt(0, 0, 0)?,
-        Some(t) => date.and_time(clock(t)?),
+    let clock = match time {
+        None => chrono::NaiveTime::from_hms_opt(0, 0, 0)?,
+        Some(t) => clock(t)?,
     };
-    Some((t, time.is_some(), note, padded))
+    let at = NaiveDate::from_ymd_opt(y, m, d)?.and_time(clock);
+    let day_first = (kind == Some(Kind::Ambiguous))
+        .then(|| NaiveDate::from_ymd_opt(y, d, m))
+        .flatten()
+        .map(|date| date.and_time(clock));
+    Some(Slashed {
+        at,
+        has_time: time.is_some(),
+        note,
+        padded,
+        kind,
+        day_first,
+    })
 }
 
 /// `H:MM[:SS]`, with an optional ` AM`/` PM`.
@@ -429,6 +491,32 @@ mod tests {
         );
         assert_eq!(d(DateShape::Ymd, "2024"), None);
         assert_eq!(d(DateShape::Ymd, "100000"), None);
+    }
+
+    #[test]
+    fn a_display_that_reads_as_two_dates_gives_both_and_shows_no_order() {
+        let s = spreadsheet_date(DateShape::Ymd, "7/1/2024 9:00").expect("a display");
+        assert_eq!(s.kind, Some(Kind::Ambiguous));
+        assert_eq!(s.meant, "2024-07-01");
+        assert_eq!(s.day_first, Some(("2024-01-07".to_owned(), None)));
+        let s = spreadsheet_date(DateShape::DateTimeOffset, "7/1/2024 9:00").expect("a display");
+        assert_eq!(
+            s.day_first.map(|(d, o)| (d, o.is_some())),
+            Some(("2024-01-07T09:00:00Z".to_owned(), true))
+        );
+        // One order only: evidence of the column's, and one reading.
+        let s = spreadsheet_date(DateShape::Ymd, "13/1/2024 9:00").expect("a display");
+        assert_eq!((s.kind, s.day_first), (Some(Kind::DayFirst), None));
+        let s = spreadsheet_date(DateShape::Ymd, "1/13/2024 9:00").expect("a display");
+        assert_eq!(
+            (s.kind, s.meant.as_str()),
+            (Some(Kind::MonthFirst), "2024-01-13")
+        );
+        // The same date both ways, a serial, an ISO date-time: no order.
+        for v in ["7/7/2024 9:00", "45474", "2024-07-01 09:00:00"] {
+            let s = spreadsheet_date(DateShape::Ymd, v).expect("a spreadsheet's");
+            assert_eq!((s.kind, s.day_first), (None, None), "{v}");
+        }
     }
 
     #[test]

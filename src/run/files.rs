@@ -397,7 +397,10 @@ impl Run<'_> {
             return Ok(());
         }
         let window = 2 * rayon::current_num_threads().max(1);
-        let budget = AHEAD_BYTES / window;
+        // Fewer inputs than the window share the bytes among themselves: a
+        // file checked alone keeps its findings (and is checked again when
+        // it learns its dates' order late) whatever the thread count.
+        let budget = AHEAD_BYTES / window.min(inputs.len()).max(1);
         let mut i = 0;
         while i < inputs.len() {
             let mut j = i;

@@ -201,6 +201,18 @@ impl Reports for Pass<'_> {
     }
 }
 
+/// After a pass whose copy holds `day-first-date` fixes: they wrote every
+/// valid date of a day-first column that reads as two dates month first,
+/// so the later passes (and the check of the result) must not read those
+/// cells day first again, or they would undo them.
+fn valid_dates_fixed(opts: &mut Options, counts: &Counts) {
+    if counts.contains_key(crate::rules::DAY_FIRST_DATE.code) {
+        if let Some(o) = &mut opts.date_orders {
+            Arc::make_mut(o).valid_fixed();
+        }
+    }
+}
+
 /// Why fixing a file stopped short.
 enum Stop {
     /// The file could not be checked: none of its findings stand.
@@ -462,6 +474,7 @@ impl Run<'_> {
                 }
                 let wrote = edited.is_some();
                 if wrote {
+                    valid_dates_fixed(&mut opts, &counts);
                     for (code, (rule, n)) in counts {
                         fixed.entry(code).or_insert((rule, 0)).1 += n;
                     }
@@ -573,6 +586,7 @@ impl Run<'_> {
                     break;
                 }
                 Some(next) => {
+                    valid_dates_fixed(&mut opts, &counts);
                     for (code, (rule, n)) in counts {
                         fixed.entry(code).or_insert((rule, 0)).1 += n;
                     }
