@@ -32,32 +32,6 @@ const DAMAGED: &str =
 const FIXED: &str =
     "Full Name,Work Email,Start Date\nAda,ada@example.com,03/07/2024\nBob,bob@example,01/02/2024\n";
 
-/// An employees file of `rows` rows, each with a safe fix (a year-first
-/// date), so `--fix` writes a copy as large as it.
-fn fixable(path: &Path, rows: usize) {
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
-    f.write_all(b"Employee ID,Full Name,Work Email,Department,Title,Start Date,End Date,Manager Work Email,Platform Roles,Metadata Version,Metadata\n")
-        .expect("write");
-    for i in 0..rows {
-        writeln!(
-            f,
-            "E-{i},Ada Lovelace {i},ada{i}@example.com,Engineering,Engineer,2024-03-07,,,reviewer,,"
-        )
-        .expect("write");
-    }
-    f.flush().expect("flush");
-}
-
-/// The hidden temporary files bdxlint left in `dir`.
-fn leftovers(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .expect("read dir")
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".bdxlint"))
-        .collect()
-}
-
 /// Starts `--fix` on a large file, waits until its copy is being written,
 /// does `meddle` to the file, and returns the run's exit code and stderr.
 fn meddle_while_fixing(dir: &Path, path: &Path, meddle: impl FnOnce()) -> (Option<i32>, String) {
@@ -466,6 +440,9 @@ fn fix_and_diff_refuse_a_fifo_instead_of_waiting() {
 }
 
 use std::os::unix::fs::FileTypeExt;
+
+mod common;
+use common::{fixable, leftovers};
 
 /// A device named through a link is refused, and stays a device.
 #[test]

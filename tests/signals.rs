@@ -4,46 +4,21 @@
 //! death by SIGXFSZ. Real processes, real signals.
 #![cfg(target_os = "linux")]
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{fixable, leftovers};
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("bdxlint")
 }
 
-/// An employees file of `rows` rows, each with a safe fix (a year-first
-/// date), so `--fix` writes a copy as large as it.
-fn fixable(dir: &Path, rows: usize) -> PathBuf {
-    let path = dir.join("employees.csv");
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
-    f.write_all(b"Employee ID,Full Name,Work Email,Department,Title,Start Date,End Date,Manager Work Email,Platform Roles,Metadata Version,Metadata\n")
-        .expect("write");
-    for i in 0..rows {
-        writeln!(
-            f,
-            "E-{i},Ada Lovelace {i},ada{i}@example.com,Engineering,Engineer,2024-03-07,,,reviewer,,"
-        )
-        .expect("write");
-    }
-    f.flush().expect("flush");
-    path
-}
-
-/// The hidden temporary files bdxlint left in `dir`.
-fn leftovers(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir)
-        .expect("read dir")
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".bdxlint"))
-        .collect()
-}
-
 fn interrupted_fix_leaves_nothing(signal: &str) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = fixable(dir.path(), 200_000);
+    let path = dir.path().join("employees.csv");
+    fixable(&path, 200_000);
     let before = std::fs::read(&path).expect("read");
     let mut child = Command::new(bin())
         .args(["check", "--fix", "--threads", "1", "--quiet"])
@@ -97,7 +72,8 @@ fn file_size_limit_is_an_error_not_a_death() {
     let dir = tempfile::tempdir().expect("tempdir");
     // About 17 MB against a limit of 4 MiB (ulimit -f counts 1 KiB blocks
     // in bash).
-    let path = fixable(dir.path(), 200_000);
+    let path = dir.path().join("employees.csv");
+    fixable(&path, 200_000);
     let before = std::fs::read(&path).expect("read");
     let out = Command::new("bash")
         .arg("-c")
