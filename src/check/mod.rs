@@ -13,15 +13,15 @@ mod cross;
 pub mod dates;
 pub mod dialect;
 pub mod encoding;
-mod filter;
-mod fixes;
+mod filter_grammar;
+mod cell_edits;
 mod fptable;
 mod grammar;
 pub mod header;
 mod record;
 pub mod refs;
 mod row;
-mod rowfix;
+mod row_fixer;
 pub mod shapes;
 mod sheet;
 #[cfg(test)]
@@ -44,7 +44,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 pub use cross::MAX_DISTINCT_ROWS;
 use cross::{CrossPlan, CrossState};
 pub use row::Plan;
-pub use rowfix::{FixedChunks, RowFixes};
+pub use row_fixer::{FixedChunks, RowFixes};
 
 /// What to check and how.
 #[derive(Debug, Clone)]
@@ -919,7 +919,7 @@ pub fn filter_findings(
     let doc = crate::json::Doc::parse_as(text, doubled, Vec::new()).map_err(|(e, _)| e.offset)?;
     let mut out = grammar::Findings::default();
     if let Ok(g) = schema::json::grammars() {
-        filter::check(&doc, "Value", ty, &g.filter, &mut out);
+        filter_grammar::check(&doc, "Value", ty, &g.filter, &mut out);
     }
     Ok(out
         .list
@@ -1458,7 +1458,7 @@ fn check_chunk(
     // fixes are left to the run's passes.
     let fixer = fixes
         .filter(|_| chunk.decoded.is_none())
-        .map(|fixes| rowfix::RowFixer {
+        .map(|fixes| row_fixer::RowFixer {
             plan,
             cross,
             fixes,
@@ -1537,7 +1537,7 @@ fn check_chunk(
                 )
             });
         if let Some(row) = row {
-            let end = rec.end + rowfix::ending_len(rec.ending);
+            let end = rec.end + row_fixer::ending_len(rec.ending);
             if let (0, Some(f)) = (fixed.capacity(), &fixer) {
                 // Room for fixes that lengthen rows, without growing.
                 fixed = f.fixes.buffer(data.len() + data.len() / 16 + row.len());
@@ -1548,7 +1548,7 @@ fn check_chunk(
             delta += row.len() as i64 - (end - rec.start) as i64;
         } else if delta != 0 {
             for d in &mut emit.diags[mark..] {
-                rowfix::shift(d, delta);
+                row_fixer::shift(d, delta);
             }
             events.shift_from(ev_mark, delta);
         }
@@ -1737,7 +1737,7 @@ impl Fold {
         let abs = |line: u64| line + shift;
         for mut d in r.diags {
             if before != 0 {
-                rowfix::shift(&mut d, before);
+                row_fixer::shift(&mut d, before);
             }
             d.line = abs(d.line);
             if let Some(s) = &mut d.snippet {
@@ -1950,7 +1950,7 @@ pub(crate) struct Emitter<'a> {
     /// What the date cells checked show of their columns' order.
     pub(crate) dates: dates::DateOrders,
     /// The fields of the row a fix wrote, when a row fixed in the check is
-    /// checked again (`rowfix.rs`): a date a fix wrote month first is not
+    /// checked again (`row_fixer.rs`): a date a fix wrote month first is not
     /// read day first by `day-first-date` (its fix would undo it, round after
     /// round). Empty otherwise.
     pub(crate) written: Vec<usize>,

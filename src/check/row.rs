@@ -3,8 +3,8 @@
 //! from the table and the header ([`Plan`]).
 
 use super::dates::{DateOrders, Kind, Order};
-use super::filter;
-use super::fixes;
+use super::filter_grammar as filter;
+use super::cell_edits as fixes;
 use super::grammar;
 use super::header::{map_columns, Header, Mapping};
 use super::record::{report_nuls, report_quoting, report_utf8};
