@@ -2,9 +2,9 @@
 //! shapes and the conditions between cells of a row, compiled once per file
 //! from the table and the header ([`Plan`]).
 
+use super::cell_edits as fixes;
 use super::dates::{DateOrders, Kind, Order};
 use super::filter_grammar as filter;
-use super::cell_edits as fixes;
 use super::grammar;
 use super::header::{map_columns, Header, Mapping};
 use super::record::{report_nuls, report_quoting, report_utf8};
