@@ -48,6 +48,50 @@ pub struct Rule {
     pub spec: &'static str,
     /// Whether its findings can carry a fix, and what the fix does.
     pub fix: Option<FixDoc>,
+    /// Its findings' message, for a rule whose message has a fixed shape:
+    /// `{name}` marks a value each finding fills in (see [`fill`]).
+    pub message: Option<&'static str>,
+    /// Its findings' help, for a rule whose help has a fixed shape.
+    pub help: Option<&'static str>,
+}
+
+/// `template` with each `{name}` that `values` names replaced by its
+/// value, in one pass (a value is not read again for names). Other braces
+/// stay as they are.
+pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let value = after.find('}').and_then(|close| {
+            let name = &after[..close];
+            let v = values.iter().find(|(n, _)| *n == name)?.1;
+            Some((v, close))
+        });
+        match value {
+            Some((v, close)) => {
+                out.push_str(v);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The text of an optional template.
+macro_rules! template {
+    () => {
+        None
+    };
+    ($text:literal) => {
+        Some($text)
+    };
 }
 
 /// How often a rule's findings carry a fix (ruff's "Fix is always/sometimes
@@ -111,7 +155,7 @@ macro_rules! fix_doc {
 }
 
 macro_rules! rules {
-    ($( $ident:ident = $code:literal, $name:literal, $sev:ident, $spec:literal, $summary:literal, $expl:literal $(, fix $avail:ident $safety:ident $fixdoc:literal)?; )*) => {
+    ($( $ident:ident = $code:literal, $name:literal, $sev:ident, $spec:literal, $summary:literal, $expl:literal $(, fix $avail:ident $safety:ident $fixdoc:literal)? $(, message $msg:literal)? $(, help $help:literal)?; )*) => {
         $( pub static $ident: Rule = Rule {
             code: $code,
             name: $name,
@@ -120,6 +164,8 @@ macro_rules! rules {
             explanation: $expl,
             spec: $spec,
             fix: fix_doc!($($avail $safety $fixdoc)?),
+            message: template!($($msg)?),
+            help: template!($($help)?),
         }; )*
         /// Every rule, in code order.
         pub static ALL: &[&Rule] = &[$(&$ident),*];
@@ -137,7 +183,9 @@ rules! {
         "What it does: warns about a UTF-8 BOM (EF BB BF) before the header.\n\
          Why it matters: bdxlint and many parsers skip it, but a strict reader (Go's `encoding/csv`, which the platform most likely uses, among them) makes the first column name `\\u{feff}Employee ID`, which then matches no column: the same risk as a header name in another case (`column-name-variant`), so the same severity.\n\
          Example: a file saved by Excel as \"CSV UTF-8\". Fix: save as plain CSV (UTF-8 without BOM).",
-        fix Always Safe "Safe: removes the three bytes of the byte-order mark.";
+        fix Always Safe "Safe: removes the three bytes of the byte-order mark.",
+        message "the file starts with a UTF-8 byte-order mark",
+        help "bdxlint skips it; save without BOM if the upload rejects the first column";
     INVALID_UTF8 = "F003", "invalid-utf8", Error, "CSV practice",
         "Bytes that are not valid UTF-8",
         "What it does: points at the first byte of every cell that is not valid UTF-8.\n\
@@ -147,23 +195,30 @@ rules! {
         "The file is UTF-16 or UTF-32, not UTF-8",
         "What it does: detects a UTF-16 or UTF-32 byte-order mark and stops checking the file.\n\
          Why it matters: the uploads are UTF-8 CSV; a UTF-16 file is unreadable to the platform.\n\
-         Example: a file exported as \"Unicode text\" from Excel. Fix: save as CSV UTF-8.";
+         Example: a file exported as \"Unicode text\" from Excel. Fix: save as CSV UTF-8.",
+        message "the file is {encoding}, not UTF-8",
+        help "save the file as CSV UTF-8";
     MIXED_LINE_ENDINGS = "F005", "mixed-line-endings", Warning, "CSV practice",
         "Rows end with both CRLF and LF",
         "What it does: reports the first line whose ending differs from the first row's (CRLF vs LF).\n\
          Why it matters: mixed endings usually mean two files were pasted together; some readers then keep a stray `\\r` in the last cell.\n\
          Example: rows 1-10 end in CRLF, rows 11-20 in LF. Fix: normalise line endings.",
-        fix Sometimes Safe "Safe: rewrites the file with every row's line ending the most common one (a tie keeps the header's); line breaks inside quoted cells are content and stay. A whole-file rewrite: JSON shows it with no edits, SARIF with no fix. Refused while a record reads two ways (a record with a quoting problem or a carriage return outside quotes): `--fix` then reports the finding with no fix, saying which line and why.";
+        fix Sometimes Safe "Safe: rewrites the file with every row's line ending the most common one (a tie keeps the header's); line breaks inside quoted cells are content and stay. A whole-file rewrite: JSON shows it with no edits, SARIF with no fix. Refused while a record reads two ways (a record with a quoting problem or a carriage return outside quotes): `--fix` then reports the finding with no fix, saying which line and why.",
+        message "line {line} ends with {found}; earlier lines end with {want}",
+        help "use {want} line endings throughout";
     DEPRECATED_FORMAT = "F006", "deprecated-format", Warning, "Versioning",
         "The format is deprecated",
         "What it does: warns once per file of a deprecated upload format.\n\
          Why it matters: the entity relations upload is deprecated in favour of the entities-bulk ZIP (POST /entities-bulk/upload-url) and may go away.\n\
-         Example: uploading `relations.csv` through /entity-relations/upload-url. Fix: send entities and relations together as an entities-bulk ZIP.";
+         Example: uploading `relations.csv` through /entity-relations/upload-url. Fix: send entities and relations together as an entities-bulk ZIP.",
+        message "the {format} format is deprecated";
     CR_LINE_ENDINGS = "F007", "cr-line-endings", Error, "CSV practice",
         "Lines end with a lone CR",
         "What it does: detects a header row cut by carriage returns (`\\r`) not followed by a line feed, the line ending of classic Mac OS, and stops checking the file.\n\
          Why it matters: RFC 4180 readers, the platform's included, see the whole file as one line.\n\
-         Example: a file exported by an old spreadsheet on a Mac. Fix: save with LF or CRLF line endings.";
+         Example: a file exported by an old spreadsheet on a Mac. Fix: save with LF or CRLF line endings.",
+        message "lines end with a lone CR (classic Mac OS line endings)",
+        help "save the file with LF or CRLF line endings";
     UNKNOWN_FORMAT = "F008", "unknown-format", Warning, "Resources and their fields",
         "A CSV file a directory walk found is of no format bdxlint knows",
         "What it does: flags a `.csv` file met while walking a directory whose header fits no format, or more than one, and which no `--format` or config override names; the file is not checked further. A file named on the command line is an error instead (exit 2): you asked for it to be checked.\n\
@@ -179,13 +234,17 @@ rules! {
         "What it does: tells the delimiter from the header and the first rows (the first 64 KiB): when commas do not give every one of them the same number of fields (two or more) and exactly one of `;`, TAB or `|` does, with more fields than commas give, it reports that delimiter once and reads the file with it, so the other findings (format detection included) are about its cells. A comma file whose cells hold `;` (lists, JSON, prose) is never taken for a `;` file: its comma fields are consistent, or its `;` fields are not.\n\
          Why it matters: the uploads are CSV, comma-separated; the platform reads a `;` file's whole header as one unknown column and rejects every row. Excel saves `;` files in locales whose decimal separator is the comma.\n\
          Example: `Employee ID;Work Email;First Name`. Fix: save the file as \"CSV UTF-8 (Comma delimited)\", or change the list separator of the system's region settings before saving.",
-        fix Sometimes Safe "Safe: rewrites the file with commas, read in the delimiter found (exactly one fits the header and the rows): fields are copied as they are, quoted where they hold a comma, now meaningful; a `sep=` line is left out, a BOM and line endings stay. Refused while a record reads two ways (a record with a quoting problem or a carriage return outside quotes, or another number of fields than the header's) or the rewritten file would tell another delimiter: `--fix` then reports the finding with no fix, saying which line and why.";
+        fix Sometimes Safe "Safe: rewrites the file with commas, read in the delimiter found (exactly one fits the header and the rows): fields are copied as they are, quoted where they hold a comma, now meaningful; a `sep=` line is left out, a BOM and line endings stay. Refused while a record reads two ways (a record with a quoting problem or a carriage return outside quotes, or another number of fields than the header's) or the rewritten file would tell another delimiter: `--fix` then reports the finding with no fix, saying which line and why.",
+        message "the file uses {delimiter} as its delimiter; the platform reads commas",
+        help "save the file as comma-separated CSV (Excel: Save As, \"CSV UTF-8 (Comma delimited)\"); bdxlint read it with {delimiter} to check the rest";
     SEP_LINE = "F011", "sep-line", Error, "Resources and their fields",
         "The file starts with Excel's `sep=` line",
         "What it does: flags a first line `sep=X` (X one of `,` `;` TAB `|`, after a BOM if any), the hint with which Excel opens a file in the right dialect, and skips it: the header is the next line, and X is the delimiter the rest is read with (another than the comma is also `delimiter`).\n\
          Why it matters: \"each CSV has a header row of column names\"; the platform reads `sep=,` as the header, a single unknown column, and rejects the file.\n\
          Example: a first line `sep=,` above `Employee ID,Work Email,...`. Fix: delete the first line.",
-        fix Sometimes Safe "Safe: deletes the `sep=,` line; a `sep=` naming another delimiter rewrites the whole file with commas, which leaves the line out (refused as `delimiter`'s rewrite is).";
+        fix Sometimes Safe "Safe: deletes the `sep=,` line; a `sep=` naming another delimiter rewrites the whole file with commas, which leaves the line out (refused as `delimiter`'s rewrite is).",
+        message "the first line `{line}` is Excel's delimiter hint, not the header; the platform reads it as the header",
+        help "delete the first line, so that the header row comes first (bdxlint skipped it)";
     NOT_UTF8 = "F012", "not-utf8", Error, "CSV practice",
         "The file is in a legacy 8-bit encoding, not UTF-8",
         "What it does: decides once whether the file is UTF-8, from the non-ASCII bytes of its first 64 KiB, or of its first non-ASCII line if those have none (a BOM makes it UTF-8): bytes above 0x7F that form no UTF-8 character make it a legacy 8-bit file, reported once at the end with the likely encoding (Windows-1252 when bytes 0x80-0x9F occur, printable only there), the count of bytes that are not UTF-8, their lines, and the first ones. The rest is read decoded as Windows-1252, so other findings are real; spans stay the file's bytes. A UTF-8 file with a few bad bytes gets `invalid-utf8` per cell instead.\n\
@@ -221,12 +280,16 @@ rules! {
         "The header lacks a required column",
         "What it does: lists each column marked required (`*`) in the spec that the header does not name.\n\
          Why it matters: the platform rejects the file.\n\
-         Example: an employees header without `Start Date`. Fix: add the column (`bdxlint template FORMAT` prints a full header).";
+         Example: an employees header without `Start Date`. Fix: add the column (`bdxlint template FORMAT` prints a full header).",
+        message "the header has no `{column}` column",
+        help "add the `{column}` column; the {format} format requires it";
     MISSING_RECOMMENDED_COLUMN = "H002", "missing-recommended-column", Warning, "Resources and their fields",
         "The header lacks a column the spec asks for",
         "What it does: lists columns whose presence the spec contradicts itself about (Filters `Status`: \"header marks it required; definition says optional\"; see rules/README.md).\n\
          Why it matters: one reading of the spec requires the column, the other does not; a missing one may be rejected.\n\
-         Example: a filters header without `Status`. Fix: add the column; its cells may stay empty.";
+         Example: a filters header without `Status`. Fix: add the column; its cells may stay empty.",
+        message "the header has no `{column}` column",
+        help "add the `{column}` column; the {format} format asks for it";
     UNKNOWN_COLUMN = "H003", "unknown-column", Warning, "Resources and their fields",
         "The header names a column the format does not have",
         "What it does: flags header names that match no column of the format, including empty names.\n\
@@ -237,7 +300,9 @@ rules! {
         "The header names a column twice",
         "What it does: flags the second and later occurrences of a header name (compared after trimming spaces, case and a trailing `*`).\n\
          Why it matters: only one of the two columns is read; which one is unspecified.\n\
-         Example: `Email,Name,Email`. Fix: remove or rename the duplicate.";
+         Example: `Email,Name,Email`. Fix: remove or rename the duplicate.",
+        message "column {name} (field {field}) repeats {first} (field {first_field})",
+        help "remove or rename one of the two columns";
     COLUMN_NAME_VARIANT = "H005", "column-name-variant", Warning, "Resources and their fields",
         "A header name differs from the spec's only by case, spaces or a trailing `*`",
         "What it does: flags header names that match a column once case, surrounding spaces and a trailing `*` (as in published templates, `Name*`) are ignored. The column is checked as the one it matches.\n\
@@ -254,7 +319,9 @@ rules! {
         "The header has more columns than any format could use",
         "What it does: stops at a header of more than 1,024 names, with this one finding, and checks the file no further. The widest format has 29 columns.\n\
          Why it matters: such a header is not one of the spec's formats, and checking it (a finding per unknown name, per row) would cost memory and time without bound; the file was not checked, so it cannot pass.\n\
-         Example: a header of 1,000,000 names, or an export whose rows were joined into one line. Fix: write the format's header (`bdxlint template FORMAT`).";
+         Example: a header of 1,000,000 names, or an export whose rows were joined into one line. Fix: write the format's header (`bdxlint template FORMAT`).",
+        message "the header has {count} columns, more than the {max} bdxlint reads; the file was not checked",
+        help "write the format's header (`bdxlint template FORMAT`)";
     UNNAMED_COLUMN_DATA = "H008", "unnamed-column-data", Error, "Resources and their fields",
         "A column without a header name holds data",
         "What it does: flags a header field with no name (empty, or only `*`) under which some row has a value, once, with the number of rows that do; it is known at the end of the file and reported there. An unnamed column that is empty in every row stays an `unknown-column` warning.\n\

@@ -27,9 +27,10 @@
 //! like any other. A file's findings are kept until the batch is done
 //! (the run places them after the file's own).
 
+use super::emit::Emitter;
+use super::options::Options;
 use super::refs::{self, filled, Active, At, Found, Hook, Keys, Marker, Spec};
 use super::text::quote;
-use super::{Emitter, Options};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::error::Error;
 use crate::rules::{self, Rule};

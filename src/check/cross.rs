@@ -17,21 +17,20 @@
 //! What is stored and what a fingerprint collision can do is documented in
 //! `rules/README.md`, "Cross-row state and its memory".
 
+use super::chunk::Chunk;
+use super::emit::{Emitter, Snippets};
+use super::finding::{Finding, FixBuilder};
 use super::fptable::FpTable;
+use super::options::CrossRules;
 use super::row::{Cells, Plan};
 use super::text::quote;
-use super::{Emitter, Snippets};
-use crate::diagnostic::{Diagnostic, Related, Severity};
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules;
 use crate::scan::{unescape, Record, Scanner};
 use crate::schema::Table;
 use std::hash::Hasher;
 use std::sync::Arc;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3Default};
-
-/// Distinct rows the duplicate-row check remembers by default: 15-30
-/// bytes each (see rules/README.md), so about 45 MB at worst.
-pub const MAX_DISTINCT_ROWS: usize = 1_500_000;
 
 /// A `Hasher` for keys that already are uniformly distributed hashes: it
 /// passes their bits through instead of hashing them again. (The fold's
@@ -308,12 +307,7 @@ fn fp_lowercase(bytes: &[u8], hasher: &mut Xxh3Default) -> u64 {
 impl CrossPlan {
     /// `delim` is the file's delimiter: rows are compared as cells, and
     /// their minimal form quotes a cell that holds it.
-    pub(crate) fn new(
-        table: &'static Table,
-        plan: &Plan,
-        on: super::CrossRules,
-        delim: u8,
-    ) -> CrossPlan {
+    pub(crate) fn new(table: &'static Table, plan: &Plan, on: CrossRules, delim: u8) -> CrossPlan {
         let name = |c: usize| table.columns[c].name.as_str();
         let identity = table
             .identity
@@ -677,7 +671,7 @@ impl CrossState {
         &mut self,
         plan: &CrossPlan,
         events: &Events,
-        chunk: &super::Chunk,
+        chunk: &Chunk,
         shift: u64,
         out: &mut Vec<Diagnostic>,
     ) {
@@ -806,18 +800,6 @@ impl CrossState {
             }
             match seen.next_if(|e| e.0 == n).map(|e| e.1) {
                 Some(RowSeen::Repeat(first)) => {
-                    emit.row(
-                        &rules::DUPLICATE_ROW,
-                        None,
-                        scratch,
-                        [
-                            "this row repeats line ",
-                            itoa::Buffer::new().format(first),
-                            " exactly",
-                        ]
-                        .concat(),
-                        Some("remove one of the two rows".into()),
-                    );
                     // The row and its line ending go; unsafe, as removing a
                     // row is a decision (the two may be meant as one).
                     let end = scratch.end
@@ -826,23 +808,38 @@ impl CrossState {
                             Some(crate::scan::LineEnding::CrLf) => 2,
                             _ => 0,
                         };
-                    emit.fix_last(
-                        crate::diagnostic::Applicability::Unsafe,
-                        "remove this row".into(),
-                        vec![(scratch.start..end, String::new())],
+                    emit.report_row(
+                        scratch,
+                        Finding::new(
+                            &rules::DUPLICATE_ROW,
+                            [
+                                "this row repeats line ",
+                                itoa::Buffer::new().format(first),
+                                " exactly",
+                            ]
+                            .concat(),
+                        )
+                        .help("remove one of the two rows")
+                        .fix(FixBuilder::unsafe_("remove this row").edit(scratch.start..end, ""))
+                        .related(
+                            u64::from(first),
+                            None,
+                            "first written here".into(),
+                        ),
                     );
-                    related(&mut emit, first, None, "first written here".into());
                 }
                 Some(RowSeen::CapReached) => {
-                    emit.row(
-                        &rules::DUPLICATE_ROW,
-                        Some(Severity::Info),
+                    emit.report_row(
                         scratch,
-                        format!(
-                            "the duplicate-row check remembers only the first {} distinct rows; rows from here on are compared with those, but not with each other",
-                            thousands(*row_cap)
-                        ),
-                        Some("split the file to check all of it for repeated rows".into()),
+                        Finding::new(
+                            &rules::DUPLICATE_ROW,
+                            format!(
+                                "the duplicate-row check remembers only the first {} distinct rows; rows from here on are compared with those, but not with each other",
+                                thousands(*row_cap)
+                            ),
+                        )
+                        .severity(Some(Severity::Info))
+                        .help("split the file to check all of it for repeated rows"),
                     );
                 }
                 _ => {}
@@ -887,17 +884,6 @@ fn others(k: usize) -> [usize; 2] {
     }
 }
 
-/// Adds a related place to the last finding.
-fn related(emit: &mut Emitter<'_>, line: u32, column: Option<Arc<str>>, message: String) {
-    if let Some(d) = emit.diags.last_mut() {
-        d.related.push(Related {
-            line: u64::from(line),
-            column,
-            message,
-        });
-    }
-}
-
 /// Field `i` of a re-scanned record, decoded and trimmed.
 fn decoded(data: &[u8], rec: &Record, i: usize) -> String {
     let f = &rec.fields[i];
@@ -911,30 +897,22 @@ fn quoted(data: &[u8], rec: &Record, i: usize) -> String {
     quote(&decoded(data, rec, i))
 }
 
-/// A finding on field `field` of `rec`, or on the row when the header lacks
-/// the column.
-#[allow(clippy::too_many_arguments)]
+/// Reports `finding` on field `field` of `rec` (named after its column),
+/// or on the row when the header lacks the column.
 fn on_field(
     plan: &CrossPlan,
     rec: &Record,
     field: Option<usize>,
-    rule: &'static rules::Rule,
-    severity: Option<Severity>,
-    message: String,
-    help: String,
+    finding: Finding,
     emit: &mut Emitter<'_>,
 ) {
     match field.and_then(|i| Some((i, rec.fields.get(i)?))) {
-        Some((i, f)) => emit.in_field(
-            rule,
-            severity,
+        Some((i, f)) => emit.report_in(
             f.start..f.end,
             f,
-            Some(plan.header[i].clone()),
-            message,
-            Some(help),
+            finding.column(Some(plan.header[i].clone())),
         ),
-        None => emit.row(rule, severity, rec, message, Some(help)),
+        None => emit.report_row(rec, finding),
     }
 }
 
@@ -1051,11 +1029,11 @@ fn report_identity(
             )
         }
     };
-    on_field(plan, rec, id.fields[at], rule, None, message, help, emit);
-    if let Some(d) = emit.diags.last_mut() {
-        d.shared = Some(shared);
-    }
-    related(emit, first, column, note);
+    let finding = Finding::new(rule, message)
+        .help(help)
+        .shared(shared)
+        .related(u64::from(first), column, note);
+    on_field(plan, rec, id.fields[at], finding, emit);
 }
 
 fn report_unique(
@@ -1090,32 +1068,26 @@ fn report_unique(
     } else {
         ""
     };
-    on_field(
-        plan,
-        rec,
-        at,
-        &rules::DUPLICATE_VALUE,
-        u.severity,
-        [
-            &key,
-            " already ",
-            verb,
-            " on line ",
-            itoa::Buffer::new().format(first),
-            case,
-            ": ",
-            u.reason,
-        ]
-        .concat(),
-        "remove the repeated row, or correct the value".into(),
-        emit,
-    );
-    related(
-        emit,
-        first,
-        at.map(|i| plan.header[i].clone()),
-        [&key, " first ", first_verb, " here", case].concat(),
-    );
+    let message = [
+        &key,
+        " already ",
+        verb,
+        " on line ",
+        itoa::Buffer::new().format(first),
+        case,
+        ": ",
+        u.reason,
+    ]
+    .concat();
+    let finding = Finding::new(&rules::DUPLICATE_VALUE, message)
+        .severity(u.severity)
+        .help("remove the repeated row, or correct the value")
+        .related(
+            u64::from(first),
+            at.map(|i| plan.header[i].clone()),
+            [&key, " first ", first_verb, " here", case].concat(),
+        );
+    on_field(plan, rec, at, finding, emit);
 }
 
 /// `1500000` as `1,500,000`.

@@ -16,6 +16,7 @@
 //! the orders known up front ([`super::Options::date_orders`]). A file
 //! without such cells never takes that second pass.
 
+use super::finding::Finding;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules;
 use crate::schema::shape::DateShape;
@@ -248,9 +249,8 @@ pub fn late_notes(dates: &DateOrders, format: Option<&str>) -> Vec<Diagnostic> {
         let shown = shown(e);
         let n = e.ambiguous.count;
         if n > 0 {
-            let mut d = super::file_diag(
+            let finding = Finding::new(
                 &rules::INVALID_DATE,
-                0..0,
                 format!(
                     "the cells of `{name}` are {shown}, which the check learned only at the end of the file: {n} {} that {} as two dates (the first on line {}: `{}`) {} reported as in a column of unknown order, with a month-first fix",
                     if n == 1 { "cell" } else { "cells" },
@@ -259,24 +259,21 @@ pub fn late_notes(dates: &DateOrders, format: Option<&str>) -> Vec<Diagnostic> {
                     e.ambiguous.value,
                     if n == 1 { "was" } else { "were" },
                 ),
-                "`bdxlint check --fix` (and `--diff`) read them the column's way; so does a check of a file of 8 MiB or less, which is checked again",
-            );
-            d.severity = Severity::Info;
-            d.line = e.ambiguous.line;
-            notes.push(d);
+            )
+            .help("`bdxlint check --fix` (and `--diff`) read them the column's way; so does a check of a file of 8 MiB or less, which is checked again")
+            .severity(Some(Severity::Info));
+            notes.push(finding.file_at(0..0, e.ambiguous.line, 1));
         }
         if col.shape == Shape::Date(DateShape::Mdy) {
-            let mut d = super::file_diag(
+            let finding = Finding::new(
                 &rules::DAY_FIRST_DATE,
-                0..0,
                 format!(
                     "the cells of `{name}` are {shown}, which the check learned only at the end of the file: its valid dates that read as two (both numbers 12 or less, as in `06/07/2019`), which the platform reads month first, drew no `day-first-date` warning"
                 ),
-                "`bdxlint check --diff` (or `--fix`) reads them the column's way and warns where each one is; so does a check of a file of 8 MiB or less, which is checked again",
-            );
-            d.severity = Severity::Info;
-            d.line = e.day_first.line;
-            notes.push(d);
+            )
+            .help("`bdxlint check --diff` (or `--fix`) reads them the column's way and warns where each one is; so does a check of a file of 8 MiB or less, which is checked again")
+            .severity(Some(Severity::Info));
+            notes.push(finding.file_at(0..0, e.day_first.line, 1));
         }
     }
     notes

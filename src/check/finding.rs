@@ -10,7 +10,7 @@
 //! it), which every stage shares.
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Related, Severity, Transform};
-use crate::rules::Rule;
+use crate::rules::{fill, Rule};
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -25,6 +25,9 @@ pub(crate) struct Finding {
     pub(crate) column: Option<Arc<str>>,
     pub(crate) fix: Option<Box<Fix>>,
     pub(crate) related: Vec<Related>,
+    /// Findings of one cause on many rows share this (the human report
+    /// folds them).
+    pub(crate) shared: Option<u64>,
     /// Reported once a file with a count of the rows like it (see the
     /// fold's `once`).
     pub(crate) once_per_file: bool,
@@ -42,7 +45,18 @@ impl Finding {
             column: None,
             fix: None,
             related: Vec::new(),
+            shared: None,
             once_per_file: false,
+        }
+    }
+
+    /// A finding of `rule` whose message and help are the rule's templates
+    /// (its registry entry in `rules.rs`), filled with `values`.
+    pub(crate) fn from_template(rule: &'static Rule, values: &[(&str, &str)]) -> Self {
+        let finding = Finding::new(rule, fill(rule.message.unwrap_or(rule.summary), values));
+        match rule.help {
+            Some(help) => finding.help(fill(help, values)),
+            None => finding,
         }
     }
 
@@ -83,6 +97,25 @@ impl Finding {
         self
     }
 
+    /// Another line the finding names (a cross-row finding's earlier row),
+    /// and its column.
+    #[inline]
+    pub(crate) fn related(mut self, line: u64, column: Option<Arc<str>>, message: String) -> Self {
+        self.related.push(Related {
+            line,
+            column,
+            message,
+        });
+        self
+    }
+
+    /// What findings of one cause on many rows share.
+    #[inline]
+    pub(crate) fn shared(mut self, key: u64) -> Self {
+        self.shared = Some(key);
+        self
+    }
+
     /// Reported once a file: the fold keeps the first and counts the rows
     /// like it.
     #[inline]
@@ -112,7 +145,7 @@ impl Finding {
             related: self.related,
             snippet,
             once_per_file: self.once_per_file,
-            shared: None,
+            shared: self.shared,
             fix: self.fix,
             value: None,
         }
@@ -261,6 +294,14 @@ pub(crate) fn file_diag(
     Finding::new(rule, message).help(help).file(span)
 }
 
+/// Hands `found` to `sink` in position order, leaving it empty.
+pub(crate) fn drain_sorted(found: &mut Vec<Diagnostic>, sink: &mut dyn FnMut(Diagnostic)) {
+    found.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    for d in found.drain(..) {
+        sink(d);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,5 +324,42 @@ mod tests {
             .severity(None)
             .file(0..0);
         assert_eq!(d.severity, rules::UTF8_BOM.severity);
+    }
+
+    #[test]
+    fn a_template_is_filled_from_the_rule() {
+        let d = Finding::from_template(
+            &rules::MISSING_RECOMMENDED_COLUMN,
+            &[("column", "Manager"), ("format", "employees")],
+        )
+        .file(0..0);
+        assert_eq!(d.message, "the header has no `Manager` column");
+        assert_eq!(
+            d.help.as_deref(),
+            Some("add the `Manager` column; the employees format asks for it")
+        );
+    }
+
+    /// Every placeholder of a template is a name: a stray brace would be
+    /// left in the text of every finding.
+    #[test]
+    fn templates_name_their_values() {
+        for rule in rules::ALL {
+            for t in [rule.message, rule.help].into_iter().flatten() {
+                let mut rest = t;
+                while let Some(open) = rest.find('{') {
+                    let after = &rest[open + 1..];
+                    let close = after.find('}').expect("a closed placeholder");
+                    assert!(
+                        after[..close]
+                            .chars()
+                            .all(|c| c.is_ascii_lowercase() || c == '_'),
+                        "{}: {t}",
+                        rule.code
+                    );
+                    rest = &after[close + 1..];
+                }
+            }
+        }
     }
 }

@@ -1,8 +1,9 @@
 //! Header checks: required, unknown, duplicate and near-miss column names,
 //! and the mapping from the file's fields to the table's columns.
 
+use super::emit::Emitter;
+use super::finding::{Finding, FixBuilder};
 use super::text::{name_invisible, quote, quote_bare, zero_width};
-use super::Emitter;
 use crate::diagnostic::Applicability;
 use crate::names::{closest, typo_budget};
 use crate::rules;
@@ -42,12 +43,9 @@ pub(crate) struct Mapping {
 
 /// Renames header field `f` to the spec's `name`: the whole field, quotes
 /// and all, becomes the name (quoted only if it needs to be).
-fn rename_fix(emit: &mut Emitter<'_>, f: &FieldSpan, name: &str, applicability: Applicability) {
-    emit.fix_last(
-        applicability,
-        format!("rename the column to `{name}`"),
-        vec![(f.start..f.end, super::cell_edits::csv_field(name))],
-    );
+fn rename_fix(f: &FieldSpan, name: &str, applicability: Applicability) -> FixBuilder {
+    FixBuilder::new(applicability, format!("rename the column to `{name}`"))
+        .edit(f.start..f.end, super::cell_edits::csv_field(name))
 }
 
 /// Maps header fields to columns and reports header findings.
@@ -58,140 +56,219 @@ pub(crate) fn map_columns(
     rec: &Record,
     emit: &mut Emitter<'_>,
 ) -> Mapping {
-    let n = header.names.len();
-    let mut field_col: Vec<Option<ColumnId>> = vec![None; n];
-    let mut col_field: Vec<Option<usize>> = vec![None; table.columns.len()];
-    let names: Vec<Arc<str>> = header.names.iter().map(|s| Arc::from(s.as_str())).collect();
-    // Zero-width characters (a second byte-order mark before the first
-    // name, a zero-width space pasted from a web page) are left out, as
-    // case and spaces are: a name that holds one is a variant of the
-    // column it spells, named as such, not an unknown name.
-    let normalized: Vec<String> = header
-        .names
-        .iter()
-        .map(|s| {
-            if s.chars().any(zero_width) {
-                normalize_name(&s.chars().filter(|&c| !zero_width(c)).collect::<String>())
-            } else {
-                normalize_name(s)
-            }
-        })
-        .collect();
-    let col_norm: Vec<&str> = table
-        .columns
-        .iter()
-        .map(|c| c.normalized.as_str())
-        .collect();
-    // A finding on header field `i`, named after it unless it has no name.
-    let on_field =
-        |emit: &mut Emitter<'_>, i: usize, rule, message: String, help: Option<String>| {
-            let f = &rec.fields[i];
-            let column = (!normalized[i].is_empty()).then(|| names[i].clone());
-            emit.in_field(rule, None, f.start..f.end, f, column, message, help);
-        };
-
-    super::record::report_quoting(data, rec, &names, emit);
+    let mut m = Mapper::new(table, header, rec);
+    super::record::report_quoting(data, rec, &m.names, emit);
     for (i, f) in rec.fields.iter().enumerate() {
         let (a, b) = f.content();
-        super::record::report_utf8(data, a, b, f, Some(names[i].clone()), emit);
+        super::record::report_utf8(data, a, b, f, Some(m.names[i].clone()), emit);
     }
-    super::record::report_nuls(data, rec, &names, emit);
+    super::record::report_nuls(data, rec, &m.names, emit);
+    m.duplicates(emit);
+    m.exact();
+    let variants = m.variants();
+    m.report_variants(&variants, emit);
+    m.unknown(emit);
+    m.missing(emit);
+    Mapping {
+        field_col: m.field_col,
+        col_field: m.col_field,
+        names: m.names,
+    }
+}
 
-    // Duplicates, compared in normalized form, whatever the name.
-    let mut duplicate = vec![false; n];
-    let mut first_seen: HashMap<&str, usize> = HashMap::with_capacity(n);
-    for i in 0..n {
-        if normalized[i].is_empty() {
-            continue;
-        }
-        let first = *first_seen.entry(normalized[i].as_str()).or_insert(i);
-        if first != i {
-            duplicate[i] = true;
-            on_field(
-                emit,
-                i,
-                &rules::DUPLICATE_COLUMN,
-                format!(
-                    "column {} (field {}) repeats {} (field {})",
-                    quote(&header.names[i]),
-                    i + 1,
-                    quote(&header.names[first]),
-                    first + 1
-                ),
-                Some("remove or rename one of the two columns".into()),
-            );
+/// The header's fields being mapped to the table's columns, step by step:
+/// duplicates, exact names, variants, typos and unknown names, missing
+/// columns.
+struct Mapper<'a> {
+    table: &'a Table,
+    header: &'a Header,
+    rec: &'a Record,
+    /// The names as written, shared by every finding.
+    names: Vec<Arc<str>>,
+    /// The names compared: normalized, without zero-width characters.
+    normalized: Vec<String>,
+    /// The table's names, normalized.
+    col_norm: Vec<&'a str>,
+    field_col: Vec<Option<ColumnId>>,
+    col_field: Vec<Option<usize>>,
+    /// Fields that repeat an earlier name: mapped to nothing.
+    duplicate: Vec<bool>,
+}
+
+impl<'a> Mapper<'a> {
+    fn new(table: &'a Table, header: &'a Header, rec: &'a Record) -> Self {
+        let n = header.names.len();
+        // Zero-width characters (a second byte-order mark before the first
+        // name, a zero-width space pasted from a web page) are left out, as
+        // case and spaces are: a name that holds one is a variant of the
+        // column it spells, named as such, not an unknown name.
+        let normalized: Vec<String> = header
+            .names
+            .iter()
+            .map(|s| {
+                if s.chars().any(zero_width) {
+                    normalize_name(&s.chars().filter(|&c| !zero_width(c)).collect::<String>())
+                } else {
+                    normalize_name(s)
+                }
+            })
+            .collect();
+        Mapper {
+            table,
+            header,
+            rec,
+            names: header.names.iter().map(|s| Arc::from(s.as_str())).collect(),
+            normalized,
+            col_norm: table
+                .columns
+                .iter()
+                .map(|c| c.normalized.as_str())
+                .collect(),
+            field_col: vec![None; n],
+            col_field: vec![None; table.columns.len()],
+            duplicate: vec![false; n],
         }
     }
-    // Exact names first, so a variant never takes a column from an exact match.
-    for i in 0..n {
-        if duplicate[i] {
-            continue;
-        }
-        if let Some(c) = table.column(&header.names[i]) {
-            field_col[i] = Some(c);
-            col_field[c] = Some(i);
-        }
+
+    /// A finding on header field `i`, named after it unless it has no name.
+    fn on_field(&self, emit: &mut Emitter<'_>, i: usize, finding: Finding) {
+        let f = &self.rec.fields[i];
+        let column = (!self.normalized[i].is_empty()).then(|| self.names[i].clone());
+        emit.report_in(f.start..f.end, f, finding.column(column));
     }
-    // Variants: same name up to case, spaces and a trailing `*`.
-    let mut variants: Vec<(usize, ColumnId, Variant)> = Vec::new();
-    for i in 0..n {
-        if duplicate[i] || field_col[i].is_some() {
-            continue;
-        }
-        if let Some(c) = col_norm.iter().position(|k| *k == normalized[i]) {
-            if col_field[c].is_some() {
+
+    /// Field `i` is column `c`.
+    fn map(&mut self, i: usize, c: ColumnId) {
+        self.field_col[i] = Some(c);
+        self.col_field[c] = Some(i);
+    }
+
+    /// Duplicates, compared in normalized form, whatever the name.
+    fn duplicates(&mut self, emit: &mut Emitter<'_>) {
+        let mut first_seen: HashMap<&str, usize> = HashMap::with_capacity(self.normalized.len());
+        for i in 0..self.normalized.len() {
+            if self.normalized[i].is_empty() {
                 continue;
             }
-            field_col[i] = Some(c);
-            col_field[c] = Some(i);
-            variants.push((i, c, Variant::of(&header.names[i], &table.columns[c].name)));
+            let first = *first_seen.entry(self.normalized[i].as_str()).or_insert(i);
+            if first != i {
+                self.duplicate[i] = true;
+                let names = &self.header.names;
+                self.on_field(
+                    emit,
+                    i,
+                    Finding::from_template(
+                        &rules::DUPLICATE_COLUMN,
+                        &[
+                            ("name", &quote(&names[i])),
+                            ("field", &(i + 1).to_string()),
+                            ("first", &quote(&names[first])),
+                            ("first_field", &(first + 1).to_string()),
+                        ],
+                    ),
+                );
+            }
         }
     }
-    // A header written all in lower case (or with every required name
-    // starred, as published templates do) is one finding, not one a column.
-    let collapsed: Vec<Variant> = [Variant::Lower, Variant::Upper, Variant::Star]
-        .into_iter()
-        .filter(|&k| variants.iter().filter(|v| v.2 == k).count() >= COLLAPSE_AT)
-        .collect();
-    for &(i, c, kind) in &variants {
-        if collapsed.contains(&kind) {
-            continue;
+
+    /// Exact names first, so a variant never takes a column from an exact
+    /// match.
+    fn exact(&mut self) {
+        for i in 0..self.normalized.len() {
+            if self.duplicate[i] {
+                continue;
+            }
+            if let Some(c) = self.table.column(&self.header.names[i]) {
+                self.map(i, c);
+            }
         }
-        let name = &header.names[i];
-        let want = &table.columns[c].name;
-        let invisible = name_invisible(name);
-        let (message, help) = if i == 0 && name.starts_with('\u{feff}') {
-            (
-                format!(
-                    "the first column name {} starts with a second byte-order mark (U+FEFF): the file begins with two",
-                    quote_bare(name)
-                ),
-                format!("save the file as UTF-8 without a BOM, or delete the invisible character before `{want}`"),
-            )
-        } else if !invisible.is_empty()
-            && name
-                .chars()
-                .any(|ch| zero_width(ch) || (ch.is_whitespace() && ch != ' '))
-        {
-            (
-                format!(
-                    "column {} holds {invisible}; the spec writes `{want}`",
-                    quote_bare(name)
-                ),
-                format!(
-                    "retype the name as `{want}`: the invisible characters make it another name"
-                ),
-            )
-        } else {
-            (
-                format!("column {} is written `{want}` in the spec", quote(name)),
-                format!("rename it to `{want}`"),
-            )
-        };
-        on_field(emit, i, &rules::COLUMN_NAME_VARIANT, message, Some(help));
-        rename_fix(emit, &rec.fields[i], want, Applicability::Safe);
     }
-    for kind in collapsed {
+
+    /// Variants: the same name up to case, spaces and a trailing `*`.
+    fn variants(&mut self) -> Vec<(usize, ColumnId, Variant)> {
+        let mut variants = Vec::new();
+        for i in 0..self.normalized.len() {
+            if self.duplicate[i] || self.field_col[i].is_some() {
+                continue;
+            }
+            if let Some(c) = self.col_norm.iter().position(|k| *k == self.normalized[i]) {
+                if self.col_field[c].is_some() {
+                    continue;
+                }
+                self.map(i, c);
+                let kind = Variant::of(&self.header.names[i], &self.table.columns[c].name);
+                variants.push((i, c, kind));
+            }
+        }
+        variants
+    }
+
+    /// A finding per variant, except that a header written all in lower
+    /// case (or with every required name starred, as published templates
+    /// do) is one finding, not one a column.
+    fn report_variants(&self, variants: &[(usize, ColumnId, Variant)], emit: &mut Emitter<'_>) {
+        let collapsed: Vec<Variant> = [Variant::Lower, Variant::Upper, Variant::Star]
+            .into_iter()
+            .filter(|&k| variants.iter().filter(|v| v.2 == k).count() >= COLLAPSE_AT)
+            .collect();
+        for &(i, c, kind) in variants {
+            if collapsed.contains(&kind) {
+                continue;
+            }
+            let name = &self.header.names[i];
+            let want = &self.table.columns[c].name;
+            let invisible = name_invisible(name);
+            let (message, help) = if i == 0 && name.starts_with('\u{feff}') {
+                (
+                    format!(
+                        "the first column name {} starts with a second byte-order mark (U+FEFF): the file begins with two",
+                        quote_bare(name)
+                    ),
+                    format!("save the file as UTF-8 without a BOM, or delete the invisible character before `{want}`"),
+                )
+            } else if !invisible.is_empty()
+                && name
+                    .chars()
+                    .any(|ch| zero_width(ch) || (ch.is_whitespace() && ch != ' '))
+            {
+                (
+                    format!(
+                        "column {} holds {invisible}; the spec writes `{want}`",
+                        quote_bare(name)
+                    ),
+                    format!(
+                        "retype the name as `{want}`: the invisible characters make it another name"
+                    ),
+                )
+            } else {
+                (
+                    format!("column {} is written `{want}` in the spec", quote(name)),
+                    format!("rename it to `{want}`"),
+                )
+            };
+            let fix = rename_fix(&self.rec.fields[i], want, Applicability::Safe);
+            self.on_field(
+                emit,
+                i,
+                Finding::new(&rules::COLUMN_NAME_VARIANT, message)
+                    .help(help)
+                    .fix(fix),
+            );
+        }
+        for kind in collapsed {
+            self.report_collapsed(variants, kind, emit);
+        }
+    }
+
+    /// One finding for every variant of `kind`, on the header row, with one
+    /// fix that renames them all.
+    fn report_collapsed(
+        &self,
+        variants: &[(usize, ColumnId, Variant)],
+        kind: Variant,
+        emit: &mut Emitter<'_>,
+    ) {
+        let (table, names) = (self.table, &self.header.names);
         let of_kind: Vec<(usize, ColumnId)> = variants
             .iter()
             .filter(|v| v.2 == kind)
@@ -200,52 +277,24 @@ pub(crate) fn map_columns(
         let examples: Vec<String> = of_kind
             .iter()
             .take(3)
-            .map(|&(i, c)| {
-                format!(
-                    "{} for `{}`",
-                    quote(&header.names[i]),
-                    table.columns[c].name
-                )
-            })
+            .map(|&(i, c)| format!("{} for `{}`", quote(&names[i]), table.columns[c].name))
             .collect();
         let more = if of_kind.len() > 3 { ", ..." } else { "" };
-        let names: Vec<&str> = of_kind
+        let spec_names: Vec<&str> = of_kind
             .iter()
             .map(|&(_, c)| table.columns[c].name.as_str())
             .collect();
-        emit.row(
-            &rules::COLUMN_NAME_VARIANT,
-            None,
-            rec,
-            format!(
-                "{} column names are written {} ({}{more})",
-                of_kind.len(),
-                kind.describe(),
-                examples.join(", ")
-            ),
-            Some(format!(
-                "write the names as the spec does: {} (`bdxlint template {}` prints the header)",
-                names
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                table.name
-            )),
-        );
-        // One fix renames them all.
         let mut fields: Vec<(usize, ColumnId)> = of_kind.clone();
         fields.sort_unstable();
-        emit.fix_last(
-            Applicability::Safe,
-            format!(
-                "rename the {} columns as the spec writes them",
-                fields.len()
-            ),
+        let fix = FixBuilder::safe(format!(
+            "rename the {} columns as the spec writes them",
+            fields.len()
+        ))
+        .edits(
             fields
                 .iter()
                 .map(|&(i, c)| {
-                    let f = &rec.fields[i];
+                    let f = &self.rec.fields[i];
                     (
                         f.start..f.end,
                         super::cell_edits::csv_field(&table.columns[c].name),
@@ -253,102 +302,110 @@ pub(crate) fn map_columns(
                 })
                 .collect(),
         );
-    }
-    // Typos and unknown names.
-    for i in 0..n {
-        if duplicate[i] || field_col[i].is_some() {
-            continue;
-        }
-        if normalized[i].is_empty() {
-            on_field(
-                emit,
-                i,
-                &rules::UNKNOWN_COLUMN,
-                format!("header field {} has no name", i + 1),
-                Some("remove the empty column (a trailing comma in the header makes one)".into()),
-            );
-            continue;
-        }
-        let nearest = closest(
-            &normalized[i],
-            typo_budget(&normalized[i]),
-            col_norm
-                .iter()
-                .zip(&col_field)
-                .map(|(k, taken)| taken.is_none().then_some(*k)),
+        emit.report_row(
+            self.rec,
+            Finding::new(
+                &rules::COLUMN_NAME_VARIANT,
+                format!(
+                    "{} column names are written {} ({}{more})",
+                    of_kind.len(),
+                    kind.describe(),
+                    examples.join(", ")
+                ),
+            )
+            .help(format!(
+                "write the names as the spec does: {} (`bdxlint template {}` prints the header)",
+                spec_names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                table.name
+            ))
+            // One fix renames them all.
+            .fix(fix),
         );
-        match nearest {
-            Some(c) => {
-                field_col[i] = Some(c);
-                col_field[c] = Some(i);
-                on_field(
+    }
+
+    /// Typos (a near name, mapped to its column) and unknown names.
+    fn unknown(&mut self, emit: &mut Emitter<'_>) {
+        let table = self.table;
+        for i in 0..self.normalized.len() {
+            if self.duplicate[i] || self.field_col[i].is_some() {
+                continue;
+            }
+            if self.normalized[i].is_empty() {
+                self.on_field(
                     emit,
                     i,
-                    &rules::COLUMN_NAME_TYPO,
-                    format!(
-                        "unknown column {}; did you mean `{}`?",
-                        quote(&header.names[i]),
-                        table.columns[c].name
-                    ),
-                    Some(format!(
-                        "rename it to `{}`; until then the platform does not read it",
-                        table.columns[c].name
-                    )),
+                    Finding::new(
+                        &rules::UNKNOWN_COLUMN,
+                        format!("header field {} has no name", i + 1),
+                    )
+                    .help("remove the empty column (a trailing comma in the header makes one)"),
                 );
-                rename_fix(
-                    emit,
-                    &rec.fields[i],
-                    &table.columns[c].name,
-                    Applicability::Unsafe,
-                );
+                continue;
             }
-            _ => on_field(
-                emit,
-                i,
-                &rules::UNKNOWN_COLUMN,
-                format!(
-                    "{} is not a column of the {} format",
-                    quote(&header.names[i]),
-                    table.name
-                ),
-                Some(format!(
+            let nearest = closest(
+                &self.normalized[i],
+                typo_budget(&self.normalized[i]),
+                self.col_norm
+                    .iter()
+                    .zip(&self.col_field)
+                    .map(|(k, taken)| taken.is_none().then_some(*k)),
+            );
+            let name = &self.header.names[i];
+            let finding = match nearest {
+                Some(c) => {
+                    self.map(i, c);
+                    let want = &table.columns[c].name;
+                    Finding::new(
+                        &rules::COLUMN_NAME_TYPO,
+                        format!("unknown column {}; did you mean `{want}`?", quote(name)),
+                    )
+                    .help(format!(
+                        "rename it to `{want}`; until then the platform does not read it"
+                    ))
+                    .fix(rename_fix(
+                        &self.rec.fields[i],
+                        want,
+                        Applicability::Unsafe,
+                    ))
+                }
+                _ => Finding::new(
+                    &rules::UNKNOWN_COLUMN,
+                    format!(
+                        "{} is not a column of the {} format",
+                        quote(name),
+                        table.name
+                    ),
+                )
+                .help(format!(
                     "remove it, or check the format (`bdxlint formats` lists the columns of {})",
                     table.name
                 )),
-            ),
+            };
+            self.on_field(emit, i, finding);
         }
     }
-    // Missing columns, pointing at the header row.
-    for (c, col) in table.columns.iter().enumerate() {
-        if col_field[c].is_some() {
-            continue;
+
+    /// Missing columns, pointing at the header row.
+    fn missing(&self, emit: &mut Emitter<'_>) {
+        let table = self.table;
+        for (c, col) in table.columns.iter().enumerate() {
+            if self.col_field[c].is_some() {
+                continue;
+            }
+            let rule = match col.header {
+                Requirement::Required => &rules::MISSING_REQUIRED_COLUMN,
+                Requirement::Recommended => &rules::MISSING_RECOMMENDED_COLUMN,
+                Requirement::Optional => continue,
+            };
+            emit.report_row(
+                self.rec,
+                Finding::from_template(rule, &[("column", &col.name), ("format", &table.name)]),
+            );
         }
-        let rule = match col.header {
-            Requirement::Required => &rules::MISSING_REQUIRED_COLUMN,
-            Requirement::Recommended => &rules::MISSING_RECOMMENDED_COLUMN,
-            Requirement::Optional => continue,
-        };
-        emit.row(
-            rule,
-            None,
-            rec,
-            format!("the header has no `{}` column", col.name),
-            Some(format!(
-                "add the `{}` column; the {} format {} it",
-                col.name,
-                table.name,
-                if col.header == Requirement::Required {
-                    "requires"
-                } else {
-                    "asks for"
-                }
-            )),
-        );
-    }
-    Mapping {
-        field_col,
-        col_field,
-        names,
     }
 }
 

@@ -2,7 +2,8 @@
 //! quoting, bytes that are not UTF-8 and NUL bytes. The header and the rows report
 //! them alike, so they live here rather than in either.
 
-use super::Emitter;
+use super::emit::Emitter;
+use super::finding::Finding;
 use crate::rules;
 use crate::scan::{FieldSpan, QuoteProblemKind, Record};
 use std::sync::Arc;
@@ -34,15 +35,11 @@ pub(crate) fn report_quoting(
             ),
         };
         let end = (p.at + 1).min(data.len());
-        emit.at(
-            rule,
-            None,
+        emit.report_at(
             p.at..end,
             p.line,
             p.line_start,
-            column,
-            msg.into(),
-            Some(help.into()),
+            Finding::new(rule, msg).help(help).column(column),
         );
     }
 }
@@ -65,14 +62,15 @@ pub(crate) fn report_utf8(
         .iter()
         .map(|x| format!("0x{x:02X}"))
         .collect();
-    emit.in_field(
-        &rules::INVALID_UTF8,
-        None,
+    emit.report_in(
         at..at + len,
         f,
-        column,
-        format!("byte {} is not valid UTF-8", bytes.join(" ")),
-        Some("save the file as UTF-8 (it looks like Latin-1 or Windows-1252)".into()),
+        Finding::new(
+            &rules::INVALID_UTF8,
+            format!("byte {} is not valid UTF-8", bytes.join(" ")),
+        )
+        .help("save the file as UTF-8 (it looks like Latin-1 or Windows-1252)")
+        .column(column),
     );
 }
 
@@ -93,14 +91,12 @@ pub(crate) fn report_nul(
         1 => "a NUL byte (0x00) in this cell".to_owned(),
         n => format!("{n} NUL bytes (0x00) in this cell, the first here"),
     };
-    emit.in_field(
-        &rules::NUL_BYTE,
-        None,
+    emit.report_in(
         at..at + 1,
         f,
-        column,
-        message,
-        Some("delete the NUL bytes; one after every character means UTF-16: save the file as CSV UTF-8".into()),
+        Finding::new(&rules::NUL_BYTE, message)
+            .help("delete the NUL bytes; one after every character means UTF-16: save the file as CSV UTF-8")
+            .column(column),
     );
 }
 
@@ -113,4 +109,20 @@ pub(crate) fn report_nuls(data: &[u8], rec: &Record, names: &[Arc<str>], emit: &
     for (i, f) in rec.fields.iter().enumerate() {
         report_nul(data, f, names.get(i).cloned(), emit);
     }
+}
+
+/// Whether a field's content is empty or only spaces and tabs.
+pub(super) fn blank(cell: &[u8]) -> bool {
+    cell.iter().all(|&b| b == b' ' || b == b'\t')
+}
+
+/// Whether `rec` is an empty row: only delimiters (and spaces), as a
+/// spreadsheet writes a formatted but empty line. Quoted empty cells
+/// count as empty; a row with quoting problems is not one.
+pub(super) fn empty_row(data: &[u8], rec: &Record) -> bool {
+    rec.problems.is_empty()
+        && rec.fields.iter().all(|f| {
+            let (a, b) = f.content();
+            blank(&data[a..b])
+        })
 }

@@ -29,9 +29,13 @@
 //! rows share one set. The referring files keep nothing per row. A false
 //! "defined" needs a 64-bit collision.
 
+use super::chunk::{Cancellable, ChunkReader};
 use super::cross::IdentityHasher;
+use super::emit::{Emitter, Snippets};
+use super::finding::{file_diag, rebase, Finding};
+use super::options::Options;
+use super::preamble::read_dialect;
 use super::text::quote;
-use super::{rebase, ChunkReader, Emitter, Options};
 use crate::check::shapes::integration_ref_problem;
 use crate::diagnostic::Diagnostic;
 use crate::rules::Rule;
@@ -531,14 +535,13 @@ pub(crate) fn report(
     message: String,
     help: String,
 ) {
-    emit.in_field(
-        rule,
-        severity,
+    emit.report_in(
         at.span.clone(),
         at.f,
-        Some(Arc::from(at.column)),
-        message,
-        Some(help),
+        Finding::new(rule, message)
+            .severity(severity)
+            .help(help)
+            .column(Some(Arc::from(at.column))),
     );
 }
 
@@ -785,8 +788,8 @@ pub(crate) fn stream_into<R: Read>(
     mut f: impl FnMut(&mut Emitter<'_>, &Record, &[Option<usize>]),
     sink: &mut dyn FnMut(Diagnostic),
 ) -> io::Result<Option<Columns>> {
-    let reader = super::Cancellable::new(reader, opts);
-    let (dialect, reader) = super::read_dialect(reader)?;
+    let reader = Cancellable::new(reader, opts);
+    let (dialect, reader) = read_dialect(reader)?;
     let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
     let mut cols: Option<Columns> = None;
     let mut line = 1 + dialect.skip_lines;
@@ -799,7 +802,7 @@ pub(crate) fn stream_into<R: Read>(
         // chunk may hold nothing else).
         let skip = usize::try_from((dialect.skip as u64).saturating_sub(chunk.base)).unwrap_or(0);
         let mut scanner = dialect.scanner(data, skip.min(data.len()), line);
-        let mut emit = Emitter::new(data, super::Snippets::of(opts));
+        let mut emit = Emitter::new(data, Snippets::of(opts));
         while scanner.next_record(&mut rec) {
             match &cols {
                 None => {
@@ -903,7 +906,7 @@ pub fn check_references_into<R: Read>(
     if let Some(u) = said {
         let message = render_count(&u.message, count);
         let help = render_count(&u.help, count);
-        sink(super::file_diag(u.rule, 0..0, message, &help));
+        sink(file_diag(u.rule, 0..0, message, &help));
     }
     Ok(())
 }

@@ -4,6 +4,7 @@
 
 use super::cell_edits as fixes;
 use super::dates::{DateOrders, Kind, Order};
+use super::emit::Emitter;
 use super::filter_grammar as filter;
 use super::grammar;
 use super::header::{map_columns, Header, Mapping};
@@ -11,7 +12,6 @@ use super::record::{report_nuls, report_quoting, report_utf8};
 use super::shapes::{self, DateError};
 use super::sheet;
 use super::text::{describe_around, name_invisible, quote, quote_bare};
-use super::Emitter;
 use crate::diagnostic::{Applicability, Severity};
 use crate::json::{self, Doc};
 use crate::rules;

@@ -16,89 +16,15 @@
 //! the file and check the result again.
 
 use super::cross::{CrossPlan, Events};
+use super::emit::{Emitter, Snippets};
 use super::finding::shift;
+use super::fixed_chunks::RowFixes;
+use super::record::empty_row;
 use super::row::{Cells, Plan};
-use super::{empty_row, Emitter, Snippets};
 use crate::diagnostic::{Diagnostic, Edit};
 use crate::rules::Rule;
 use crate::scan::{LineEnding, Record, Scanner};
-use std::fmt;
 use std::ops::Range;
-use std::sync::Mutex;
-
-/// Where a fixing check sends each chunk's bytes, in file order: the
-/// fixed rows in their places, the others as they were read.
-pub trait FixedChunks: Send {
-    /// The chunk at file offset `base`, `len` bytes in the file; `bytes`
-    /// is what the output holds in its place (the file's own bytes unless
-    /// `changed`); `applied` counts the fixes applied in it by rule.
-    /// `unsettling`: a fix removed or wrote a byte above ASCII before the
-    /// file's encoding was told (from the first line that holds one, when
-    /// the first 64 KiB hold none), so a check of the output may read it
-    /// otherwise: only such a check knows what it finds. (What the first
-    /// 64 KiB tell, the caller compares: see [`super::reads_alike`].)
-    fn chunk(
-        &mut self,
-        base: u64,
-        len: u64,
-        bytes: &[u8],
-        changed: bool,
-        applied: &[(&'static Rule, u32)],
-        unsettling: bool,
-    );
-}
-
-/// `--fix` in the check: which fixes apply, and where the chunks go.
-pub struct RowFixes {
-    /// Whether a finding's fix is to be applied (its applicability, the
-    /// rule filter). Only fixes with edits are asked about.
-    pub applies: Box<dyn Fn(&Diagnostic) -> bool + Send + Sync>,
-    pub out: Mutex<Box<dyn FixedChunks>>,
-    /// Buffers of fixed chunks, once written: reused, since a new one per
-    /// chunk is a megabyte of fresh pages the kernel zeroes each time.
-    spare: Mutex<Vec<Vec<u8>>>,
-}
-
-/// Buffers of fixed chunks kept for reuse: as many as chunks in flight,
-/// and none larger than a few chunks (a chunk holding one huge record is
-/// not kept, or a file of such records would pin that much memory).
-const SPARE: usize = 16;
-const SPARE_BYTES: usize = 4 << 20;
-
-impl RowFixes {
-    pub fn new(
-        applies: Box<dyn Fn(&Diagnostic) -> bool + Send + Sync>,
-        out: Box<dyn FixedChunks>,
-    ) -> Self {
-        RowFixes {
-            applies,
-            out: Mutex::new(out),
-            spare: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// An empty buffer with room for `n` bytes.
-    pub(super) fn buffer(&self, n: usize) -> Vec<u8> {
-        let mut b = super::lock(&self.spare).pop().unwrap_or_default();
-        b.clear();
-        b.reserve(n);
-        b
-    }
-
-    /// Takes back a buffer [`RowFixes::buffer`] gave.
-    pub(super) fn give_back(&self, b: Vec<u8>) {
-        let mut spare = super::lock(&self.spare);
-        if spare.len() < SPARE && b.capacity() <= SPARE_BYTES {
-            spare.push(b);
-        }
-    }
-}
-
-impl fmt::Debug for RowFixes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("RowFixes")
-    }
-}
 
 /// Rounds of fixing one row: a fix that overlapped another waits for the
 /// next round, as it would for the next pass.
@@ -304,80 +230,4 @@ fn apply(
     }
     out.extend_from_slice(&row[pos..]);
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::check::{check_reader, lock, Options};
-    use crate::diagnostic::Applicability;
-    use std::sync::Arc;
-
-    /// Counts the chunks that changed.
-    struct Changed(Arc<Mutex<usize>>);
-
-    impl FixedChunks for Changed {
-        fn chunk(
-            &mut self,
-            _: u64,
-            _: u64,
-            _: &[u8],
-            changed: bool,
-            _: &[(&'static Rule, u32)],
-            _: bool,
-        ) {
-            if changed {
-                *self.0.lock().expect("not poisoned") += 1;
-            }
-        }
-    }
-
-    /// The findings of a fixing check of `file` with records of at most
-    /// `max_record` bytes, and how many chunks it changed.
-    fn fixing(file: &[u8], max_record: usize) -> (Vec<&'static str>, usize) {
-        let changed = Arc::new(Mutex::new(0));
-        let opts = Options {
-            format: Some("employees".into()),
-            max_record_bytes: max_record,
-            row_fixes: Some(Arc::new(RowFixes::new(
-                Box::new(|d: &Diagnostic| {
-                    d.fix
-                        .as_ref()
-                        .is_some_and(|f| f.applicability == Applicability::Safe)
-                }),
-                Box::new(Changed(Arc::clone(&changed))),
-            ))),
-            ..Options::default()
-        };
-        let r = check_reader(file, "e.csv", None, &opts).expect("checks");
-        let codes = r.diagnostics.iter().map(|d| d.rule.code).collect();
-        let n = *changed.lock().expect("not poisoned");
-        (codes, n)
-    }
-
-    #[test]
-    fn a_row_is_fixed_in_the_check_unless_it_would_grow_near_the_longest_record() {
-        let file = b"Full Name,Work Email,Start Date\nAda,a@x.com,3/7/2024\n";
-        // Fixed where it is checked: the finding is gone, the chunk changed.
-        assert_eq!(fixing(file, 64 << 20), (vec![], 1));
-        // `03/07/2024` would make the 20-byte row 22, past half of 40: the
-        // row is left to the file's own passes, its finding still there.
-        assert_eq!(fixing(file, 40), (vec!["C004"], 0));
-    }
-
-    #[test]
-    fn only_chunk_sized_buffers_are_kept_for_reuse() {
-        let fixes = RowFixes::new(
-            Box::new(|_: &Diagnostic| true),
-            Box::new(Changed(Arc::default())),
-        );
-        fixes.give_back(Vec::with_capacity(SPARE_BYTES + 1));
-        assert!(lock(&fixes.spare).is_empty());
-        fixes.give_back(Vec::with_capacity(1 << 20));
-        assert_eq!(lock(&fixes.spare).len(), 1);
-        for _ in 0..2 * SPARE {
-            fixes.give_back(Vec::with_capacity(16));
-        }
-        assert_eq!(lock(&fixes.spare).len(), SPARE);
-    }
 }

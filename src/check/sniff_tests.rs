@@ -1,7 +1,8 @@
 //! Header sniffing reads a file's first record, not its first MiB, and
 //! names the same columns as reading the whole MiB did.
 
-use super::{header, header_names, MAX_HEADER};
+use super::header;
+use super::preamble::{header_names, MAX_HEADER};
 use crate::scan::{Record, Scanner};
 use std::io::Read;
 

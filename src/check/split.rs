@@ -13,7 +13,10 @@
 //! record as it walks them and stops at the first in doubt, before its
 //! output replaces anything.
 
-use super::{dialect, ChunkReader, Options};
+use super::chunk::{Cancellable, ChunkReader};
+use super::dialect;
+use super::options::Options;
+use super::preamble::read_dialect;
 use crate::diagnostic::Transform;
 use crate::scan::{LineEnding, QuoteProblemKind, Record};
 use std::fmt;
@@ -65,10 +68,10 @@ pub(crate) fn walk_records(
     opts: &Options,
     each: &mut RecordFn<'_>,
 ) -> io::Result<()> {
-    let reader = super::Cancellable::new(reader, opts);
+    let reader = Cancellable::new(reader, opts);
     // In the file's own dialect, as the check reads it: its delimiter, and
     // a BOM and a `sep=` line before the header (which travel with it).
-    let (dialect, reader) = super::read_dialect(reader)?;
+    let (dialect, reader) = read_dialect(reader)?;
     let mut chunks = ChunkReader::new(reader, opts.chunk_size, opts.max_record_bytes);
     let mut rec = Record::default();
     let mut line = 1 + dialect.skip_lines;
