@@ -49,7 +49,7 @@ pub(super) struct Chunk {
     /// maps it back to the file's bytes.
     pub(super) decoded: Option<Box<encoding::Decoded>>,
     /// The file's encoding was told before this chunk: no change to this
-    /// chunk's bytes beyond the first [`dialect::HEAD_LEN`] of the file
+    /// chunk's bytes beyond the first [`super::dialect::HEAD_LEN`] of the file
     /// could change how the file is read.
     pub(super) settled: bool,
 }

@@ -34,7 +34,7 @@ pub(super) struct ChunkResult {
     /// Fixes applied in the chunk, by rule.
     pub(super) applied: Vec<(&'static Rule, u32)>,
     /// A fix changed bytes that tell how the file is read (see
-    /// [`FixedChunks::chunk`]).
+    /// [`FixedChunks::chunk`](super::fixed_chunks::FixedChunks::chunk)).
     pub(super) unsettling: bool,
     /// What the chunk's date cells show of their columns' order (lines
     /// relative to the chunk).

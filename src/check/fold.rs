@@ -89,7 +89,7 @@ pub(super) struct Fold {
     /// Once-per-file findings: (rule, message) -> the first one, held back
     /// until the end, and how many more were dropped.
     pub(super) once: HashMap<(&'static str, String), (Diagnostic, u64)>,
-    /// Report once-a-file findings on every row ([`Options::every_row`]).
+    /// Report once-a-file findings on every row ([`Options::every_row`](super::options::Options::every_row)).
     pub(super) every_row: bool,
     /// The line ending the file uses, from its first terminated record.
     pub(super) convention: Option<LineEnding>,
@@ -102,7 +102,7 @@ pub(super) struct Fold {
     pub(super) size_hint: Option<u64>,
     /// A legacy-encoded file's bytes that are not UTF-8, so far.
     pub(super) legacy: Option<Legacy>,
-    /// By unnamed header field (see [`Rows::unnamed`]): the rows that hold
+    /// By unnamed header field (see [`Rows::unnamed`](super::chunk_check::Rows::unnamed)): the rows that hold
     /// data in it.
     pub(super) unnamed: Vec<u64>,
     /// Bytes that fixed rows added before the next chunk (see

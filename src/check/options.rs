@@ -62,7 +62,7 @@ pub struct Options {
     /// reading its column supports from the first row on. Without it the
     /// check learns the orders as it goes and says, in its
     /// [`dates::DateOrders`], whether it must be made again with them
-    /// (see [`check_reader_dated`]).
+    /// (see [`check_reader_dated`](crate::check::check_reader_dated)).
     pub date_orders: Option<Arc<dates::DateOrders>>,
 }
 

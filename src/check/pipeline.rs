@@ -75,7 +75,15 @@ pub(super) fn check_stream<R: Read>(
     }
     report.records += fold.records;
     unnamed_columns(&fold, &rows, held, sink);
-    let dates = match &opts.date_orders {
+    let dates = date_orders(&mut fold, table, opts);
+    fold.finish(sink);
+    Ok((report, dates))
+}
+
+/// The order of day and month in each date column: as given, or as the
+/// file's cells showed it.
+fn date_orders(fold: &mut Fold, table: &schema::Table, opts: &Options) -> dates::DateOrders {
+    match &opts.date_orders {
         Some(known) => known.as_known(),
         None => {
             let mut learned = std::mem::take(&mut fold.dates);
@@ -86,9 +94,7 @@ pub(super) fn check_stream<R: Read>(
             });
             learned
         }
-    };
-    fold.finish(sink);
-    Ok((report, dates))
+    }
 }
 
 /// The header's `unknown-column` warnings of unnamed fields, held until

@@ -60,7 +60,7 @@ pub fn header_names(mut r: impl Read) -> std::io::Result<Vec<String>> {
 }
 
 /// The format a CSV file's header fits, read from its first MiB, the way
-/// [`check_reader`] detects it; `None` when it fits none or cannot be read
+/// [`check_reader`](crate::check::check_reader) detects it; `None` when it fits none or cannot be read
 /// (checking the file then says why). For the batch checks, which need
 /// every file's format before any file is checked.
 pub fn sniff_format(path: &Path) -> Option<&'static str> {

@@ -38,7 +38,7 @@ pub(super) struct RowFixer<'a> {
     pub(super) snippets: Snippets,
     /// Whether rows make cross-row events.
     pub(super) track: bool,
-    /// [`super::Chunk::settled`].
+    /// [`Chunk::settled`](super::chunk::Chunk::settled).
     pub(super) settled: bool,
     /// [`super::Options::max_record_bytes`].
     pub(super) max_record: usize,
