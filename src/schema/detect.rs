@@ -1,6 +1,7 @@
 //! Picking a format from a header row (and, to break ties, the file name).
 
-use super::{normalize_name, Requirement, Table};
+use super::columns::{normalize_name, Requirement};
+use super::table::Table;
 use crate::names::{closest, typo_budget};
 
 /// The outcome of detection.
