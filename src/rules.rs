@@ -362,11 +362,6 @@ rules! {
          Why it matters: the platform accepts the cell and reads it month first (June 7), while the column's writer most likely meant 6 July. That is a strong inference, not a certainty: a warning.\n\
          Example: Start Date `06/07/2019` where line 9 has `26/07/2021`. Fix: write `07/06/2019` if 6 July is meant.",
         fix Sometimes Unsafe "Unsafe (the column's evidence is strong, not certain): in a day-first column, swaps day and month (`06/07/2019` becomes `07/06/2019`, 6 July), made with the `invalid-date` fixes of the day-first cells, so that the fixed column reads month first throughout. None in a column written both ways.";
-    INVALID_DIGITS = "C021", "invalid-digits", Error, "Resources and their fields",
-        "A digits cell holds something else",
-        "What it does: flags a cell of a digits column with anything but 0 to 9.\n\
-         Why it matters: scratch.\n\
-         Example: `42a`. Fix: write digits.";
     MISSING_ONE_OF = "K001", "missing-one-of", Error, "Resources and their fields",
         "None of a group of columns is filled where one is needed",
         "What it does: checks groups of which at least one cell must be filled, optionally only on some rows (a review without ID needs an identity column).\n\
@@ -534,11 +529,6 @@ rules! {
         "What it does: when one run checks an employees CSV and relations (a CSV, or a ZIP bundle's member), flags each Parent Entity Source ID or Entity Source ID of type `employee` (any case) that is no Work Email of the employees files (trimmed, ignoring case). Employee ends are never checked against entities; with no employees CSV in the run, a `references-unchecked` info says so.\n\
          Why it matters: a relation can only link an employee the platform knows. It may be there from an earlier upload, which one run cannot see, so this is a warning.\n\
          Example: a relation to employee `ada.lovelace@example.org` when `employees.csv` lists `ada.lovelace@example.com`. Fix: correct the e-mail, or add the employee to the employees CSV.";
-    UNDEFINED_WIDGET_INTEGRATION = "B016", "undefined-widget-integration", Warning, "Integrations CSV (download)",
-        "A widget names an integration the batch's integrations file does not define",
-        "What it does: scratch.\n\
-         Why it matters: scratch.\n\
-         Example: scratch. Fix: scratch.";
     ARCHIVE_JUNK = "B015", "archive-junk", Warning, "Entity RBAC ZIP (upload)",
         "A ZIP holds operating-system files (`__MACOSX/`, `._*`, `.DS_Store`, `Thumbs.db`)",
         "What it does: recognises the files macOS Finder and Windows Explorer add to a ZIP (the `__MACOSX/` folder, AppleDouble `._name` files, `.DS_Store`, `Thumbs.db`) by name and by content, names them in one warning per archive with the command that removes them, and takes none of them for a member of the bundle.\n\

@@ -45,7 +45,6 @@ pub static RULES: &[&Rule] = &[
     &rules::UNDEFINED_FILTER,
     &rules::UNDEFINED_CAMPAIGN,
     &rules::STATUS_CHANGE_ON_DRAFT_CAMPAIGN,
-    &rules::UNDEFINED_WIDGET_INTEGRATION,
 ];
 
 /// One CSV file of the run.

@@ -85,8 +85,7 @@ impl QuickCell {
             | Shape::IntegrationRef
             | Shape::Json(_)
             | Shape::Brn
-            | Shape::Url
-            | Shape::Digits => QuickCell::Full,
+            | Shape::Url => QuickCell::Full,
         }
     }
 
@@ -1706,17 +1705,6 @@ impl Plan {
                         sev,
                         format!("{} is not shaped `<app>/<integration_id>`: {why}", quote(v)),
                         "write the app and the integration ID separated by one `/`, e.g. `okta/0b6c1e2a`".into(),
-                    );
-                }
-            }
-            Shape::Digits => {
-                if !v.bytes().all(|b| b.is_ascii_digit()) {
-                    at(
-                        emit,
-                        &rules::INVALID_DIGITS,
-                        sev,
-                        format!("{} is not digits only", quote(v)),
-                        "write the code with the digits 0 to 9 only".into(),
                     );
                 }
             }

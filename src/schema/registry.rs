@@ -40,10 +40,6 @@ pub(super) const TABLES: &[(&str, &str)] = &[
         "playbook-templates",
         include_str!("../../rules/playbook-templates.toml"),
     ),
-    (
-        "scratch-widgets",
-        include_str!("../../rules/scratch-widgets.toml"),
-    ),
 ];
 
 /// Names of every format, in registry order (for `--format` and messages).

@@ -99,8 +99,6 @@ pub enum Shape {
     Brn,
     /// An absolute http(s) URL.
     Url,
-    /// ASCII digits only, leading zeros kept.
-    Digits,
 }
 
 impl Shape {
@@ -127,7 +125,6 @@ impl Shape {
             Shape::Json(JsonKind::Any) => "json",
             Shape::Brn => "brn",
             Shape::Url => "url",
-            Shape::Digits => "digits",
         }
     }
 
@@ -165,7 +162,6 @@ impl Shape {
             Shape::Json(JsonKind::Any) => "JSON text".into(),
             Shape::Brn => "colon-separated resource name".into(),
             Shape::Url => "http(s) URL".into(),
-            Shape::Digits => "digits".into(),
         }
     }
 
@@ -220,7 +216,6 @@ impl Shape {
             "json" => Shape::Json(JsonKind::Any),
             "brn" => Shape::Brn,
             "url" => Shape::Url,
-            "digits" => Shape::Digits,
             other => return Err(ShapeError::Unknown(other.to_owned())),
         };
         Ok(shape)
