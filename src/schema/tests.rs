@@ -1,6 +1,8 @@
 //! The tables as a whole: every shipped table parses and is registered,
-//! and each part of a table rejects what it must, with the message a
-//! reader of `rules/` sees.
+//! each part of a table rejects what it must, with the message a reader
+//! of `rules/` sees, and formats are detected from headers. These tests
+//! sit above every file of `schema/`, so none of those imports the
+//! registry of parsed tables for its tests.
 
 use super::link::link;
 use super::registry::TABLES;
@@ -522,4 +524,65 @@ fn errors_read_as_one_line_naming_the_file_the_part_and_the_reason() {
         "{e}"
     );
     assert!(e.contains("unknown field `colums`"), "{e}");
+}
+
+/// Detection from a header, over the shipped tables.
+fn detect(header: &str, file: Option<&str>) -> Detection {
+    let names: Vec<&str> = header.split(',').collect();
+    detect_format(tables().expect("tables"), &names, file)
+}
+
+#[test]
+fn exact_variant_and_typo_headers_detect() {
+    assert_eq!(
+        detect("Full Name,Work Email,Start Date", None),
+        Detection::Found("employees")
+    );
+    assert_eq!(
+        detect("full name,Work Email*,Start Date", None),
+        Detection::Found("employees")
+    );
+    assert_eq!(
+        detect("Full Nmae,Work Emial,Start Date", None),
+        Detection::Found("employees")
+    );
+}
+
+#[test]
+fn extra_columns_do_not_hide_a_complete_header() {
+    assert_eq!(
+        detect(
+            "Full Name,Work Email,Start Date,Nickname,Team,Location,Cost Center",
+            None
+        ),
+        Detection::Found("employees")
+    );
+}
+
+#[test]
+fn file_hints_break_ties_and_rescue_no_match() {
+    let shared =
+        "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type,Source System";
+    assert!(matches!(detect(shared, None), Detection::Ambiguous(_)));
+    assert_eq!(
+        detect(shared, Some("rbac_relations.csv")),
+        Detection::Found("entity-rbac-relations")
+    );
+    // Without `Source System` (required in the upload, optional in the
+    // RBAC variant) the names fit both; the name decides, and the
+    // upload then lacks a required column.
+    let short = "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type";
+    assert_eq!(
+        detect(short, None),
+        Detection::Found("entity-rbac-relations")
+    );
+    assert_eq!(
+        detect(short, Some("entity-relations.csv")),
+        Detection::Found("entity-relations")
+    );
+    assert_eq!(detect("Foo,Bar", None), Detection::NoMatch);
+    assert_eq!(
+        detect("Foo,Bar", Some("campaigns-2024.csv")),
+        Detection::Found("campaigns")
+    );
 }
