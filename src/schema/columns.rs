@@ -92,7 +92,7 @@ pub struct Column {
     pub trace: Trace,
 }
 
-/// Columns are referred to by their index in [`Table::columns`].
+/// Columns are referred to by their index in `Table::columns`.
 pub type ColumnId = usize;
 
 /// Compiles the `[[columns]]`, in table order.
