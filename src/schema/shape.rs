@@ -171,16 +171,16 @@ impl Shape {
         min: Option<i64>,
         max: Option<i64>,
         braces: Option<Braces>,
-    ) -> Result<Shape, String> {
+    ) -> Result<Shape, ShapeError> {
         let takes_values = matches!(name, "enum" | "list");
         if values.is_some() && !takes_values {
-            return Err(format!("shape {name:?} takes no `values`"));
+            return Err(ShapeError::NoValues(name.to_owned()));
         }
         if (min.is_some() || max.is_some()) && name != "integer" {
-            return Err(format!("shape {name:?} takes no `min`/`max`"));
+            return Err(ShapeError::NoRange(name.to_owned()));
         }
         if braces.is_some() && name != "list" {
-            return Err(format!("shape {name:?} takes no `braces`"));
+            return Err(ShapeError::NoBraces(name.to_owned()));
         }
         let shape = match name {
             "text" => Shape::Text,
@@ -195,16 +195,16 @@ impl Shape {
             "boolean" => Shape::Bool(BoolSpelling::Lower),
             "boolean-upper" => Shape::Bool(BoolSpelling::Upper),
             "integer" => {
-                if let (Some(a), Some(b)) = (min, max) {
-                    if a > b {
-                        return Err(format!("min {a} is greater than max {b}"));
+                if let (Some(min), Some(max)) = (min, max) {
+                    if min > max {
+                        return Err(ShapeError::MinOverMax { min, max });
                     }
                 }
                 Shape::Integer { min, max }
             }
             "enum" => match values {
                 Some(v) if !v.is_empty() => Shape::Enum(v),
-                _ => return Err("shape \"enum\" needs non-empty `values`".into()),
+                _ => return Err(ShapeError::EnumValues),
             },
             "list" => Shape::List {
                 values,
@@ -216,8 +216,25 @@ impl Shape {
             "json" => Shape::Json(JsonKind::Any),
             "brn" => Shape::Brn,
             "url" => Shape::Url,
-            other => return Err(format!("unknown shape {other:?}")),
+            other => return Err(ShapeError::Unknown(other.to_owned())),
         };
         Ok(shape)
     }
+}
+
+/// Why a column's `shape` and its parameters do not compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    #[error("shape {0:?} takes no `values`")]
+    NoValues(String),
+    #[error("shape {0:?} takes no `min`/`max`")]
+    NoRange(String),
+    #[error("shape {0:?} takes no `braces`")]
+    NoBraces(String),
+    #[error("min {min} is greater than max {max}")]
+    MinOverMax { min: i64, max: i64 },
+    #[error("shape \"enum\" needs non-empty `values`")]
+    EnumValues,
+    #[error("unknown shape {0:?}")]
+    Unknown(String),
 }
