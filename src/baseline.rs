@@ -101,8 +101,8 @@ impl Baseline {
                 crate::report::display_path(path)
             ))
         };
-        let text =
-            crate::files::read_bounded(path, crate::files::MAX_BASELINE_BYTES).map_err(at)?;
+        let text = crate::bounded_read::read_bounded(path, crate::bounded_read::MAX_BASELINE_BYTES)
+            .map_err(at)?;
         // serde's message may quote a value of the file: escaped, cut short.
         let b: Baseline = serde_json::from_str(&text)
             .map_err(|e| at(crate::report::excerpt(&e.to_string(), 300)))?;

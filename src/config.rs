@@ -33,8 +33,8 @@
 //! to every member (member names mean nothing to the platform, so they are
 //! not matched).
 
-use crate::filter::{self, Level, RuleFilter};
 use crate::report::OutputFormat;
+use crate::select::{self, Level, RuleFilter};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -251,7 +251,7 @@ impl PerFileIgnore {
             ));
         }
         for r in &rules {
-            filter::validate(r).map_err(|e| format!("--per-file-ignores {arg:?}: {e}"))?;
+            select::validate(r).map_err(|e| format!("--per-file-ignores {arg:?}: {e}"))?;
         }
         let globs = Exclude::new(cwd, [glob])
             .map_err(|(_, e)| format!("--per-file-ignores {arg:?}: {e}"))?;
@@ -421,8 +421,9 @@ impl Config {
 
     /// Reads the file at `file` and checks it as the config `path`.
     fn load_from(file: &Path, path: &Path) -> Result<Config, ConfigError> {
-        let text = crate::files::read_bounded(file, crate::files::MAX_CONFIG_BYTES)
-            .map_err(|e| ConfigError(format!("{}: {e}", crate::report::display_path(path))))?;
+        let text =
+            crate::bounded_read::read_bounded(file, crate::bounded_read::MAX_CONFIG_BYTES)
+                .map_err(|e| ConfigError(format!("{}: {e}", crate::report::display_path(path))))?;
         Config::parse(&text, path)
     }
 
@@ -444,7 +445,7 @@ impl Config {
         })?;
         let bad = |v: &Str, msg: String| at(located(text, v.span(), &msg));
         let check = |sel: &Str, key: &str| {
-            filter::validate(sel.get_ref()).map_err(|e| bad(sel, format!("{key}: {e}")))
+            select::validate(sel.get_ref()).map_err(|e| bad(sel, format!("{key}: {e}")))
         };
         for s in raw.select.iter().flatten() {
             check(s, "select")?;

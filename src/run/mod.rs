@@ -8,26 +8,29 @@
 //! check, baselines written, findings hidden) to `err`, never to the
 //! process's streams itself: the binary hands it stdout and stderr.
 
-mod files;
-mod fix;
-mod inputs;
+mod execute;
+mod expand;
+mod one_input;
+mod passes;
 mod replace;
+mod request;
 mod settings;
 mod split;
 mod tally;
 
+pub use request::{FixRequest, Request};
+
 use crate::baseline::{Baseline, Matcher, Recorder};
-use crate::bundle::{self, Kind, Limits};
+use crate::bundle::{self, Kind};
 use crate::check::refs::{self, Keys};
 use crate::check::{self, Options};
-use crate::config::FailOn;
-use crate::error::Error;
-use crate::filter::{Level, RuleFilter};
 use crate::output::{Output, Reads};
-use crate::report::{self, display_path, Failure, HumanOptions, OutputFormat, Report, Statistics};
+use crate::report::{self, display_path, Failure, OutputFormat, Report, Statistics};
 use crate::schema;
-use files::Run;
-use inputs::{expand, Input};
+use crate::select::RuleFilter;
+use expand::expand;
+use one_input::Run;
+use request::Input;
 use settings::{settings, Settings};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -39,78 +42,6 @@ pub const EXIT_CLEAN: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 /// Usage, configuration or I/O trouble: some input was not checked.
 pub const EXIT_TROUBLE: u8 = 2;
-
-/// What `bdxlint check` was asked to do, as plain data: the flags, with
-/// what only the binary can tell (terminal, colour) already decided.
-#[derive(Debug, Clone, Default)]
-pub struct Request {
-    pub paths: Vec<PathBuf>,
-    /// `--format`: a CSV format or a bundle kind.
-    pub format: Option<String>,
-    pub output_format: Option<OutputFormat>,
-    pub select: Vec<String>,
-    /// `--extend-select`: added to the select in force.
-    pub extend_select: Vec<String>,
-    pub ignore: Vec<String>,
-    /// `--per-file-ignores GLOB:RULE,...`, as given; replaces the
-    /// config's `[per-file-ignores]`.
-    pub per_file_ignores: Vec<String>,
-    pub severity: Vec<(String, Level)>,
-    pub fail_on: Option<FailOn>,
-    pub exit_zero: bool,
-    pub max_diagnostics: Option<usize>,
-    pub statistics: bool,
-    pub quiet: bool,
-    pub config: Option<PathBuf>,
-    pub isolated: bool,
-    /// `--exclude`: replaces the config's `exclude` when given.
-    pub exclude: Option<Vec<String>>,
-    /// `--extend-exclude`: skipped as well.
-    pub extend_exclude: Vec<String>,
-    pub force_exclude: bool,
-    /// Walk hidden, ignored (`.gitignore`, `.ignore`) and vendored
-    /// (`node_modules`, `venv`) files too.
-    pub no_ignore: bool,
-    /// Walk hidden files and directories too, still honouring ignore files
-    /// (ripgrep's `--hidden`).
-    pub hidden: bool,
-    pub baseline: Option<PathBuf>,
-    pub write_baseline: Option<PathBuf>,
-    /// `--output-file`: what would go to `out` goes to this file instead
-    /// (created through [`crate::output::Output`]; `out` is then unused).
-    pub output_file: Option<PathBuf>,
-    pub threads: Option<usize>,
-    pub entities: Vec<PathBuf>,
-    pub limits: Limits,
-    /// How the human report draws (colour, Unicode, width).
-    pub human: HumanOptions,
-    /// Whether stderr is a terminal, where a large file shows a progress bar.
-    pub progress: bool,
-    /// Also write the summary line to `err` (the report goes to a file).
-    pub summary_to_err: bool,
-    /// `--fix`, `--diff`: apply the findings' fixes (or show them).
-    pub fix: Option<FixRequest>,
-    /// `--unsafe-fixes`: count (and, fixing, apply) unsafe fixes too.
-    pub unsafe_fixes: bool,
-    /// `--split GOOD BAD`: the rows without errors to GOOD, the others to
-    /// BAD, the header in both.
-    pub split: Option<(PathBuf, PathBuf)>,
-}
-
-/// How `--fix` and its companions were asked for.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct FixRequest {
-    /// `--unsafe-fixes`: apply the fixes that are guesses too.
-    pub unsafe_fixes: bool,
-    /// `--diff`: write a unified diff of what would change, change nothing.
-    pub diff: bool,
-    /// `--fix-only`: list no findings, only the summary.
-    pub only: bool,
-    /// `--show-fixes`: list what was fixed, per file and rule.
-    pub show_fixes: bool,
-    /// Escape control characters in the diff (it goes to a terminal).
-    pub escape: bool,
-}
 
 /// One of the run's two streams, shared: with `--fix` on standard input
 /// the fixed file goes to `out` while the report goes to `err`, where the
@@ -365,7 +296,7 @@ fn check_inputs(
     t.split = req.split.as_ref().map(|_| split::Findings::default());
     t.summary.fixing = req.fix.is_some();
     t.summary.dry_run = req.fix.is_some_and(|f| f.diff);
-    let mut fixing = req.fix.map(|f| fix::Fixing {
+    let mut fixing = req.fix.map(|f| passes::Fixing {
         req: f,
         out: &mut content_w,
         escape: f.escape,
@@ -651,16 +582,4 @@ fn load_entities(path: &Path, opts: &Options, keys: &mut Keys) -> Result<(), Str
 /// I/O error's text, a reason from below that named a path as it is).
 fn say(err: &mut dyn Write, message: &str) -> io::Result<()> {
     writeln!(err, "bdxlint: {}", report::printable(message))
-}
-
-/// A file that could not be checked, named by the path in its error.
-fn failure(e: Error) -> Failure {
-    let path = match &e {
-        Error::Io { path, .. } | Error::Detect { path, .. } => path.display().to_string(),
-        _ => String::new(),
-    };
-    Failure {
-        path,
-        reason: e.to_string(),
-    }
 }

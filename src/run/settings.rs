@@ -10,13 +10,12 @@
 //! come from the file nearest the working directory. `--config FILE` (or
 //! `--isolated`) puts one file (or none) over every input.
 
-use super::inputs::Input;
-use super::Request;
+use super::request::{Input, Request};
 use crate::bundle::{self, Kind};
 use crate::config::{self, Config, Exclude, FailOn, PerFileIgnore};
 use crate::diagnostic::Severity;
-use crate::filter::{Level, RuleFilter};
 use crate::report::OutputFormat;
+use crate::select::{Level, RuleFilter};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -70,7 +69,7 @@ impl Scope {
         };
         filter.validate().map_err(|e| e.to_string())?;
         for s in &req.extend_select {
-            crate::filter::validate(s).map_err(|e| format!("--extend-select: {e}"))?;
+            crate::select::validate(s).map_err(|e| format!("--extend-select: {e}"))?;
         }
         // Globs of the command line are relative to the working directory, as
         // the paths beside them are.

@@ -18,19 +18,19 @@
 //! because they are the report if nothing is left to fix: a file whose
 //! fixes are all in rows is read once, fixed or not.
 
-use super::files::Run;
-use super::inputs::{self, Input};
+use super::expand;
+use super::one_input::{failure, Run, STREAM_ABOVE};
 use super::replace::{At, Original};
+use super::request::{FixRequest, Input};
 use super::tally::{Streamer, Tally};
-use super::{failure, FixRequest};
+use crate::apply::{self, Applier};
 use crate::check::dates::DateOrders;
 use crate::check::{self, split, Options};
 use crate::diagnostic::{Collector, Diagnostic, Relearn, Reports, Transform};
 use crate::error::Error;
-use crate::filter::RuleFilter;
-use crate::fix::{self, Applier};
 use crate::report::{Failure, Report};
 use crate::rules::Rule;
+use crate::select::RuleFilter;
 use crate::tempfiles::{self, Temp};
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -107,7 +107,8 @@ impl<'a> Pass<'a> {
         let Some(f) = &d.fix else {
             return Ok(false);
         };
-        if !fix::applies(f, self.unsafe_fixes) || self.filter.judge(d.rule, d.severity).is_none() {
+        if !apply::applies(f, self.unsafe_fixes) || self.filter.judge(d.rule, d.severity).is_none()
+        {
             return Ok(false);
         }
         if let Some(t) = f.transform {
@@ -160,7 +161,7 @@ impl Reports for Pass<'_> {
     fn diagnostic(&mut self, d: Diagnostic) {
         if self.fused {
             self.leftover |= d.fix.as_ref().is_some_and(|f| {
-                fix::applies(f, self.unsafe_fixes)
+                apply::applies(f, self.unsafe_fixes)
                     && match f.transform {
                         Some(t) => was_refused(self.refused, t).is_none(),
                         None => !f.edits.is_empty(),
@@ -269,7 +270,7 @@ impl Run<'_> {
         let source = match input {
             // A link named on the command line is fixed through (its
             // target); a walked path is never followed.
-            Input::File(p) => Original::open(p, !inputs::walked(&self.req.paths, p))
+            Input::File(p) => Original::open(p, !expand::walked(&self.req.paths, p))
                 .map(|o| Source::File(Box::new(o))),
             Input::Stdin => {
                 let stdin = Path::new("-");
@@ -344,7 +345,7 @@ impl Run<'_> {
         let sorted = matches!(input, Input::File(_))
             && from
                 .metadata()
-                .is_ok_and(|m| m.is_file() && m.len() <= super::files::STREAM_ABOVE);
+                .is_ok_and(|m| m.is_file() && m.len() <= STREAM_ABOVE);
         let kept = match kept {
             Some(c) if !c.overflowed => Some(c),
             // Checked once more: kept to be sorted, if it fits.
@@ -629,7 +630,7 @@ impl Run<'_> {
             if let Some(c) = &current {
                 let old = BufReader::new(At::new(original));
                 let new = BufReader::new(At::new(c.as_file()));
-                fix::unified_diff(
+                crate::diff::unified_diff(
                     old,
                     new,
                     &shown_path,
@@ -773,7 +774,7 @@ impl Run<'_> {
             Box::new(move |d: &Diagnostic| {
                 d.fix
                     .as_ref()
-                    .is_some_and(|f| fix::applies(f, unsafe_fixes))
+                    .is_some_and(|f| apply::applies(f, unsafe_fixes))
                     && judge.judge(d.rule, d.severity).is_some()
             }),
             Box::new(Shared(Arc::clone(&writer))),

@@ -1,5 +1,6 @@
 //! Reading the small files bdxlint is told to read (a configuration, a
-//! baseline) with a bound: a path such as `/dev/zero` or an endless pipe
+//! baseline) with a bound (named for that: it was `files.rs`, a name the
+//! run's checking of every input had too): a path such as `/dev/zero` or an endless pipe
 //! stops at the bound with a clear error instead of growing memory until
 //! the kernel kills the process.
 
