@@ -295,8 +295,10 @@ fn format_names() -> clap::builder::PossibleValuesParser {
 /// Runs the command and returns the exit code; `main.rs` says why a
 /// command failed.
 pub fn run(cli: Cli) -> Result<u8, Failure> {
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(ClosedPipe::new(stdout.lock()));
+    // Not locked once for the whole run: `check` writes from a thread of
+    // its pool, and a lock guard cannot move there (the buffer in front
+    // makes each write to the stream a large one).
+    let mut out = io::BufWriter::new(ClosedPipe::new(io::stdout()));
     let code = match cli.command {
         Command::Check(args) => match &args.output_file {
             None => run::check(&request(&args), &mut out, &mut io::stderr())?,
@@ -393,7 +395,7 @@ impl<W: Write> Write for ClosedPipe<W> {
 /// (`bdxlint::output`: beside it and renamed over it once whole, or in
 /// place for a device or FIFO), after making sure it is not an input; the
 /// summary line goes to standard error.
-fn check_to_file(args: &CheckArgs, path: &Path, out: &mut dyn Write) -> io::Result<u8> {
+fn check_to_file(args: &CheckArgs, path: &Path, out: &mut (dyn Write + Send)) -> io::Result<u8> {
     let mut req = request(args);
     req.output_file = Some(path.to_path_buf());
     req.summary_to_err = true;

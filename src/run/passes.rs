@@ -71,6 +71,22 @@ pub(super) struct Fixing<'o> {
     pub(super) not_fixed: Vec<Failure>,
 }
 
+impl<'o> Fixing<'o> {
+    /// A fixing run as `req` asks, its diffs and fixed standard input to
+    /// `out`; with `--split`, the fixed copy made in `split_dir`.
+    pub(super) fn new(req: FixRequest, out: &'o mut dyn Write, split_dir: Option<PathBuf>) -> Self {
+        Fixing {
+            req,
+            out,
+            escape: req.escape,
+            shown: Vec::new(),
+            split_dir,
+            kept: None,
+            not_fixed: Vec::new(),
+        }
+    }
+}
+
 /// One pass over one file: findings whose fix applies go to the applier
 /// (and out of the report), the others are kept.
 struct Pass<'a> {
