@@ -519,3 +519,49 @@ fn load_entities(path: &Path, opts: &Options, keys: &mut Keys) -> Result<(), Str
 fn say(err: &mut dyn Write, message: &str) -> io::Result<()> {
     writeln!(err, "bdxlint: {}", report::printable(message))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn at(rel: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
+    }
+
+    fn run(threads: usize) -> (u8, Vec<u8>, Vec<u8>) {
+        let req = Request {
+            paths: vec![at("testdata/example"), at("testdata/employees")],
+            output_format: Some(OutputFormat::Json),
+            isolated: true,
+            threads: Some(threads),
+            ..Request::default()
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = check(&req, &mut out, &mut err).expect("writes to memory");
+        (code, out, err)
+    }
+
+    /// The library sets no global pool: each run's pool is its own, so
+    /// two runs in one process take the counts they ask for, and give the
+    /// same output.
+    #[test]
+    fn runs_in_one_process_use_their_own_thread_counts() {
+        for n in [1, 2, 1, 3] {
+            let Ok(Valid { pool, .. }) = validate(&Request {
+                isolated: true,
+                threads: Some(n),
+                ..Request::default()
+            }) else {
+                panic!("valid");
+            };
+            assert_eq!(in_pool(pool.as_ref(), rayon::current_num_threads), n);
+        }
+        let one = run(1);
+        let two = run(2);
+        assert_eq!(one.0, EXIT_FINDINGS);
+        assert!(!one.1.is_empty());
+        assert_eq!(one, two);
+        assert_eq!(run(1), one);
+    }
+}
