@@ -4,7 +4,7 @@
 //! chunks written as they are folded into a temporary file beside it. A fix
 //! that is not a row's (the header's, a whole-file rewrite, a removed row)
 //! takes a pass of its own: its findings are applied as they are found
-//! (`fix::Applier`), and the result is checked again, until a pass leaves
+//! (`apply::Applier`), and the result is checked again, until a pass leaves
 //! nothing to fix; the last pass's findings are the report. The file is
 //! opened once and every pass reads that descriptor; it is replaced only at
 //! the end, by renaming the temporary file over it with its own metadata,
@@ -17,6 +17,11 @@
 //! A pass keeps its findings (up to a budget, as files checked ahead do)
 //! because they are the report if nothing is left to fix: a file whose
 //! fixes are all in rows is read once, fixed or not.
+//!
+//! The passes are named steps (`in_check_pass`, `own_pass`, then
+//! `finish_fixing`), each saying which comes next ([`Step`]). Named
+//! `passes.rs` for them (it was `fix.rs`, one of five files about fixing):
+//! applying edits is `apply.rs`, the diff `diff.rs`.
 
 use super::expand;
 use super::one_input::{failure, Run, STREAM_ABOVE};
@@ -119,6 +124,37 @@ struct Pass<'a> {
 }
 
 impl<'a> Pass<'a> {
+    /// A pass over `source`, its copy made in `dir`; `stop` is raised once
+    /// it applies a fix.
+    fn new(
+        (source, dir): (&'a File, &'a Path),
+        unsafe_fixes: bool,
+        filter: &'a RuleFilter,
+        refused: &'a [Refused],
+        stop: Arc<AtomicBool>,
+    ) -> Self {
+        let mut keep = Collector::with_budget(KEEP_BYTES);
+        // Keeping fewer findings must not end the check: every fix is
+        // wanted.
+        keep.cancel = None;
+        Pass {
+            stop,
+            transform: None,
+            transform_fixed: BTreeMap::new(),
+            refused,
+            source,
+            dir,
+            unsafe_fixes,
+            filter,
+            applier: None,
+            keep,
+            fixed: BTreeMap::new(),
+            error: None,
+            fused: false,
+            leftover: false,
+        }
+    }
+
     fn offer(&mut self, d: &Diagnostic) -> io::Result<bool> {
         let Some(f) = &d.fix else {
             return Ok(false);
@@ -314,7 +350,7 @@ impl Run<'_> {
             _ => None,
         };
         let result = match refused {
-            Some(why) => Err(Stop::NotFixed(why)),
+            Some(why) => Err(Stop::NotFixed(why.to_string())),
             None => self.fix_passes(input, &source, per, more, fixing, w, t),
         };
         match result {
@@ -414,6 +450,11 @@ impl Run<'_> {
         }
     }
 
+    /// The passes over one file: rows fixed inside the check, then, while
+    /// a fix is left that the check cannot make (the header's, a
+    /// whole-file rewrite, a removed row), a pass of its own whose copy is
+    /// checked (and fixed) again; at most [`MAX_PASSES`]. Then the copy
+    /// replaces the file, and the report is made ([`Self::finish_fixing`]).
     #[allow(clippy::too_many_arguments)]
     fn fix_passes(
         &self,
@@ -426,198 +467,213 @@ impl Run<'_> {
         t: &mut Tally,
     ) -> Result<(), Stop> {
         let (format, filter) = per;
-        let original = src.file();
-        // With `--split` the copy is made in GOOD's directory, which the
-        // split writes anyway (the input's may be read-only).
-        let dir = fixing.split_dir.clone().unwrap_or_else(|| src.dir());
-        let shown_path = shown(input);
-        let not_fixed =
-            |e: io::Error| Stop::NotFixed(format!("{shown_path}: {e}; not fixed, left as it was"));
-        let mut opts = self.opts_for(*format, filter);
-        let mut current: Option<Temp> = None;
-        let mut fixed: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
-        let mut report_from: Option<Collector> = None;
-        // Whole-file rewrites refused for this file: their findings are
-        // reported without their fix, saying why.
-        let mut refused: Vec<Refused> = Vec::new();
+        let mut file = FileFix {
+            original: src.file(),
+            // With `--split` the copy is made in GOOD's directory, which
+            // the split writes anyway (the input's may be read-only).
+            dir: fixing.split_dir.clone().unwrap_or_else(|| src.dir()),
+            shown: shown(input),
+            opts: self.opts_for(*format, filter),
+            current: None,
+            fixed: BTreeMap::new(),
+            refused: Vec::new(),
+        };
         // Rows are fixed inside the check, which then reports the fixed
-        // file (one read); a fix it leaves (the header's, a whole-file
-        // rewrite, a removed row) takes a pass of its own, whose output is
-        // checked again.
-        let mut in_check = true;
+        // file (one read).
+        let mut step = Step::InCheck;
         for _ in 0..MAX_PASSES {
-            let source = current.as_ref().map_or(original, |c| c.as_file());
-            // A check of the input that fails is the input's failure; of a
-            // copy, a failure to fix it.
-            let on_copy = current.is_some();
-            let check_failed = |e: Error| {
-                if on_copy {
-                    Stop::NotFixed(format!("{e}; not fixed, left as it was"))
-                } else {
-                    Stop::Unchecked(e)
-                }
+            step = match step {
+                Step::InCheck => self.in_check_pass(input, per, &more, fixing, &mut file)?,
+                Step::OwnPass => self.own_pass(input, per, &more, fixing, &mut file)?,
+                Step::Done(_) => break,
             };
-            if in_check {
-                let InCheck {
-                    keep,
-                    leftover,
-                    edited,
-                    counts,
-                    unsettled,
-                    dates,
-                } = self.fix_in_check(
-                    input,
-                    (source, &dir),
-                    (*format, filter),
-                    &opts,
-                    &more,
-                    (fixing, &refused),
-                    &check_failed,
-                    &not_fixed,
-                )?;
-                // The order of day and month in the date columns is the
-                // original's, for every pass: a fix must not change how a
-                // cell that reads as two dates is read. The first pass
-                // learns it; if it learned it too late for cells it had
-                // fixed (or not), its copy is dropped and the pass made
-                // again knowing it (rare: see `check::dates`).
-                if opts.date_orders.is_none() {
-                    let late = dates.late();
-                    opts.date_orders = Some(Arc::new(dates));
-                    if late {
-                        drop(edited);
-                        continue;
-                    }
-                }
-                let wrote = edited.is_some();
-                if wrote {
-                    valid_dates_fixed(&mut opts, &counts);
-                    for (code, (rule, n)) in counts {
-                        fixed.entry(code).or_insert((rule, 0)).1 += n;
-                    }
-                    current = edited;
-                }
-                if wrote && unsettled && !leftover {
-                    // The copy may read otherwise (the first non-ASCII bytes
-                    // were no-break spaces around a value, a shorter row
-                    // pulled another into the 64 KiB that tell the
-                    // delimiter): it is checked, and fixed, anew.
-                    continue;
-                }
-                if !leftover {
-                    // A relations file's references are read from the file
-                    // after its check: the original's, so the fixed copy
-                    // is checked again for them.
-                    let refs_after = keep
-                        .reports
-                        .last()
-                        .and_then(|r| r.format)
-                        .is_some_and(crate::check::refs::checked_after);
-                    report_from = (!(wrote && refs_after)).then_some(keep);
-                    break;
-                }
-                in_check = false;
-                continue;
-            }
-            let stop = Arc::new(AtomicBool::new(false));
-            let pass_opts = Options {
-                snippet_stop: Some(Arc::clone(&stop)),
-                // Unsafe fixes remove repeated rows, which the cross-row
-                // state finds: it runs to the end then.
-                cross_stop: (!fixing.req.unsafe_fixes).then(|| Arc::clone(&stop)),
-                ..opts.clone()
-            };
-            let mut pass = Pass {
-                stop,
-                transform: None,
-                transform_fixed: BTreeMap::new(),
-                refused: &refused,
-                source,
-                dir: &dir,
-                unsafe_fixes: fixing.req.unsafe_fixes,
-                filter,
-                applier: None,
-                keep: Collector::with_budget(KEEP_BYTES),
-                fixed: BTreeMap::new(),
-                error: None,
-                fused: false,
-                leftover: false,
-            };
-            // Keeping fewer findings must not end the check: every fix is
-            // wanted.
-            pass.keep.cancel = None;
-            self.check_from(
-                input,
-                Some(source),
-                *format,
-                &pass_opts,
-                more.clone(),
-                None,
-                &mut pass,
-            )
-            .map_err(check_failed)?;
-            if let Some(e) = pass.error.take() {
-                return Err(not_fixed(e));
-            }
-            let mut counts = std::mem::take(&mut pass.fixed);
-            let transform_counts = std::mem::take(&mut pass.transform_fixed);
-            let keep = std::mem::take(&mut pass.keep);
-            let transform = pass.transform.take();
-            let edited = pass.finish().map_err(not_fixed)?;
-            let next = match transform {
-                Some(t) => {
-                    let from = edited.as_ref().map_or(source, |e| e.as_file());
-                    match rewrite(t, from, &dir, &opts) {
-                        Ok(out) => {
-                            for (code, (rule, n)) in transform_counts {
-                                counts.entry(code).or_insert((rule, 0)).1 += n;
-                            }
-                            Some(out)
-                        }
-                        Err(e) => {
-                            let Some(doubt) = split::refusal(&e) else {
-                                return Err(not_fixed(e));
-                            };
-                            // The pass's other fixes stand: they edit cells
-                            // and lines, not how records split.
-                            refused.push(Refused {
-                                transform: t,
-                                doubt: doubt.clone(),
-                            });
-                            if edited.is_none() {
-                                // This pass stopped keeping its findings
-                                // when it took the rewrite: the file is
-                                // checked again, the rewrite left out.
-                                in_check = true;
-                                continue;
-                            }
-                            edited
-                        }
-                    }
-                }
-                None => edited,
-            };
-            match next {
-                None => {
-                    report_from = Some(keep);
-                    break;
-                }
-                Some(next) => {
-                    valid_dates_fixed(&mut opts, &counts);
-                    for (code, (rule, n)) in counts {
-                        fixed.entry(code).or_insert((rule, 0)).1 += n;
-                    }
-                    current = Some(next);
-                    in_check = true;
-                }
+        }
+        // Past the last pass allowed, the findings are checked once more.
+        let report_from = match step {
+            Step::Done(keep) => keep,
+            Step::InCheck | Step::OwnPass => None,
+        };
+        self.finish_fixing(input, src, per, more, fixing, file, report_from, (w, t))
+    }
+
+    /// A pass that fixes rows inside the check ([`Self::fix_in_check`]),
+    /// and what comes after it.
+    fn in_check_pass(
+        &self,
+        input: &Input,
+        (format, filter): &(Option<&str>, RuleFilter),
+        more: &[Diagnostic],
+        fixing: &Fixing<'_>,
+        file: &mut FileFix<'_>,
+    ) -> Result<Step, Stop> {
+        let InCheck {
+            keep,
+            leftover,
+            edited,
+            counts,
+            unsettled,
+            dates,
+        } = self.fix_in_check(
+            input,
+            (file.source(), &file.dir),
+            (*format, filter),
+            &file.opts,
+            more,
+            (fixing, &file.refused),
+            &|e| file.check_failed(e),
+            &|e| file.not_fixed(e),
+        )?;
+        // The order of day and month in the date columns is the
+        // original's, for every pass: a fix must not change how a cell
+        // that reads as two dates is read. The first pass learns it; if it
+        // learned it too late for cells it had fixed (or not), its copy is
+        // dropped and the pass made again knowing it (rare: see
+        // `check::dates`).
+        if file.opts.date_orders.is_none() {
+            let late = dates.late();
+            file.opts.date_orders = Some(Arc::new(dates));
+            if late {
+                return Ok(Step::InCheck);
             }
         }
-        // The file is replaced before its report is written: the findings
-        // of a fixed copy that then did not replace it would describe a
-        // file that does not exist.
+        let wrote = edited.is_some();
+        if let Some(copy) = edited {
+            file.took(copy, counts);
+        }
+        if wrote && unsettled && !leftover {
+            // The copy may read otherwise (the first non-ASCII bytes were
+            // no-break spaces around a value, a shorter row pulled another
+            // into the 64 KiB that tell the delimiter): it is checked, and
+            // fixed, anew.
+            return Ok(Step::InCheck);
+        }
+        if leftover {
+            return Ok(Step::OwnPass);
+        }
+        // A relations file's references are read from the file after its
+        // check: the original's, so the fixed copy is checked again for
+        // them.
+        let refs_after = keep
+            .reports
+            .last()
+            .and_then(|r| r.format)
+            .is_some_and(crate::check::refs::checked_after);
+        Ok(Step::Done((!(wrote && refs_after)).then_some(keep)))
+    }
+
+    /// A pass of its own for the fixes the check leaves: its findings go
+    /// to an [`Applier`] as they come, and a whole-file rewrite one of
+    /// them asked for is made of the result ([`rewrite`]), or refused.
+    fn own_pass(
+        &self,
+        input: &Input,
+        (format, filter): &(Option<&str>, RuleFilter),
+        more: &[Diagnostic],
+        fixing: &Fixing<'_>,
+        file: &mut FileFix<'_>,
+    ) -> Result<Step, Stop> {
+        let source = file.source();
+        let stop = Arc::new(AtomicBool::new(false));
+        let pass_opts = Options {
+            snippet_stop: Some(Arc::clone(&stop)),
+            // Unsafe fixes remove repeated rows, which the cross-row
+            // state finds: it runs to the end then.
+            cross_stop: (!fixing.req.unsafe_fixes).then(|| Arc::clone(&stop)),
+            ..file.opts.clone()
+        };
+        let mut pass = Pass::new(
+            (source, &file.dir),
+            fixing.req.unsafe_fixes,
+            filter,
+            &file.refused,
+            stop,
+        );
+        self.check_from(
+            input,
+            Some(source),
+            *format,
+            &pass_opts,
+            more.to_vec(),
+            None,
+            &mut pass,
+        )
+        .map_err(|e| file.check_failed(e))?;
+        if let Some(e) = pass.error.take() {
+            return Err(file.not_fixed(e));
+        }
+        let mut counts = std::mem::take(&mut pass.fixed);
+        let transform_counts = std::mem::take(&mut pass.transform_fixed);
+        let keep = std::mem::take(&mut pass.keep);
+        let transform = pass.transform.take();
+        let edited = pass.finish().map_err(|e| file.not_fixed(e))?;
+        let next = match transform {
+            None => edited,
+            Some(t) => {
+                let from = edited.as_ref().map_or(source, |e| e.as_file());
+                match rewrite(t, from, &file.dir, &file.opts) {
+                    Ok(out) => {
+                        add_counts(&mut counts, transform_counts);
+                        Some(out)
+                    }
+                    Err(e) => {
+                        let Some(doubt) = split::refusal(&e) else {
+                            return Err(file.not_fixed(e));
+                        };
+                        // The pass's other fixes stand: they edit cells
+                        // and lines, not how records split.
+                        file.refused.push(Refused {
+                            transform: t,
+                            doubt: doubt.clone(),
+                        });
+                        if edited.is_none() {
+                            // This pass stopped keeping its findings when
+                            // it took the rewrite: the file is checked
+                            // again, the rewrite left out.
+                            return Ok(Step::InCheck);
+                        }
+                        edited
+                    }
+                }
+            }
+        };
+        match next {
+            None => Ok(Step::Done(Some(keep))),
+            Some(copy) => {
+                file.took(copy, counts);
+                Ok(Step::InCheck)
+            }
+        }
+    }
+
+    /// After the passes: the copy replaces the file (or is kept for
+    /// `--split`), before the report is written: the findings of a fixed
+    /// copy that then did not replace it would describe a file that does
+    /// not exist. Then the report (the last pass's findings, `kept`, or
+    /// a check now), the counts, and the diff or fixed standard input.
+    #[allow(clippy::too_many_arguments)]
+    fn finish_fixing(
+        &self,
+        input: &Input,
+        src: &Source,
+        per: &(Option<&str>, RuleFilter),
+        more: Vec<Diagnostic>,
+        fixing: &mut Fixing<'_>,
+        file: FileFix<'_>,
+        kept: Option<Collector>,
+        (w, t): (&mut dyn Report, &mut Tally),
+    ) -> Result<(), Stop> {
+        let FileFix {
+            original,
+            shown: shown_path,
+            opts,
+            mut current,
+            fixed,
+            refused,
+            ..
+        } = file;
         let replaced = match (src, current.take()) {
             (Source::File(o), Some(copy)) if !fixing.req.diff && fixing.split_dir.is_none() => {
-                Some(o.replace(copy).map_err(Stop::NotFixed)?)
+                Some(o.replace(copy).map_err(|e| Stop::NotFixed(e.to_string()))?)
             }
             (_, copy) => {
                 current = copy;
@@ -632,7 +688,7 @@ impl Run<'_> {
         // The report: the last pass's findings, kept or (past the budget,
         // or after the last pass allowed still fixed something) checked
         // once more, streamed.
-        self.report(input, result, per, &opts, more, report_from, &refused, t, w)
+        self.report(input, result, per, &opts, more, kept, &refused, t, w)
             .map_err(Stop::Unchecked)?;
         let n: usize = fixed.values().map(|(_, n)| n).sum();
         t.summary.fixed += n;
@@ -665,6 +721,71 @@ impl Run<'_> {
             fixing.kept = current;
         }
         Ok(())
+    }
+}
+
+/// What comes after a pass.
+enum Step {
+    /// A pass that fixes rows inside the check.
+    InCheck,
+    /// A pass of its own, for the fixes the check leaves.
+    OwnPass,
+    /// Nothing left to fix: the findings kept, if they are the report.
+    Done(Option<Collector>),
+}
+
+/// What a file's passes carry from one to the next.
+struct FileFix<'s> {
+    /// The file as it was opened (or standard input, spilled).
+    original: &'s File,
+    /// Where the copies are made.
+    dir: PathBuf,
+    /// The file as its messages name it.
+    shown: String,
+    /// The options of every pass (the date orders learned by the first).
+    opts: Options,
+    /// The latest fixed copy, if a pass made one.
+    current: Option<Temp>,
+    /// Fixes applied, by rule.
+    fixed: Counts,
+    /// Whole-file rewrites refused for this file: their findings are
+    /// reported without their fix, saying why.
+    refused: Vec<Refused>,
+}
+
+impl FileFix<'_> {
+    /// What the next pass reads: the latest copy, or the original.
+    fn source(&self) -> &File {
+        self.current.as_ref().map_or(self.original, |c| c.as_file())
+    }
+
+    /// A check of the input that fails is the input's failure; of a copy,
+    /// a failure to fix it.
+    fn check_failed(&self, e: Error) -> Stop {
+        if self.current.is_some() {
+            Stop::NotFixed(format!("{e}; not fixed, left as it was"))
+        } else {
+            Stop::Unchecked(e)
+        }
+    }
+
+    /// The copy could not be made, or must not replace the file.
+    fn not_fixed(&self, e: io::Error) -> Stop {
+        Stop::NotFixed(format!("{}: {e}; not fixed, left as it was", self.shown))
+    }
+
+    /// A pass's copy, which the next pass reads, and the fixes it holds.
+    fn took(&mut self, copy: Temp, counts: Counts) {
+        valid_dates_fixed(&mut self.opts, &counts);
+        add_counts(&mut self.fixed, counts);
+        self.current = Some(copy);
+    }
+}
+
+/// Adds the counts of a pass to `to`.
+fn add_counts(to: &mut Counts, counts: Counts) {
+    for (code, (rule, n)) in counts {
+        to.entry(code).or_insert((rule, 0)).1 += n;
     }
 }
 
@@ -799,23 +920,8 @@ impl Run<'_> {
             row_fixes: Some(Arc::new(row_fixes)),
             ..opts.clone()
         };
-        let mut pass = Pass {
-            stop: Arc::default(),
-            transform: None,
-            transform_fixed: BTreeMap::new(),
-            refused,
-            source,
-            dir,
-            unsafe_fixes,
-            filter,
-            applier: None,
-            keep: Collector::with_budget(KEEP_BYTES),
-            fixed: BTreeMap::new(),
-            error: None,
-            fused: true,
-            leftover: false,
-        };
-        pass.keep.cancel = None;
+        let mut pass = Pass::new((source, dir), unsafe_fixes, filter, refused, Arc::default());
+        pass.fused = true;
         let dates = self
             .check_from(
                 input,

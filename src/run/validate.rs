@@ -41,7 +41,7 @@ pub(crate) enum SetupError {
     #[error("{0}")]
     Outputs(String),
     #[error("--split: {0}")]
-    Halves(String),
+    Halves(split::SplitError),
     #[error("--output-file {}: {error}", display_path(.path))]
     OutputFile { path: PathBuf, error: io::Error },
     #[error("ZIP bundles cannot be read from standard input; name the file")]
