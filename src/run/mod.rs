@@ -14,6 +14,7 @@
 //! check, baselines written, findings hidden) to `err`, never to the
 //! process's streams itself: the binary hands it stdout and stderr.
 
+mod copies;
 mod execute;
 mod expand;
 mod one_input;
@@ -43,7 +44,7 @@ use std::cell::RefCell;
 use std::io::{self, Write};
 use std::path::Path;
 use tally::Tally;
-use validate::{validate, SetupError, Valid};
+use validate::{validate, EntitiesError, SetupError, Valid};
 
 /// No finding at or above `--fail-on`.
 pub const EXIT_CLEAN: u8 = 0;
@@ -486,29 +487,27 @@ fn write_shown(
 /// shows it is an entities CSV (upload or download): any other file would
 /// make every reference dangle. The file is read once (a pipe works too):
 /// the header is told from the first bytes, which then go on to be read.
-fn load_entities(path: &Path, opts: &Options, keys: &mut Keys) -> Result<(), String> {
+fn load_entities(path: &Path, opts: &Options, keys: &mut Keys) -> Result<(), EntitiesError> {
     use std::io::Read;
-    let mut file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut file = std::fs::File::open(path)?;
     let mut head = Vec::new();
-    (&mut file)
-        .take(check::MAX_HEADER)
-        .read_to_end(&mut head)
-        .map_err(|e| e.to_string())?;
-    let names = check::header_names(&head[..]).map_err(|e| e.to_string())?;
+    (&mut file).take(check::MAX_HEADER).read_to_end(&mut head)?;
+    let names = check::header_names(&head[..])?;
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let tables = schema::tables().map_err(|e| e.to_string())?;
+    let tables = schema::tables().map_err(|e| EntitiesError::Table(e.clone()))?;
     let only = ["entities", "entities-download"];
     let file_name = path.file_name().and_then(|n| n.to_str());
     if !matches!(
         schema::detect_format_among(tables, &only, &names, file_name),
         schema::Detection::Found(_)
     ) {
-        return Err(
-            "not an entities CSV: its header fits neither the entities upload nor the entities download"
-                .into(),
-        );
+        return Err(EntitiesError::NotEntities);
     }
-    refs::collect_entities(io::Cursor::new(head).chain(file), opts, keys).map_err(|e| e.to_string())
+    Ok(refs::collect_entities(
+        io::Cursor::new(head).chain(file),
+        opts,
+        keys,
+    )?)
 }
 
 /// A message of the run on `err`, one line after `bdxlint: `. Its paths

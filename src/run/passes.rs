@@ -23,6 +23,7 @@
 //! `passes.rs` for them (it was `fix.rs`, one of five files about fixing):
 //! applying edits is `apply.rs`, the diff `diff.rs`.
 
+use super::copies::{rewrite, ChunkWriter, Counts, Shared, IO_BUFFER};
 use super::expand;
 use super::one_input::{failure, Run, STREAM_ABOVE};
 use super::replace::{At, Original};
@@ -39,7 +40,7 @@ use crate::select::RuleFilter;
 use crate::tempfiles::{self, Temp};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -48,9 +49,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// Fixes of one cell never overlap, so a second pass is rare and a third
 /// rarer (a row removed after its cells were fixed).
 const MAX_PASSES: usize = 8;
-
-/// The read and write buffers of the copy a pass makes.
-const IO_BUFFER: usize = 1 << 20;
 
 /// Bytes of findings a pass keeps for its report.
 const KEEP_BYTES: usize = 32 << 20;
@@ -797,9 +795,6 @@ fn shown(input: &Input) -> String {
     }
 }
 
-/// Fixes applied, by rule code.
-type Counts = BTreeMap<&'static str, (&'static Rule, usize)>;
-
 /// A whole-file rewrite refused, and why.
 struct Refused {
     transform: Transform,
@@ -889,22 +884,16 @@ impl Run<'_> {
         check_failed: &dyn Fn(Error) -> Stop,
         not_fixed: &dyn Fn(io::Error) -> Stop,
     ) -> Result<InCheck, Stop> {
-        let writer = Arc::new(Mutex::new(ChunkWriter {
+        let writer = Arc::new(Mutex::new(ChunkWriter::new(
             // The writer lives on the check's threads: a handle of its own
             // to the same open file, read at its own offsets.
-            source: source.try_clone().map_err(not_fixed)?,
-            dir: dir.to_path_buf(),
-            out: None,
-            pos: 0,
-            advised: 0,
+            source.try_clone().map_err(not_fixed)?,
+            dir,
             // `--diff` reads the original again, and `--split` keeps it;
             // otherwise the copy replaces it, and its cached pages are of
             // no more use.
-            drop_source: !fixing.req.diff && fixing.split_dir.is_none(),
-            applied: BTreeMap::new(),
-            unsettled: false,
-            error: None,
-        }));
+            !fixing.req.diff && fixing.split_dir.is_none(),
+        )));
         let unsafe_fixes = fixing.req.unsafe_fixes;
         let judge = filter.clone();
         let row_fixes = check::RowFixes::new(
@@ -962,188 +951,4 @@ impl Run<'_> {
             dates,
         })
     }
-}
-
-/// The output of a pass that fixes rows inside the check: chunks come in
-/// file order; until one is changed nothing is written (a file with no fix
-/// is not copied), then what came before is copied from the source and
-/// every chunk is written from memory.
-struct ChunkWriter {
-    source: File,
-    dir: PathBuf,
-    /// Unbuffered: chunks are written whole, from memory (a buffer would
-    /// copy every byte once more).
-    out: Option<Temp>,
-    /// Offset in the source written up to.
-    pos: u64,
-    /// Offset in the output up to which writing out was started.
-    advised: u64,
-    /// Drop the source's pages from the cache once written out: replacing
-    /// the original frees them anyway, and the rename would do it all at
-    /// the end.
-    drop_source: bool,
-    applied: Counts,
-    /// A fix may change how the output is read (see
-    /// [`check::FixedChunks::chunk`]).
-    unsettled: bool,
-    error: Option<io::Error>,
-}
-
-/// Starts writing out what was written to `f` since `from`, but for its
-/// last few MiB, and returns where that ends. Renaming a new file over an
-/// old one makes ext4 flush what the new one still holds in memory (so that
-/// a crash leaves one of the two whole): left to the rename, that is a
-/// tenth of a second or more for 300 MB at the very end, which done as the
-/// file is written overlaps the check. `POSIX_FADV_DONTNEED` on dirty pages
-/// starts their writeback and drops none of them (only clean pages are
-/// dropped, and each range is advised once, while dirty). A hint: a failure
-/// changes nothing.
-fn start_writeback(f: &File, from: u64) -> u64 {
-    // Behind the end by a few MiB: the newest pages may be written again
-    // (a short write's retry).
-    const LAG: u64 = 8 << 20;
-    let mut handle = f;
-    let Ok(end) = handle.stream_position() else {
-        return from;
-    };
-    let upto = end.saturating_sub(LAG);
-    if upto <= from {
-        return from;
-    }
-    #[cfg(target_os = "linux")]
-    let _ = rustix::fs::fadvise(
-        f,
-        from,
-        std::num::NonZeroU64::new(upto - from),
-        rustix::fs::Advice::DontNeed,
-    );
-    upto
-}
-
-/// The writer as the check holds it.
-struct Shared(Arc<Mutex<ChunkWriter>>);
-
-impl check::FixedChunks for Shared {
-    fn chunk(
-        &mut self,
-        base: u64,
-        len: u64,
-        bytes: &[u8],
-        changed: bool,
-        applied: &[(&'static Rule, u32)],
-        unsettling: bool,
-    ) {
-        let mut w = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        w.unsettled |= unsettling;
-        for &(rule, n) in applied {
-            w.applied.entry(rule.code).or_insert((rule, 0)).1 += n as usize;
-        }
-        if w.error.is_none() {
-            if let Err(e) = w.put(base, len, bytes, changed) {
-                w.error = Some(e);
-            }
-        }
-    }
-}
-
-impl ChunkWriter {
-    fn put(&mut self, base: u64, len: u64, bytes: &[u8], changed: bool) -> io::Result<()> {
-        if self.out.is_none() {
-            if !changed {
-                return Ok(());
-            }
-            self.out = Some(tempfiles::beside(&self.dir, ".bdxlint-fix-")?);
-        }
-        self.copy_source(Some(base))?;
-        if let Some(out) = &mut self.out {
-            let f = out.as_file_mut();
-            f.write_all(bytes)?;
-            self.advised = start_writeback(f, self.advised);
-        }
-        #[cfg(target_os = "linux")]
-        if self.drop_source {
-            // A hint, as above.
-            let _ = rustix::fs::fadvise(
-                &self.source,
-                base,
-                std::num::NonZeroU64::new(len),
-                rustix::fs::Advice::DontNeed,
-            );
-        }
-        self.pos = base + len;
-        Ok(())
-    }
-
-    /// Copies the source from where the output is up to `to` (to its end
-    /// if `None`).
-    fn copy_source(&mut self, to: Option<u64>) -> io::Result<()> {
-        if to == Some(self.pos) {
-            return Ok(());
-        }
-        let Some(out) = &mut self.out else {
-            return Ok(());
-        };
-        let mut src = At::from(&self.source, self.pos);
-        match to {
-            Some(to) => {
-                let want = to.saturating_sub(self.pos);
-                if io::copy(&mut src.take(want), out.as_file_mut())? < want {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "the file changed while it was being fixed",
-                    ));
-                }
-                self.pos = to;
-            }
-            None => self.pos += io::copy(&mut src, out.as_file_mut())?,
-        }
-        Ok(())
-    }
-
-    /// The fixed copy, if a chunk was changed.
-    fn finish(&mut self) -> io::Result<Option<Temp>> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        self.copy_source(None)?;
-        Ok(self.out.take())
-    }
-}
-
-/// The copy of `from` a whole-file fix makes, beside the original, or why
-/// it was refused: a record that does not read unambiguously in the file's
-/// dialect, or a copy that would be read in another (the error then holds a
-/// [`split::Doubt`]: see [`split::refusal`]). A refused copy is dropped,
-/// unfinished, and nothing is replaced.
-fn rewrite(t: Transform, from: &File, dir: &Path, opts: &Options) -> io::Result<Temp> {
-    let opts = Options {
-        cancel: None,
-        ..opts.clone()
-    };
-    // Read at its own offsets: the file the run opened, not its path.
-    let open = || -> io::Result<BufReader<At<'_>>> {
-        Ok(BufReader::with_capacity(IO_BUFFER, At::new(from)))
-    };
-    let out = tempfiles::beside(dir, ".bdxlint-fix-")?;
-    let mut w = BufWriter::with_capacity(IO_BUFFER, out);
-    match t {
-        Transform::LineEndings => {
-            let (lf, crlf, header) = split::count_endings(open()?, &opts)?;
-            split::normalise_endings(open()?, &opts, (lf, crlf), header, &mut w)?;
-        }
-        Transform::DropTrailingFields(n) => split::drop_trailing_fields(
-            open()?,
-            &opts,
-            usize::try_from(n).unwrap_or(usize::MAX),
-            &mut w,
-        )?,
-        Transform::ToCommas => split::to_commas(open()?, &opts, &mut w)?,
-        Transform::Windows1252ToUtf8 => split::cp1252_to_utf8(open()?, &opts, &mut w)?,
-    }
-    let out = w.into_inner().map_err(|e| e.into_error())?;
-    // Every record read as it was; the copy must also be read in the
-    // dialect it was written in, which its first bytes tell anew.
-    let (delim, sep) = split::dialect_after(t, split::dialect_of(open()?)?);
-    split::verify_dialect_of(File::open(out.path())?, delim, sep)?;
-    Ok(out)
 }

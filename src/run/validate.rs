@@ -47,9 +47,21 @@ pub(crate) enum SetupError {
     #[error("ZIP bundles cannot be read from standard input; name the file")]
     ZipFromStdin,
     #[error("--entities {}: {error}", display_path(.path))]
-    Entities { path: PathBuf, error: String },
+    Entities { path: PathBuf, error: EntitiesError },
     #[error(transparent)]
     Baseline(#[from] BaselineError),
+}
+
+/// Why an `--entities` file cannot be read for its keys.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum EntitiesError {
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    /// A compiled-in table that does not parse (a bug of the build).
+    #[error("{0}")]
+    Table(crate::schema::TableError),
+    #[error("not an entities CSV: its header fits neither the entities upload nor the entities download")]
+    NotEntities,
 }
 
 impl SetupError {
