@@ -3,16 +3,16 @@
 
 use bdxlint::bundle::{Kind, Limits};
 use bdxlint::config::FailOn;
-use bdxlint::filter::{self, Level};
 use bdxlint::report::{HumanOptions, OutputFormat};
 use bdxlint::run::{self, Request};
 use bdxlint::schema;
+use bdxlint::select::{self, Level};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-/// Exit codes: findings are not failures of the tool.
-pub use bdxlint::run::{EXIT_CLEAN, EXIT_TROUBLE};
+use crate::commands::{self, RulesFormat};
+use crate::exit::Failure;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -70,14 +70,6 @@ pub enum Command {
         #[arg(long)]
         example: bool,
     },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RulesFormat {
-    /// A table (`human` is accepted too, as `check` names its text output).
-    #[value(alias = "human")]
-    Text,
-    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -231,7 +223,7 @@ pub struct CheckArgs {
 
     // Last: its heading applies to what follows it in the help.
     #[command(flatten)]
-    pub fixing: crate::fix_args::FixArgs,
+    pub fixing: crate::repair_flags::FixArgs,
 }
 
 /// `--output-format`: the library's [`OutputFormat`] as clap reads it (the
@@ -292,32 +284,33 @@ impl From<FailOnArg> for FailOn {
     }
 }
 
-fn parse_severity(arg: &str) -> Result<(String, Level), String> {
-    filter::parse_severity(arg).map_err(|e| e.to_string())
+fn parse_severity(arg: &str) -> Result<(String, Level), select::SelectorError> {
+    select::parse_severity(arg)
 }
 
 fn format_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(schema::format_names().chain(Kind::NAMES))
 }
 
-/// Runs the command and returns the exit code.
-pub fn run(cli: Cli) -> io::Result<u8> {
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(ClosedPipe::new(stdout.lock()));
+/// Runs the command and returns the exit code; `main.rs` says why a
+/// command failed.
+pub fn run(cli: Cli) -> Result<u8, Failure> {
+    // Not locked once for the whole run: `check` writes from a thread of
+    // its pool, and a lock guard cannot move there (the buffer in front
+    // makes each write to the stream a large one).
+    let mut out = io::BufWriter::new(ClosedPipe::new(io::stdout()));
     let code = match cli.command {
         Command::Check(args) => match &args.output_file {
             None => run::check(&request(&args), &mut out, &mut io::stderr())?,
             Some(path) => check_to_file(&args, path, &mut out)?,
         },
-        Command::Explain { rule } => crate::commands::explain(&rule, &mut out)?,
-        Command::Rules { output_format } => crate::commands::rules(output_format, &mut out)?,
+        Command::Explain { rule } => commands::explain(&rule, &mut out)?,
+        Command::Rules { output_format } => commands::rules(output_format, &mut out)?,
         Command::Formats {
             name,
             output_format,
-        } => crate::commands::formats(name.as_deref(), output_format, &mut out)?,
-        Command::Template { format, example } => {
-            crate::commands::template(&format, example, &mut out)?
-        }
+        } => commands::formats(name.as_deref(), output_format, &mut out)?,
+        Command::Template { format, example } => commands::template(&format, example, &mut out)?,
     };
     out.flush()?;
     Ok(code)
@@ -402,7 +395,7 @@ impl<W: Write> Write for ClosedPipe<W> {
 /// (`bdxlint::output`: beside it and renamed over it once whole, or in
 /// place for a device or FIFO), after making sure it is not an input; the
 /// summary line goes to standard error.
-fn check_to_file(args: &CheckArgs, path: &Path, out: &mut dyn Write) -> io::Result<u8> {
+fn check_to_file(args: &CheckArgs, path: &Path, out: &mut (dyn Write + Send)) -> io::Result<u8> {
     let mut req = request(args);
     req.output_file = Some(path.to_path_buf());
     req.summary_to_err = true;

@@ -16,7 +16,15 @@ const LAYERS: &[&[&str]] = &[
     &["check", "error"],
     &["bundle"],
     &["report"],
-    &["config", "filter", "baseline", "files", "fix", "output"],
+    &[
+        "config",
+        "select",
+        "baseline",
+        "bounded_read",
+        "apply",
+        "diff",
+        "output",
+    ],
     &["run"],
 ];
 

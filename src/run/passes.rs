@@ -4,7 +4,7 @@
 //! chunks written as they are folded into a temporary file beside it. A fix
 //! that is not a row's (the header's, a whole-file rewrite, a removed row)
 //! takes a pass of its own: its findings are applied as they are found
-//! (`fix::Applier`), and the result is checked again, until a pass leaves
+//! (`apply::Applier`), and the result is checked again, until a pass leaves
 //! nothing to fix; the last pass's findings are the report. The file is
 //! opened once and every pass reads that descriptor; it is replaced only at
 //! the end, by renaming the temporary file over it with its own metadata,
@@ -17,24 +17,30 @@
 //! A pass keeps its findings (up to a budget, as files checked ahead do)
 //! because they are the report if nothing is left to fix: a file whose
 //! fixes are all in rows is read once, fixed or not.
+//!
+//! The passes are named steps (`in_check_pass`, `own_pass`, then
+//! `finish_fixing`), each saying which comes next ([`Step`]). Named
+//! `passes.rs` for them (it was `fix.rs`, one of five files about fixing):
+//! applying edits is `apply.rs`, the diff `diff.rs`.
 
-use super::files::Run;
-use super::inputs::{self, Input};
+use super::copies::{rewrite, ChunkWriter, Counts, Shared, IO_BUFFER};
+use super::expand;
+use super::one_input::{failure, Run, STREAM_ABOVE};
 use super::replace::{At, Original};
+use super::request::{FixRequest, Input};
 use super::tally::{Streamer, Tally};
-use super::{failure, FixRequest};
+use crate::apply::{self, Applier};
 use crate::check::dates::DateOrders;
 use crate::check::{self, split, Options};
 use crate::diagnostic::{Collector, Diagnostic, Relearn, Reports, Transform};
 use crate::error::Error;
-use crate::filter::RuleFilter;
-use crate::fix::{self, Applier};
 use crate::report::{Failure, Report};
 use crate::rules::Rule;
+use crate::select::RuleFilter;
 use crate::tempfiles::{self, Temp};
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Read, Seek, Write};
+use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -43,9 +49,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// Fixes of one cell never overlap, so a second pass is rare and a third
 /// rarer (a row removed after its cells were fixed).
 const MAX_PASSES: usize = 8;
-
-/// The read and write buffers of the copy a pass makes.
-const IO_BUFFER: usize = 1 << 20;
 
 /// Bytes of findings a pass keeps for its report.
 const KEEP_BYTES: usize = 32 << 20;
@@ -69,6 +72,22 @@ pub(super) struct Fixing<'o> {
     /// them with their findings, the run's messages say why, and the run
     /// exits 2.
     pub(super) not_fixed: Vec<Failure>,
+}
+
+impl<'o> Fixing<'o> {
+    /// A fixing run as `req` asks, its diffs and fixed standard input to
+    /// `out`; with `--split`, the fixed copy made in `split_dir`.
+    pub(super) fn new(req: FixRequest, out: &'o mut dyn Write, split_dir: Option<PathBuf>) -> Self {
+        Fixing {
+            req,
+            out,
+            escape: req.escape,
+            shown: Vec::new(),
+            split_dir,
+            kept: None,
+            not_fixed: Vec::new(),
+        }
+    }
 }
 
 /// One pass over one file: findings whose fix applies go to the applier
@@ -103,11 +122,43 @@ struct Pass<'a> {
 }
 
 impl<'a> Pass<'a> {
+    /// A pass over `source`, its copy made in `dir`; `stop` is raised once
+    /// it applies a fix.
+    fn new(
+        (source, dir): (&'a File, &'a Path),
+        unsafe_fixes: bool,
+        filter: &'a RuleFilter,
+        refused: &'a [Refused],
+        stop: Arc<AtomicBool>,
+    ) -> Self {
+        let mut keep = Collector::with_budget(KEEP_BYTES);
+        // Keeping fewer findings must not end the check: every fix is
+        // wanted.
+        keep.cancel = None;
+        Pass {
+            stop,
+            transform: None,
+            transform_fixed: BTreeMap::new(),
+            refused,
+            source,
+            dir,
+            unsafe_fixes,
+            filter,
+            applier: None,
+            keep,
+            fixed: BTreeMap::new(),
+            error: None,
+            fused: false,
+            leftover: false,
+        }
+    }
+
     fn offer(&mut self, d: &Diagnostic) -> io::Result<bool> {
         let Some(f) = &d.fix else {
             return Ok(false);
         };
-        if !fix::applies(f, self.unsafe_fixes) || self.filter.judge(d.rule, d.severity).is_none() {
+        if !apply::applies(f, self.unsafe_fixes) || self.filter.judge(d.rule, d.severity).is_none()
+        {
             return Ok(false);
         }
         if let Some(t) = f.transform {
@@ -160,7 +211,7 @@ impl Reports for Pass<'_> {
     fn diagnostic(&mut self, d: Diagnostic) {
         if self.fused {
             self.leftover |= d.fix.as_ref().is_some_and(|f| {
-                fix::applies(f, self.unsafe_fixes)
+                apply::applies(f, self.unsafe_fixes)
                     && match f.transform {
                         Some(t) => was_refused(self.refused, t).is_none(),
                         None => !f.edits.is_empty(),
@@ -269,7 +320,7 @@ impl Run<'_> {
         let source = match input {
             // A link named on the command line is fixed through (its
             // target); a walked path is never followed.
-            Input::File(p) => Original::open(p, !inputs::walked(&self.req.paths, p))
+            Input::File(p) => Original::open(p, !expand::walked(&self.req.paths, p))
                 .map(|o| Source::File(Box::new(o))),
             Input::Stdin => {
                 let stdin = Path::new("-");
@@ -297,7 +348,7 @@ impl Run<'_> {
             _ => None,
         };
         let result = match refused {
-            Some(why) => Err(Stop::NotFixed(why)),
+            Some(why) => Err(Stop::NotFixed(why.to_string())),
             None => self.fix_passes(input, &source, per, more, fixing, w, t),
         };
         match result {
@@ -344,7 +395,7 @@ impl Run<'_> {
         let sorted = matches!(input, Input::File(_))
             && from
                 .metadata()
-                .is_ok_and(|m| m.is_file() && m.len() <= super::files::STREAM_ABOVE);
+                .is_ok_and(|m| m.is_file() && m.len() <= STREAM_ABOVE);
         let kept = match kept {
             Some(c) if !c.overflowed => Some(c),
             // Checked once more: kept to be sorted, if it fits.
@@ -397,6 +448,11 @@ impl Run<'_> {
         }
     }
 
+    /// The passes over one file: rows fixed inside the check, then, while
+    /// a fix is left that the check cannot make (the header's, a
+    /// whole-file rewrite, a removed row), a pass of its own whose copy is
+    /// checked (and fixed) again; at most [`MAX_PASSES`]. Then the copy
+    /// replaces the file, and the report is made ([`Self::finish_fixing`]).
     #[allow(clippy::too_many_arguments)]
     fn fix_passes(
         &self,
@@ -409,198 +465,213 @@ impl Run<'_> {
         t: &mut Tally,
     ) -> Result<(), Stop> {
         let (format, filter) = per;
-        let original = src.file();
-        // With `--split` the copy is made in GOOD's directory, which the
-        // split writes anyway (the input's may be read-only).
-        let dir = fixing.split_dir.clone().unwrap_or_else(|| src.dir());
-        let shown_path = shown(input);
-        let not_fixed =
-            |e: io::Error| Stop::NotFixed(format!("{shown_path}: {e}; not fixed, left as it was"));
-        let mut opts = self.opts_for(*format, filter);
-        let mut current: Option<Temp> = None;
-        let mut fixed: BTreeMap<&'static str, (&'static Rule, usize)> = BTreeMap::new();
-        let mut report_from: Option<Collector> = None;
-        // Whole-file rewrites refused for this file: their findings are
-        // reported without their fix, saying why.
-        let mut refused: Vec<Refused> = Vec::new();
+        let mut file = FileFix {
+            original: src.file(),
+            // With `--split` the copy is made in GOOD's directory, which
+            // the split writes anyway (the input's may be read-only).
+            dir: fixing.split_dir.clone().unwrap_or_else(|| src.dir()),
+            shown: shown(input),
+            opts: self.opts_for(*format, filter),
+            current: None,
+            fixed: BTreeMap::new(),
+            refused: Vec::new(),
+        };
         // Rows are fixed inside the check, which then reports the fixed
-        // file (one read); a fix it leaves (the header's, a whole-file
-        // rewrite, a removed row) takes a pass of its own, whose output is
-        // checked again.
-        let mut in_check = true;
+        // file (one read).
+        let mut step = Step::InCheck;
         for _ in 0..MAX_PASSES {
-            let source = current.as_ref().map_or(original, |c| c.as_file());
-            // A check of the input that fails is the input's failure; of a
-            // copy, a failure to fix it.
-            let on_copy = current.is_some();
-            let check_failed = |e: Error| {
-                if on_copy {
-                    Stop::NotFixed(format!("{e}; not fixed, left as it was"))
-                } else {
-                    Stop::Unchecked(e)
-                }
+            step = match step {
+                Step::InCheck => self.in_check_pass(input, per, &more, fixing, &mut file)?,
+                Step::OwnPass => self.own_pass(input, per, &more, fixing, &mut file)?,
+                Step::Done(_) => break,
             };
-            if in_check {
-                let InCheck {
-                    keep,
-                    leftover,
-                    edited,
-                    counts,
-                    unsettled,
-                    dates,
-                } = self.fix_in_check(
-                    input,
-                    (source, &dir),
-                    (*format, filter),
-                    &opts,
-                    &more,
-                    (fixing, &refused),
-                    &check_failed,
-                    &not_fixed,
-                )?;
-                // The order of day and month in the date columns is the
-                // original's, for every pass: a fix must not change how a
-                // cell that reads as two dates is read. The first pass
-                // learns it; if it learned it too late for cells it had
-                // fixed (or not), its copy is dropped and the pass made
-                // again knowing it (rare: see `check::dates`).
-                if opts.date_orders.is_none() {
-                    let late = dates.late();
-                    opts.date_orders = Some(Arc::new(dates));
-                    if late {
-                        drop(edited);
-                        continue;
-                    }
-                }
-                let wrote = edited.is_some();
-                if wrote {
-                    valid_dates_fixed(&mut opts, &counts);
-                    for (code, (rule, n)) in counts {
-                        fixed.entry(code).or_insert((rule, 0)).1 += n;
-                    }
-                    current = edited;
-                }
-                if wrote && unsettled && !leftover {
-                    // The copy may read otherwise (the first non-ASCII bytes
-                    // were no-break spaces around a value, a shorter row
-                    // pulled another into the 64 KiB that tell the
-                    // delimiter): it is checked, and fixed, anew.
-                    continue;
-                }
-                if !leftover {
-                    // A relations file's references are read from the file
-                    // after its check: the original's, so the fixed copy
-                    // is checked again for them.
-                    let refs_after = keep
-                        .reports
-                        .last()
-                        .and_then(|r| r.format)
-                        .is_some_and(crate::check::refs::checked_after);
-                    report_from = (!(wrote && refs_after)).then_some(keep);
-                    break;
-                }
-                in_check = false;
-                continue;
-            }
-            let stop = Arc::new(AtomicBool::new(false));
-            let pass_opts = Options {
-                snippet_stop: Some(Arc::clone(&stop)),
-                // Unsafe fixes remove repeated rows, which the cross-row
-                // state finds: it runs to the end then.
-                cross_stop: (!fixing.req.unsafe_fixes).then(|| Arc::clone(&stop)),
-                ..opts.clone()
-            };
-            let mut pass = Pass {
-                stop,
-                transform: None,
-                transform_fixed: BTreeMap::new(),
-                refused: &refused,
-                source,
-                dir: &dir,
-                unsafe_fixes: fixing.req.unsafe_fixes,
-                filter,
-                applier: None,
-                keep: Collector::with_budget(KEEP_BYTES),
-                fixed: BTreeMap::new(),
-                error: None,
-                fused: false,
-                leftover: false,
-            };
-            // Keeping fewer findings must not end the check: every fix is
-            // wanted.
-            pass.keep.cancel = None;
-            self.check_from(
-                input,
-                Some(source),
-                *format,
-                &pass_opts,
-                more.clone(),
-                None,
-                &mut pass,
-            )
-            .map_err(check_failed)?;
-            if let Some(e) = pass.error.take() {
-                return Err(not_fixed(e));
-            }
-            let mut counts = std::mem::take(&mut pass.fixed);
-            let transform_counts = std::mem::take(&mut pass.transform_fixed);
-            let keep = std::mem::take(&mut pass.keep);
-            let transform = pass.transform.take();
-            let edited = pass.finish().map_err(not_fixed)?;
-            let next = match transform {
-                Some(t) => {
-                    let from = edited.as_ref().map_or(source, |e| e.as_file());
-                    match rewrite(t, from, &dir, &opts) {
-                        Ok(out) => {
-                            for (code, (rule, n)) in transform_counts {
-                                counts.entry(code).or_insert((rule, 0)).1 += n;
-                            }
-                            Some(out)
-                        }
-                        Err(e) => {
-                            let Some(doubt) = split::refusal(&e) else {
-                                return Err(not_fixed(e));
-                            };
-                            // The pass's other fixes stand: they edit cells
-                            // and lines, not how records split.
-                            refused.push(Refused {
-                                transform: t,
-                                doubt: doubt.clone(),
-                            });
-                            if edited.is_none() {
-                                // This pass stopped keeping its findings
-                                // when it took the rewrite: the file is
-                                // checked again, the rewrite left out.
-                                in_check = true;
-                                continue;
-                            }
-                            edited
-                        }
-                    }
-                }
-                None => edited,
-            };
-            match next {
-                None => {
-                    report_from = Some(keep);
-                    break;
-                }
-                Some(next) => {
-                    valid_dates_fixed(&mut opts, &counts);
-                    for (code, (rule, n)) in counts {
-                        fixed.entry(code).or_insert((rule, 0)).1 += n;
-                    }
-                    current = Some(next);
-                    in_check = true;
-                }
+        }
+        // Past the last pass allowed, the findings are checked once more.
+        let report_from = match step {
+            Step::Done(keep) => keep,
+            Step::InCheck | Step::OwnPass => None,
+        };
+        self.finish_fixing(input, src, per, more, fixing, file, report_from, (w, t))
+    }
+
+    /// A pass that fixes rows inside the check ([`Self::fix_in_check`]),
+    /// and what comes after it.
+    fn in_check_pass(
+        &self,
+        input: &Input,
+        (format, filter): &(Option<&str>, RuleFilter),
+        more: &[Diagnostic],
+        fixing: &Fixing<'_>,
+        file: &mut FileFix<'_>,
+    ) -> Result<Step, Stop> {
+        let InCheck {
+            keep,
+            leftover,
+            edited,
+            counts,
+            unsettled,
+            dates,
+        } = self.fix_in_check(
+            input,
+            (file.source(), &file.dir),
+            (*format, filter),
+            &file.opts,
+            more,
+            (fixing, &file.refused),
+            &|e| file.check_failed(e),
+            &|e| file.not_fixed(e),
+        )?;
+        // The order of day and month in the date columns is the
+        // original's, for every pass: a fix must not change how a cell
+        // that reads as two dates is read. The first pass learns it; if it
+        // learned it too late for cells it had fixed (or not), its copy is
+        // dropped and the pass made again knowing it (rare: see
+        // `check::dates`).
+        if file.opts.date_orders.is_none() {
+            let late = dates.late();
+            file.opts.date_orders = Some(Arc::new(dates));
+            if late {
+                return Ok(Step::InCheck);
             }
         }
-        // The file is replaced before its report is written: the findings
-        // of a fixed copy that then did not replace it would describe a
-        // file that does not exist.
+        let wrote = edited.is_some();
+        if let Some(copy) = edited {
+            file.took(copy, counts);
+        }
+        if wrote && unsettled && !leftover {
+            // The copy may read otherwise (the first non-ASCII bytes were
+            // no-break spaces around a value, a shorter row pulled another
+            // into the 64 KiB that tell the delimiter): it is checked, and
+            // fixed, anew.
+            return Ok(Step::InCheck);
+        }
+        if leftover {
+            return Ok(Step::OwnPass);
+        }
+        // A relations file's references are read from the file after its
+        // check: the original's, so the fixed copy is checked again for
+        // them.
+        let refs_after = keep
+            .reports
+            .last()
+            .and_then(|r| r.format)
+            .is_some_and(crate::check::refs::checked_after);
+        Ok(Step::Done((!(wrote && refs_after)).then_some(keep)))
+    }
+
+    /// A pass of its own for the fixes the check leaves: its findings go
+    /// to an [`Applier`] as they come, and a whole-file rewrite one of
+    /// them asked for is made of the result ([`rewrite`]), or refused.
+    fn own_pass(
+        &self,
+        input: &Input,
+        (format, filter): &(Option<&str>, RuleFilter),
+        more: &[Diagnostic],
+        fixing: &Fixing<'_>,
+        file: &mut FileFix<'_>,
+    ) -> Result<Step, Stop> {
+        let source = file.source();
+        let stop = Arc::new(AtomicBool::new(false));
+        let pass_opts = Options {
+            snippet_stop: Some(Arc::clone(&stop)),
+            // Unsafe fixes remove repeated rows, which the cross-row
+            // state finds: it runs to the end then.
+            cross_stop: (!fixing.req.unsafe_fixes).then(|| Arc::clone(&stop)),
+            ..file.opts.clone()
+        };
+        let mut pass = Pass::new(
+            (source, &file.dir),
+            fixing.req.unsafe_fixes,
+            filter,
+            &file.refused,
+            stop,
+        );
+        self.check_from(
+            input,
+            Some(source),
+            *format,
+            &pass_opts,
+            more.to_vec(),
+            None,
+            &mut pass,
+        )
+        .map_err(|e| file.check_failed(e))?;
+        if let Some(e) = pass.error.take() {
+            return Err(file.not_fixed(e));
+        }
+        let mut counts = std::mem::take(&mut pass.fixed);
+        let transform_counts = std::mem::take(&mut pass.transform_fixed);
+        let keep = std::mem::take(&mut pass.keep);
+        let transform = pass.transform.take();
+        let edited = pass.finish().map_err(|e| file.not_fixed(e))?;
+        let next = match transform {
+            None => edited,
+            Some(t) => {
+                let from = edited.as_ref().map_or(source, |e| e.as_file());
+                match rewrite(t, from, &file.dir, &file.opts) {
+                    Ok(out) => {
+                        add_counts(&mut counts, transform_counts);
+                        Some(out)
+                    }
+                    Err(e) => {
+                        let Some(doubt) = split::refusal(&e) else {
+                            return Err(file.not_fixed(e));
+                        };
+                        // The pass's other fixes stand: they edit cells
+                        // and lines, not how records split.
+                        file.refused.push(Refused {
+                            transform: t,
+                            doubt: doubt.clone(),
+                        });
+                        if edited.is_none() {
+                            // This pass stopped keeping its findings when
+                            // it took the rewrite: the file is checked
+                            // again, the rewrite left out.
+                            return Ok(Step::InCheck);
+                        }
+                        edited
+                    }
+                }
+            }
+        };
+        match next {
+            None => Ok(Step::Done(Some(keep))),
+            Some(copy) => {
+                file.took(copy, counts);
+                Ok(Step::InCheck)
+            }
+        }
+    }
+
+    /// After the passes: the copy replaces the file (or is kept for
+    /// `--split`), before the report is written: the findings of a fixed
+    /// copy that then did not replace it would describe a file that does
+    /// not exist. Then the report (the last pass's findings, `kept`, or
+    /// a check now), the counts, and the diff or fixed standard input.
+    #[allow(clippy::too_many_arguments)]
+    fn finish_fixing(
+        &self,
+        input: &Input,
+        src: &Source,
+        per: &(Option<&str>, RuleFilter),
+        more: Vec<Diagnostic>,
+        fixing: &mut Fixing<'_>,
+        file: FileFix<'_>,
+        kept: Option<Collector>,
+        (w, t): (&mut dyn Report, &mut Tally),
+    ) -> Result<(), Stop> {
+        let FileFix {
+            original,
+            shown: shown_path,
+            opts,
+            mut current,
+            fixed,
+            refused,
+            ..
+        } = file;
         let replaced = match (src, current.take()) {
             (Source::File(o), Some(copy)) if !fixing.req.diff && fixing.split_dir.is_none() => {
-                Some(o.replace(copy).map_err(Stop::NotFixed)?)
+                Some(o.replace(copy).map_err(|e| Stop::NotFixed(e.to_string()))?)
             }
             (_, copy) => {
                 current = copy;
@@ -615,7 +686,7 @@ impl Run<'_> {
         // The report: the last pass's findings, kept or (past the budget,
         // or after the last pass allowed still fixed something) checked
         // once more, streamed.
-        self.report(input, result, per, &opts, more, report_from, &refused, t, w)
+        self.report(input, result, per, &opts, more, kept, &refused, t, w)
             .map_err(Stop::Unchecked)?;
         let n: usize = fixed.values().map(|(_, n)| n).sum();
         t.summary.fixed += n;
@@ -629,7 +700,7 @@ impl Run<'_> {
             if let Some(c) = &current {
                 let old = BufReader::new(At::new(original));
                 let new = BufReader::new(At::new(c.as_file()));
-                fix::unified_diff(
+                crate::diff::unified_diff(
                     old,
                     new,
                     &shown_path,
@@ -651,6 +722,71 @@ impl Run<'_> {
     }
 }
 
+/// What comes after a pass.
+enum Step {
+    /// A pass that fixes rows inside the check.
+    InCheck,
+    /// A pass of its own, for the fixes the check leaves.
+    OwnPass,
+    /// Nothing left to fix: the findings kept, if they are the report.
+    Done(Option<Collector>),
+}
+
+/// What a file's passes carry from one to the next.
+struct FileFix<'s> {
+    /// The file as it was opened (or standard input, spilled).
+    original: &'s File,
+    /// Where the copies are made.
+    dir: PathBuf,
+    /// The file as its messages name it.
+    shown: String,
+    /// The options of every pass (the date orders learned by the first).
+    opts: Options,
+    /// The latest fixed copy, if a pass made one.
+    current: Option<Temp>,
+    /// Fixes applied, by rule.
+    fixed: Counts,
+    /// Whole-file rewrites refused for this file: their findings are
+    /// reported without their fix, saying why.
+    refused: Vec<Refused>,
+}
+
+impl FileFix<'_> {
+    /// What the next pass reads: the latest copy, or the original.
+    fn source(&self) -> &File {
+        self.current.as_ref().map_or(self.original, |c| c.as_file())
+    }
+
+    /// A check of the input that fails is the input's failure; of a copy,
+    /// a failure to fix it.
+    fn check_failed(&self, e: Error) -> Stop {
+        if self.current.is_some() {
+            Stop::NotFixed(format!("{e}; not fixed, left as it was"))
+        } else {
+            Stop::Unchecked(e)
+        }
+    }
+
+    /// The copy could not be made, or must not replace the file.
+    fn not_fixed(&self, e: io::Error) -> Stop {
+        Stop::NotFixed(format!("{}: {e}; not fixed, left as it was", self.shown))
+    }
+
+    /// A pass's copy, which the next pass reads, and the fixes it holds.
+    fn took(&mut self, copy: Temp, counts: Counts) {
+        valid_dates_fixed(&mut self.opts, &counts);
+        add_counts(&mut self.fixed, counts);
+        self.current = Some(copy);
+    }
+}
+
+/// Adds the counts of a pass to `to`.
+fn add_counts(to: &mut Counts, counts: Counts) {
+    for (code, (rule, n)) in counts {
+        to.entry(code).or_insert((rule, 0)).1 += n;
+    }
+}
+
 /// An input as its messages name it.
 fn shown(input: &Input) -> String {
     match input {
@@ -658,9 +794,6 @@ fn shown(input: &Input) -> String {
         Input::Stdin => "-".to_owned(),
     }
 }
-
-/// Fixes applied, by rule code.
-type Counts = BTreeMap<&'static str, (&'static Rule, usize)>;
 
 /// A whole-file rewrite refused, and why.
 struct Refused {
@@ -751,29 +884,23 @@ impl Run<'_> {
         check_failed: &dyn Fn(Error) -> Stop,
         not_fixed: &dyn Fn(io::Error) -> Stop,
     ) -> Result<InCheck, Stop> {
-        let writer = Arc::new(Mutex::new(ChunkWriter {
+        let writer = Arc::new(Mutex::new(ChunkWriter::new(
             // The writer lives on the check's threads: a handle of its own
             // to the same open file, read at its own offsets.
-            source: source.try_clone().map_err(not_fixed)?,
-            dir: dir.to_path_buf(),
-            out: None,
-            pos: 0,
-            advised: 0,
+            source.try_clone().map_err(not_fixed)?,
+            dir,
             // `--diff` reads the original again, and `--split` keeps it;
             // otherwise the copy replaces it, and its cached pages are of
             // no more use.
-            drop_source: !fixing.req.diff && fixing.split_dir.is_none(),
-            applied: BTreeMap::new(),
-            unsettled: false,
-            error: None,
-        }));
+            !fixing.req.diff && fixing.split_dir.is_none(),
+        )));
         let unsafe_fixes = fixing.req.unsafe_fixes;
         let judge = filter.clone();
         let row_fixes = check::RowFixes::new(
             Box::new(move |d: &Diagnostic| {
                 d.fix
                     .as_ref()
-                    .is_some_and(|f| fix::applies(f, unsafe_fixes))
+                    .is_some_and(|f| apply::applies(f, unsafe_fixes))
                     && judge.judge(d.rule, d.severity).is_some()
             }),
             Box::new(Shared(Arc::clone(&writer))),
@@ -782,23 +909,8 @@ impl Run<'_> {
             row_fixes: Some(Arc::new(row_fixes)),
             ..opts.clone()
         };
-        let mut pass = Pass {
-            stop: Arc::default(),
-            transform: None,
-            transform_fixed: BTreeMap::new(),
-            refused,
-            source,
-            dir,
-            unsafe_fixes,
-            filter,
-            applier: None,
-            keep: Collector::with_budget(KEEP_BYTES),
-            fixed: BTreeMap::new(),
-            error: None,
-            fused: true,
-            leftover: false,
-        };
-        pass.keep.cancel = None;
+        let mut pass = Pass::new((source, dir), unsafe_fixes, filter, refused, Arc::default());
+        pass.fused = true;
         let dates = self
             .check_from(
                 input,
@@ -839,188 +951,4 @@ impl Run<'_> {
             dates,
         })
     }
-}
-
-/// The output of a pass that fixes rows inside the check: chunks come in
-/// file order; until one is changed nothing is written (a file with no fix
-/// is not copied), then what came before is copied from the source and
-/// every chunk is written from memory.
-struct ChunkWriter {
-    source: File,
-    dir: PathBuf,
-    /// Unbuffered: chunks are written whole, from memory (a buffer would
-    /// copy every byte once more).
-    out: Option<Temp>,
-    /// Offset in the source written up to.
-    pos: u64,
-    /// Offset in the output up to which writing out was started.
-    advised: u64,
-    /// Drop the source's pages from the cache once written out: replacing
-    /// the original frees them anyway, and the rename would do it all at
-    /// the end.
-    drop_source: bool,
-    applied: Counts,
-    /// A fix may change how the output is read (see
-    /// [`check::FixedChunks::chunk`]).
-    unsettled: bool,
-    error: Option<io::Error>,
-}
-
-/// Starts writing out what was written to `f` since `from`, but for its
-/// last few MiB, and returns where that ends. Renaming a new file over an
-/// old one makes ext4 flush what the new one still holds in memory (so that
-/// a crash leaves one of the two whole): left to the rename, that is a
-/// tenth of a second or more for 300 MB at the very end, which done as the
-/// file is written overlaps the check. `POSIX_FADV_DONTNEED` on dirty pages
-/// starts their writeback and drops none of them (only clean pages are
-/// dropped, and each range is advised once, while dirty). A hint: a failure
-/// changes nothing.
-fn start_writeback(f: &File, from: u64) -> u64 {
-    // Behind the end by a few MiB: the newest pages may be written again
-    // (a short write's retry).
-    const LAG: u64 = 8 << 20;
-    let mut handle = f;
-    let Ok(end) = handle.stream_position() else {
-        return from;
-    };
-    let upto = end.saturating_sub(LAG);
-    if upto <= from {
-        return from;
-    }
-    #[cfg(target_os = "linux")]
-    let _ = rustix::fs::fadvise(
-        f,
-        from,
-        std::num::NonZeroU64::new(upto - from),
-        rustix::fs::Advice::DontNeed,
-    );
-    upto
-}
-
-/// The writer as the check holds it.
-struct Shared(Arc<Mutex<ChunkWriter>>);
-
-impl check::FixedChunks for Shared {
-    fn chunk(
-        &mut self,
-        base: u64,
-        len: u64,
-        bytes: &[u8],
-        changed: bool,
-        applied: &[(&'static Rule, u32)],
-        unsettling: bool,
-    ) {
-        let mut w = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        w.unsettled |= unsettling;
-        for &(rule, n) in applied {
-            w.applied.entry(rule.code).or_insert((rule, 0)).1 += n as usize;
-        }
-        if w.error.is_none() {
-            if let Err(e) = w.put(base, len, bytes, changed) {
-                w.error = Some(e);
-            }
-        }
-    }
-}
-
-impl ChunkWriter {
-    fn put(&mut self, base: u64, len: u64, bytes: &[u8], changed: bool) -> io::Result<()> {
-        if self.out.is_none() {
-            if !changed {
-                return Ok(());
-            }
-            self.out = Some(tempfiles::beside(&self.dir, ".bdxlint-fix-")?);
-        }
-        self.copy_source(Some(base))?;
-        if let Some(out) = &mut self.out {
-            let f = out.as_file_mut();
-            f.write_all(bytes)?;
-            self.advised = start_writeback(f, self.advised);
-        }
-        #[cfg(target_os = "linux")]
-        if self.drop_source {
-            // A hint, as above.
-            let _ = rustix::fs::fadvise(
-                &self.source,
-                base,
-                std::num::NonZeroU64::new(len),
-                rustix::fs::Advice::DontNeed,
-            );
-        }
-        self.pos = base + len;
-        Ok(())
-    }
-
-    /// Copies the source from where the output is up to `to` (to its end
-    /// if `None`).
-    fn copy_source(&mut self, to: Option<u64>) -> io::Result<()> {
-        if to == Some(self.pos) {
-            return Ok(());
-        }
-        let Some(out) = &mut self.out else {
-            return Ok(());
-        };
-        let mut src = At::from(&self.source, self.pos);
-        match to {
-            Some(to) => {
-                let want = to.saturating_sub(self.pos);
-                if io::copy(&mut src.take(want), out.as_file_mut())? < want {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "the file changed while it was being fixed",
-                    ));
-                }
-                self.pos = to;
-            }
-            None => self.pos += io::copy(&mut src, out.as_file_mut())?,
-        }
-        Ok(())
-    }
-
-    /// The fixed copy, if a chunk was changed.
-    fn finish(&mut self) -> io::Result<Option<Temp>> {
-        if let Some(e) = self.error.take() {
-            return Err(e);
-        }
-        self.copy_source(None)?;
-        Ok(self.out.take())
-    }
-}
-
-/// The copy of `from` a whole-file fix makes, beside the original, or why
-/// it was refused: a record that does not read unambiguously in the file's
-/// dialect, or a copy that would be read in another (the error then holds a
-/// [`split::Doubt`]: see [`split::refusal`]). A refused copy is dropped,
-/// unfinished, and nothing is replaced.
-fn rewrite(t: Transform, from: &File, dir: &Path, opts: &Options) -> io::Result<Temp> {
-    let opts = Options {
-        cancel: None,
-        ..opts.clone()
-    };
-    // Read at its own offsets: the file the run opened, not its path.
-    let open = || -> io::Result<BufReader<At<'_>>> {
-        Ok(BufReader::with_capacity(IO_BUFFER, At::new(from)))
-    };
-    let out = tempfiles::beside(dir, ".bdxlint-fix-")?;
-    let mut w = BufWriter::with_capacity(IO_BUFFER, out);
-    match t {
-        Transform::LineEndings => {
-            let (lf, crlf, header) = split::count_endings(open()?, &opts)?;
-            split::normalise_endings(open()?, &opts, (lf, crlf), header, &mut w)?;
-        }
-        Transform::DropTrailingFields(n) => split::drop_trailing_fields(
-            open()?,
-            &opts,
-            usize::try_from(n).unwrap_or(usize::MAX),
-            &mut w,
-        )?,
-        Transform::ToCommas => split::to_commas(open()?, &opts, &mut w)?,
-        Transform::Windows1252ToUtf8 => split::cp1252_to_utf8(open()?, &opts, &mut w)?,
-    }
-    let out = w.into_inner().map_err(|e| e.into_error())?;
-    // Every record read as it was; the copy must also be read in the
-    // dialect it was written in, which its first bytes tell anew.
-    let (delim, sep) = split::dialect_after(t, split::dialect_of(open()?)?);
-    split::verify_dialect_of(File::open(out.path())?, delim, sep)?;
-    Ok(out)
 }

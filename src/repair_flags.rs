@@ -1,6 +1,8 @@
 //! The flags of `bdxlint check` that repair files, ruff's names and
 //! meanings: `--fix`, `--unsafe-fixes`, `--fix-only`, `--diff`,
 //! `--show-fixes`; and `--split`, which sorts rows for the same user.
+//! Named for the flags (it was `fix_args.rs`, one of five files about
+//! fixing): the library's `apply.rs` and `run/passes.rs` do the work.
 
 use bdxlint::run::FixRequest;
 use std::io::IsTerminal;

@@ -1,5 +1,7 @@
 //! Which findings a run reports, and at which severity: `--select`,
 //! `--ignore` and `--severity` (and the same keys in `bdxlint.toml`).
+//! Named `select` for that job (it was `filter.rs`, a name `check/filter.rs`
+//! also had for the Filters JSON grammar).
 //!
 //! This is a filter over finished [`FileReport`]s, not an option of the
 //! checker: the checks stay simple and fast, and a rule switched off costs

@@ -1,18 +1,13 @@
 //! What a run checks: the named paths, with directories walked (sorted,
 //! pruned by the config's `exclude`) and standard input.
 
+use super::request::Input;
 use super::settings::Settings;
 use crate::check;
 use crate::diagnostic::Diagnostic;
 use crate::report::Failure;
 use crate::rules;
 use std::path::{Path, PathBuf};
-
-/// What to check: a file, standard input, or a path that failed.
-pub(super) enum Input {
-    File(PathBuf),
-    Stdin,
-}
 
 /// Expands directories to every `.csv` and `.zip` below them, sorted, so the order of
 /// the report never depends on the file system. The config's `exclude`
