@@ -1,7 +1,7 @@
 //! Where the findings of one cell's shape check point, and how its fixes
 //! write: what every family of cell checks shares.
 
-use crate::check::fixes::CellParts;
+use crate::check::cell_edits::CellParts;
 use crate::check::text::quote;
 use crate::check::Emitter;
 use crate::diagnostic::{Applicability, Severity};

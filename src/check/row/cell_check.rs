@@ -7,7 +7,7 @@ use super::list_cells::{check_list, list_is_clean};
 use super::plan::Plan;
 use super::{enum_cells, id_cells, scalar_cells};
 use crate::check::text::{describe_around, quote};
-use crate::check::{fixes, shapes, sheet, Emitter};
+use crate::check::{cell_edits, shapes, sheet, Emitter};
 use crate::diagnostic::Applicability;
 use crate::rules;
 use crate::scan::FieldSpan;
@@ -84,7 +84,7 @@ impl Plan {
             f,
             name: &self.map.names[i],
             col,
-            parts: fixes::CellParts::of(f, value, trimmed),
+            parts: cell_edits::CellParts::of(f, value, trimmed),
         };
         if trimmed.len() != value.len() {
             surrounding_whitespace(&at, value, trimmed, emit);

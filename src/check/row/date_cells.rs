@@ -4,7 +4,7 @@
 use super::at::CellAt;
 use super::plan::Plan;
 use crate::check::dates::{self, Kind, Order};
-use crate::check::fixes;
+use crate::check::cell_edits;
 use crate::check::shapes::{self, DateError};
 use crate::check::sheet;
 use crate::check::text::quote;
@@ -139,7 +139,7 @@ impl Plan {
         if !matches!(shape, DateShape::Mdy | DateShape::Ymd) {
             return (None, String::new());
         }
-        let Some(read) = fixes::DateReadings::of(v) else {
+        let Some(read) = cell_edits::DateReadings::of(v) else {
             return (None, String::new());
         };
         let kind = read.kind();

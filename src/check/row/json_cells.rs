@@ -3,7 +3,7 @@
 
 use super::cells::{Cells, JsonScratch};
 use super::plan::Plan;
-use crate::check::{filter, fixes, grammar, Emitter};
+use crate::check::{cell_edits, filter_grammar, grammar, Emitter};
 use crate::diagnostic::{Applicability, Severity};
 use crate::json::{self, Doc};
 use crate::rules;
@@ -79,11 +79,11 @@ impl Plan {
                 } else {
                     std::borrow::Cow::Borrowed(raw)
                 };
-                if let Some(fixed) = fixes::json(&text, kind) {
+                if let Some(fixed) = cell_edits::json(&text, kind) {
                     emit.fix_last(
                         Applicability::Unsafe,
                         "rewrite the cell as the JSON it most likely means".into(),
-                        vec![(f.start..f.end, fixes::csv_field(&fixed))],
+                        vec![(f.start..f.end, cell_edits::csv_field(&fixed))],
                     );
                 }
                 return;
@@ -122,7 +122,7 @@ impl Plan {
                     Grammar::Filter { type_column } => {
                         if let Ok(g) = crate::schema::json::grammars() {
                             let ty = self.value(cells, *type_column);
-                            filter::check(&doc, &col.name, ty, &g.filter, findings);
+                            filter_grammar::check(&doc, &col.name, ty, &g.filter, findings);
                         }
                     }
                 }

@@ -376,7 +376,7 @@ pub(super) fn check_list(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::fixes::CellParts;
+    use crate::check::cell_edits::CellParts;
     use crate::scan::FieldSpan;
     use std::sync::Arc;
 
