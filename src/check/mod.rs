@@ -2053,26 +2053,6 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// A finding about a whole record that every later row like it would
-    /// repeat: the fold keeps the first and counts the others. (Positional:
-    /// [`Finding::once_per_file`] replaces it.)
-    pub(crate) fn row_once(
-        &mut self,
-        rule: &'static Rule,
-        severity: Option<Severity>,
-        rec: &Record,
-        message: String,
-        help: Option<String>,
-    ) {
-        self.report_row(
-            rec,
-            Finding::new(rule, message)
-                .severity(severity)
-                .help_if(help)
-                .once_per_file(),
-        );
-    }
-
     /// A finding about a whole record. (Positional: [`Emitter::report_row`]
     /// replaces it.)
     pub(crate) fn row(

@@ -2,9 +2,10 @@
 //! write: what every family of cell checks shares.
 
 use crate::check::cell_edits::CellParts;
+use crate::check::finding::{Finding, FixBuilder};
 use crate::check::text::quote;
 use crate::check::Emitter;
-use crate::diagnostic::{Applicability, Severity};
+use crate::diagnostic::Applicability;
 use crate::rules::Rule;
 use crate::scan::{raw_offset, FieldSpan};
 use crate::schema::Column;
@@ -24,46 +25,36 @@ pub(super) struct CellAt<'a> {
 }
 
 impl CellAt<'_> {
-    /// A finding on the whole cell.
-    pub(super) fn report(
-        &self,
-        emit: &mut Emitter<'_>,
-        rule: &'static Rule,
-        severity: Option<Severity>,
-        message: String,
-        help: String,
-    ) {
-        let f = self.f;
-        self.report_span(emit, rule, severity, f.start..f.end, message, help);
+    /// A finding of `rule` about this cell, naming its column.
+    pub(super) fn finding(&self, rule: &'static Rule, message: String) -> Finding {
+        Finding::new(rule, message).column(Some(self.name.clone()))
     }
 
-    /// A finding on `span` (file offsets), a part of the cell.
-    pub(super) fn report_span(
-        &self,
-        emit: &mut Emitter<'_>,
-        rule: &'static Rule,
-        severity: Option<Severity>,
-        span: Range<usize>,
-        message: String,
-        help: String,
-    ) {
-        emit.in_field(
-            rule,
-            severity,
-            span,
-            self.f,
-            Some(self.name.clone()),
-            message,
-            Some(help),
-        );
+    /// Reports `finding` on the whole cell.
+    pub(super) fn report(&self, emit: &mut Emitter<'_>, finding: Finding) {
+        emit.report_in(self.f.start..self.f.end, self.f, finding);
     }
 
-    /// Gives the last finding the fix that writes `new` in place of the
-    /// value. The corrected value replaces the value between the spaces, so
-    /// it does not overlap the fix that removes them.
-    pub(super) fn fix(&self, emit: &mut Emitter<'_>, new: &str, applicability: Applicability) {
-        if let Some(edit) = self.parts.replace(new) {
-            emit.fix_last(applicability, format!("write {}", quote(new)), vec![edit]);
+    /// Reports `finding` on `span` (buffer offsets), a part of the cell.
+    pub(super) fn report_span(&self, emit: &mut Emitter<'_>, span: Range<usize>, finding: Finding) {
+        emit.report_in(span, self.f, finding);
+    }
+
+    /// `finding` with the fix that writes `new` in place of the value, if
+    /// the cell can hold it as it is quoted (see [`CellParts::replace`]).
+    /// The corrected value replaces the value between the spaces, so it
+    /// does not overlap the fix that removes them.
+    pub(super) fn writing(
+        &self,
+        finding: Finding,
+        new: &str,
+        applicability: Applicability,
+    ) -> Finding {
+        match self.parts.replace(new) {
+            Some((span, content)) => finding.fix(
+                FixBuilder::new(applicability, format!("write {}", quote(new))).edit(span, content),
+            ),
+            None => finding,
         }
     }
 

@@ -6,9 +6,9 @@ use super::cells::Cells;
 use super::list_cells::{check_list, list_is_clean};
 use super::plan::Plan;
 use super::{enum_cells, id_cells, scalar_cells};
+use crate::check::finding::{Finding, FixBuilder};
 use crate::check::text::{describe_around, quote};
 use crate::check::{cell_edits, shapes, sheet, Emitter};
-use crate::diagnostic::Applicability;
 use crate::rules;
 use crate::scan::FieldSpan;
 use crate::schema::{ColumnId, Requirement, Shape};
@@ -30,14 +30,15 @@ impl Plan {
         let col = &self.table.columns[c];
         if !cells.is_filled(i) {
             match col.requirement {
-                Requirement::Required => emit.in_field(
-                    &rules::EMPTY_REQUIRED_CELL,
-                    None,
+                Requirement::Required => emit.report_in(
                     f.start..f.end,
                     f,
-                    self.name(i),
-                    format!("`{}` is required but empty", col.name),
-                    Some(fill_help(col)),
+                    Finding::new(
+                        &rules::EMPTY_REQUIRED_CELL,
+                        format!("`{}` is required but empty", col.name),
+                    )
+                    .column(self.name(i))
+                    .help(fill_help(col)),
                 ),
                 // Tables never mark cells `recommended` (see Table::parse).
                 Requirement::Recommended | Requirement::Optional => {}
@@ -132,11 +133,13 @@ fn surrounding_whitespace(at: &CellAt<'_>, value: &str, trimmed: &str, emit: &mu
             format!("write {} without them", quote(trimmed)),
         )
     };
-    at.report(emit, &rules::SURROUNDING_WHITESPACE, None, message, help);
-    emit.fix_last(
-        Applicability::Safe,
-        "remove the spaces around the value".into(),
-        at.parts.trim_edits(),
+    at.report(
+        emit,
+        at.finding(&rules::SURROUNDING_WHITESPACE, message)
+            .help(help)
+            .fix(
+                FixBuilder::safe("remove the spaces around the value").edits(at.parts.trim_edits()),
+            ),
     );
 }
 

@@ -4,9 +4,11 @@
 
 use super::cells::Cells;
 use super::plan::{column_list, Plan};
+use crate::check::finding::Finding;
 use crate::check::shapes;
 use crate::check::text::quote;
 use crate::check::Emitter;
+use crate::diagnostic::Related;
 use crate::rules;
 use crate::scan::Record;
 use crate::schema::{ColumnId, Condition, Shape};
@@ -43,28 +45,25 @@ impl Plan {
                     &self.table.columns[o.later].name,
                 );
                 let f = &rec.fields[ei];
-                emit.in_field(
+                let mut finding = Finding::new(
                     &rules::DATE_ORDER,
-                    o.severity,
-                    f.start..f.end,
-                    f,
-                    self.name(ei),
                     format!(
                         "`{ename}` {} is after `{lname}` {}: {}",
                         quote(a),
                         quote(b),
                         o.reason
                     ),
-                    Some(format!("swap the dates, or correct `{ename}` or `{lname}`")),
-                );
+                )
+                .severity(o.severity)
+                .column(self.name(ei))
+                .help(format!("swap the dates, or correct `{ename}` or `{lname}`"));
                 let lf = &rec.fields[li];
-                if let Some(d) = emit.diags.last_mut() {
-                    d.related.push(crate::diagnostic::Related {
-                        line: lf.line,
-                        column: Some(self.map.names[li].clone()),
-                        message: format!("`{lname}` is {}", quote(b)),
-                    });
-                }
+                finding.related.push(Related {
+                    line: lf.line,
+                    column: Some(self.map.names[li].clone()),
+                    message: format!("`{lname}` is {}", quote(b)),
+                });
+                emit.report_in(f.start..f.end, f, finding);
             }
         }
     }
@@ -113,12 +112,14 @@ impl Plan {
             if !r.any.is_empty() {
                 if !r.any.iter().any(|c| self.filled(cells, *c)) {
                     let list = column_list(t, &r.any);
-                    emit.row(
-                        &rules::MISSING_ONE_OF,
-                        r.severity,
+                    emit.report_row(
                         rec,
-                        format!("none of {list} is filled{}: {}", because_text(), r.reason),
-                        Some(format!("fill at least one of {list}")),
+                        Finding::new(
+                            &rules::MISSING_ONE_OF,
+                            format!("none of {list} is filled{}: {}", because_text(), r.reason),
+                        )
+                        .severity(r.severity)
+                        .help(format!("fill at least one of {list}")),
                     );
                 }
                 continue;
@@ -131,14 +132,16 @@ impl Plan {
                 match self.map.col_field[c] {
                     Some(i) => {
                         let f = &rec.fields[i];
-                        emit.in_field(
-                            &rules::MISSING_DEPENDENT_VALUE,
-                            r.severity,
+                        emit.report_in(
                             f.start..f.end,
                             f,
-                            self.name(i),
-                            format!("`{}` is empty{}: {}", cname(c), because_text(), r.reason),
-                            Some(format!("fill in `{}`", cname(c))),
+                            Finding::new(
+                                &rules::MISSING_DEPENDENT_VALUE,
+                                format!("`{}` is empty{}: {}", cname(c), because_text(), r.reason),
+                            )
+                            .severity(r.severity)
+                            .column(self.name(i))
+                            .help(format!("fill in `{}`", cname(c))),
                         );
                     }
                     None => absent.push(format!("`{}`", cname(c))),
@@ -146,18 +149,21 @@ impl Plan {
             }
             if !absent.is_empty() {
                 let list = absent.join(", ");
-                emit.row_once(
-                    &rules::MISSING_DEPENDENT_VALUE,
-                    r.severity,
+                emit.report_row(
                     rec,
-                    format!(
-                        "this row needs {list}{}, but the header has no such column: {}",
-                        because_text(),
-                        r.reason
-                    ),
-                    Some(format!(
+                    Finding::new(
+                        &rules::MISSING_DEPENDENT_VALUE,
+                        format!(
+                            "this row needs {list}{}, but the header has no such column: {}",
+                            because_text(),
+                            r.reason
+                        ),
+                    )
+                    .severity(r.severity)
+                    .help(format!(
                         "add {list} to the header and fill them on this row"
-                    )),
+                    ))
+                    .once_per_file(),
                 );
             }
         }
@@ -178,21 +184,23 @@ impl Plan {
             if !same {
                 let i = self.map.col_field[e.column].expect("value() found it");
                 let f = &rec.fields[i];
-                emit.in_field(
-                    &rules::MISMATCHED_VALUES,
-                    e.severity,
+                emit.report_in(
                     f.start..f.end,
                     f,
-                    self.name(i),
-                    format!(
-                        "`{}` is {} but `{}` is {}: {}",
-                        cname(e.column),
-                        quote(a),
-                        cname(e.to),
-                        quote(b),
-                        e.reason
-                    ),
-                    Some(format!(
+                    Finding::new(
+                        &rules::MISMATCHED_VALUES,
+                        format!(
+                            "`{}` is {} but `{}` is {}: {}",
+                            cname(e.column),
+                            quote(a),
+                            cname(e.to),
+                            quote(b),
+                            e.reason
+                        ),
+                    )
+                    .severity(e.severity)
+                    .column(self.name(i))
+                    .help(format!(
                         "make `{}` equal to `{}`",
                         cname(e.column),
                         cname(e.to)
@@ -204,12 +212,14 @@ impl Plan {
             let n = g.columns.iter().filter(|c| self.filled(cells, **c)).count();
             if n > 1 && n < g.columns.len() {
                 let list = column_list(t, &g.columns);
-                emit.row(
-                    &rules::PARTIAL_COLUMN_GROUP,
-                    g.severity,
+                emit.report_row(
                     rec,
-                    format!("{n} of {list} are filled: {}", g.reason),
-                    Some(format!("fill exactly one of {list}, or all of them")),
+                    Finding::new(
+                        &rules::PARTIAL_COLUMN_GROUP,
+                        format!("{n} of {list} are filled: {}", g.reason),
+                    )
+                    .severity(g.severity)
+                    .help(format!("fill exactly one of {list}, or all of them")),
                 );
             }
         }

@@ -3,8 +3,8 @@
 
 use super::at::CellAt;
 use super::plan::Plan;
-use crate::check::dates::{self, Kind, Order};
 use crate::check::cell_edits;
+use crate::check::dates::{self, Kind, Order};
 use crate::check::shapes::{self, DateError};
 use crate::check::sheet;
 use crate::check::text::quote;
@@ -74,11 +74,13 @@ impl Plan {
                     let read = self.date_orders.as_deref().and_then(|o| o.reads_valid(c));
                     if let Some(e) = read.filter(|_| !emit.written.contains(&i)) {
                         if let Some((message, help, fix)) = self.day_first_date(c, v, e) {
-                            at.report(emit, &rules::DAY_FIRST_DATE, None, message, help);
-                            if let Some(new) = fix {
+                            let finding = at.finding(&rules::DAY_FIRST_DATE, message).help(help);
+                            let finding = match fix {
                                 // Likely, not certain: a person decides.
-                                at.fix(emit, &new, Applicability::Unsafe);
-                            }
+                                Some(new) => at.writing(finding, &new, Applicability::Unsafe),
+                                None => finding,
+                            };
+                            at.report(emit, finding);
                         }
                     }
                 }
@@ -86,39 +88,45 @@ impl Plan {
             Err(DateError::Shape) => match sheet::spreadsheet_date(d, v) {
                 Some(s) => {
                     let (message, help, meant) = self.read_sheet_date(d, c, v, f.line, s, emit);
-                    at.report(emit, &rules::SPREADSHEET_DATE, sev, message, help);
-                    if let Some(meant) = meant {
+                    let finding = at
+                        .finding(&rules::SPREADSHEET_DATE, message)
+                        .severity(sev)
+                        .help(help);
+                    let finding = match meant {
                         // Most likely, not surely: a person should look.
-                        at.fix(emit, &meant, Applicability::Unsafe);
-                    }
+                        Some(meant) => at.writing(finding, &meant, Applicability::Unsafe),
+                        None => finding,
+                    };
+                    at.report(emit, finding);
                 }
                 None => {
                     let (fix, why) = self.read_date(d, c, v, f.line, emit);
-                    at.report(
-                        emit,
-                        &rules::INVALID_DATE,
-                        sev,
-                        format!("{} is not {}{why}", quote(v), d.describe()),
-                        format!("write `{}` as {}", at.col.name, d.describe()),
-                    );
-                    if let Some((new, applicability)) = fix {
-                        at.fix(emit, &new, applicability);
-                    }
+                    let finding = at
+                        .finding(
+                            &rules::INVALID_DATE,
+                            format!("{} is not {}{why}", quote(v), d.describe()),
+                        )
+                        .severity(sev)
+                        .help(format!("write `{}` as {}", at.col.name, d.describe()));
+                    let finding = match fix {
+                        Some((new, applicability)) => at.writing(finding, &new, applicability),
+                        None => finding,
+                    };
+                    at.report(emit, finding);
                 }
             },
             Err(DateError::NotReal(why)) => {
                 // `25/03/2024` in `MM/DD/YYYY`: day first, zeros and all.
                 let (fix, order) = self.read_date(d, c, v, f.line, emit);
-                at.report(
-                    emit,
-                    &rules::INVALID_DATE,
-                    sev,
-                    format!("{}: {why}{order}", quote(v)),
-                    format!("write a real date, as {}", d.describe()),
-                );
-                if let Some((new, applicability)) = fix {
-                    at.fix(emit, &new, applicability);
-                }
+                let finding = at
+                    .finding(&rules::INVALID_DATE, format!("{}: {why}{order}", quote(v)))
+                    .severity(sev)
+                    .help(format!("write a real date, as {}", d.describe()));
+                let finding = match fix {
+                    Some((new, applicability)) => at.writing(finding, &new, applicability),
+                    None => finding,
+                };
+                at.report(emit, finding);
             }
         }
     }

@@ -10,16 +10,18 @@ use crate::rules;
 /// Enum cell `v` (trimmed), which must be one of `values`.
 pub(super) fn check_enum(at: &CellAt<'_>, values: &[String], v: &str, emit: &mut Emitter<'_>) {
     if !values.iter().any(|x| x == v) {
-        at.report(
-            emit,
-            &rules::INVALID_ENUM,
-            at.col.severity,
-            format!("{} is not a value of `{}`", quote(v), at.col.name),
-            enum_help(v, values),
-        );
-        if let Some((new, applicability)) = enum_fix(v, values) {
-            at.fix(emit, new, applicability);
-        }
+        let finding = at
+            .finding(
+                &rules::INVALID_ENUM,
+                format!("{} is not a value of `{}`", quote(v), at.col.name),
+            )
+            .severity(at.col.severity)
+            .help(enum_help(v, values));
+        let finding = match enum_fix(v, values) {
+            Some((new, applicability)) => at.writing(finding, new, applicability),
+            None => finding,
+        };
+        at.report(emit, finding);
     }
 }
 

@@ -29,7 +29,12 @@ pub(super) fn check_email(at: &CellAt<'_>, v: &str, emit: &mut Emitter<'_>) {
                 "retype the address: the invisible character makes it another address, which no mail server knows".into(),
             )
         };
-        at.report(emit, &rules::INVALID_EMAIL, at.col.severity, message, help);
+        at.report(
+            emit,
+            at.finding(&rules::INVALID_EMAIL, message)
+                .severity(at.col.severity)
+                .help(help),
+        );
     }
 }
 
@@ -38,11 +43,14 @@ pub(super) fn check_integration_ref(at: &CellAt<'_>, v: &str, emit: &mut Emitter
     if let Some(why) = shapes::integration_ref_problem(v) {
         at.report(
             emit,
-            &rules::INVALID_INTEGRATION_REF,
-            at.col.severity,
-            format!("{} is not shaped `<app>/<integration_id>`: {why}", quote(v)),
-            "write the app and the integration ID separated by one `/`, e.g. `okta/0b6c1e2a`"
-                .into(),
+            at.finding(
+                &rules::INVALID_INTEGRATION_REF,
+                format!("{} is not shaped `<app>/<integration_id>`: {why}", quote(v)),
+            )
+            .severity(at.col.severity)
+            .help(
+                "write the app and the integration ID separated by one `/`, e.g. `okta/0b6c1e2a`",
+            ),
         );
     }
 }
@@ -52,34 +60,38 @@ pub(super) fn check_brn(at: &CellAt<'_>, v: &str, emit: &mut Emitter<'_>) {
     if let Some(why) = shapes::brn_problem(v) {
         at.report(
             emit,
-            &rules::INVALID_BRN,
-            at.col.severity,
-            format!("{} is not a resource name: {why}", quote(v)),
-            "keep the BRN exactly as the download wrote it".into(),
+            at.finding(
+                &rules::INVALID_BRN,
+                format!("{} is not a resource name: {why}", quote(v)),
+            )
+            .severity(at.col.severity)
+            .help("keep the BRN exactly as the download wrote it"),
         );
     }
 }
 
 /// URL cell `v` (trimmed).
 pub(super) fn check_url(at: &CellAt<'_>, v: &str, emit: &mut Emitter<'_>) {
-    match shapes::url_problem(v) {
-        None => {}
-        Some(shapes::UrlProblem::NotUrl) => at.report(
-            emit,
-            &rules::INVALID_URL,
+    let (severity, message, help) = match shapes::url_problem(v) {
+        None => return,
+        Some(shapes::UrlProblem::NotUrl) => (
             at.col.severity,
             format!("{} is not a URL", quote(v)),
-            "write an absolute URL, e.g. `https://playbooks.example.com/run`".into(),
+            "write an absolute URL, e.g. `https://playbooks.example.com/run`",
         ),
         // The spec says "URL", not which scheme: another scheme is
         // a URL, and only probably not what the platform calls
         // (clause 4 of the severity principle, rules/README.md).
-        Some(shapes::UrlProblem::NotHttp(n)) => at.report(
-            emit,
-            &rules::INVALID_URL,
+        Some(shapes::UrlProblem::NotHttp(n)) => (
             Some(Severity::Warning),
             format!("{} has the scheme `{}`, not http(s)", quote(v), &v[..n]),
-            "the platform most likely calls the playbook over HTTP: write an `https://` URL unless you know it takes this scheme".into(),
+            "the platform most likely calls the playbook over HTTP: write an `https://` URL unless you know it takes this scheme",
         ),
-    }
+    };
+    at.report(
+        emit,
+        at.finding(&rules::INVALID_URL, message)
+            .severity(severity)
+            .help(help),
+    );
 }

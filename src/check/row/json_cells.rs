@@ -3,8 +3,9 @@
 
 use super::cells::{Cells, JsonScratch};
 use super::plan::Plan;
+use crate::check::finding::{Finding, FixBuilder};
 use crate::check::{cell_edits, filter_grammar, grammar, Emitter};
-use crate::diagnostic::{Applicability, Severity};
+use crate::diagnostic::Severity;
 use crate::json::{self, Doc};
 use crate::rules;
 use crate::scan::FieldSpan;
@@ -63,16 +64,14 @@ impl Plan {
                     1
                 };
                 let span = base + at..base + (at + width).min(raw.len());
-                emit.in_field(
+                let mut finding = Finding::new(
                     &rules::INVALID_JSON,
-                    sev,
-                    span,
-                    f,
-                    self.name(i),
                     format!("`{}` is not valid JSON: {}", col.name, e.message),
-                    Some(
-                        "write JSON with double quotes; in CSV, quote the whole cell and double every quote inside it: \"{\"\"key\"\":\"\"value\"\"}\"".into(),
-                    ),
+                )
+                .severity(sev)
+                .column(self.name(i))
+                .help(
+                    "write JSON with double quotes; in CSV, quote the whole cell and double every quote inside it: \"{\"\"key\"\":\"\"value\"\"}\"",
                 );
                 let text = if f.escapes {
                     std::borrow::Cow::Owned(raw.replace("\"\"", "\""))
@@ -80,12 +79,12 @@ impl Plan {
                     std::borrow::Cow::Borrowed(raw)
                 };
                 if let Some(fixed) = cell_edits::json(&text, kind) {
-                    emit.fix_last(
-                        Applicability::Unsafe,
-                        "rewrite the cell as the JSON it most likely means".into(),
-                        vec![(f.start..f.end, cell_edits::csv_field(&fixed))],
+                    finding = finding.fix(
+                        FixBuilder::unsafe_("rewrite the cell as the JSON it most likely means")
+                            .edit(f.start..f.end, cell_edits::csv_field(&fixed)),
                     );
                 }
+                emit.report_in(span, f, finding);
                 return;
             }
         };
@@ -97,19 +96,21 @@ impl Plan {
         };
         if let Some((want, example)) = want {
             let span = doc.node(doc.root()).span();
-            emit.in_field(
-                &rules::JSON_WRONG_TYPE,
-                sev,
+            emit.report_in(
                 base + span.start..base + span.end,
                 f,
-                self.name(i),
-                format!(
-                    "`{}` must be a JSON {}, not {}",
-                    col.name,
-                    &want[want.find(' ').map_or(0, |p| p + 1)..],
-                    root.name()
-                ),
-                Some(format!("write {want}: {example}")),
+                Finding::new(
+                    &rules::JSON_WRONG_TYPE,
+                    format!(
+                        "`{}` must be a JSON {}, not {}",
+                        col.name,
+                        &want[want.find(' ').map_or(0, |p| p + 1)..],
+                        root.name()
+                    ),
+                )
+                .severity(sev)
+                .column(self.name(i))
+                .help(format!("write {want}: {example}")),
             );
         } else {
             findings.clear();
@@ -136,14 +137,13 @@ impl Plan {
                         findings.hidden
                     ));
                 }
-                emit.in_field(
-                    x.rule,
-                    x.severity,
+                emit.report_in(
                     base + x.span.start..base + x.span.end,
                     f,
-                    self.name(i),
-                    message,
-                    x.help,
+                    Finding::new(x.rule, message)
+                        .severity(x.severity)
+                        .column(self.name(i))
+                        .help_if(x.help),
                 );
             }
         }

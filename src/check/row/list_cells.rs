@@ -3,10 +3,10 @@
 
 use super::at::CellAt;
 use super::enum_cells::{enum_fix, enum_help};
+use crate::check::finding::{Finding, FixBuilder};
 use crate::check::shapes;
 use crate::check::text::quote;
 use crate::check::Emitter;
-use crate::diagnostic::Severity;
 use crate::rules;
 use crate::schema::Braces;
 use std::collections::HashSet;
@@ -216,25 +216,17 @@ pub(super) fn check_list(
 ) {
     let col = at.col;
     let sev = col.severity;
-    let part = |emit: &mut Emitter<'_>,
-                rule: &'static rules::Rule,
-                sev: Option<Severity>,
-                from: usize,
-                to: usize,
-                msg: String,
-                help: String| {
-        let span = at.inner_span(lead + from, lead + to);
-        at.report_span(emit, rule, sev, span, msg, help);
+    let list = |message: String| at.finding(&rules::INVALID_LIST, message).severity(sev);
+    let part = |emit: &mut Emitter<'_>, from: usize, to: usize, finding: Finding| {
+        at.report_span(emit, at.inner_span(lead + from, lead + to), finding);
     };
     if v.starts_with('{') != v.ends_with('}') {
         part(
             emit,
-            &rules::INVALID_LIST,
-            sev,
             0,
             v.len(),
-            format!("{} has an unbalanced brace", quote(v)),
-            "write the list inside `{...}` or without braces".into(),
+            list(format!("{} has an unbalanced brace", quote(v)))
+                .help("write the list inside `{...}` or without braces"),
         );
         return;
     }
@@ -247,52 +239,40 @@ pub(super) fn check_list(
     match (braces, has_braces) {
         (Braces::Required, false) => part(
             emit,
-            &rules::INVALID_LIST,
-            sev,
             0,
             v.len(),
-            format!("{} must be written inside braces", quote(v)),
-            format!("write `{{{v}}}`"),
+            list(format!("{} must be written inside braces", quote(v)))
+                .help(format!("write `{{{v}}}`")),
         ),
         (Braces::Forbidden, true) => part(
             emit,
-            &rules::INVALID_LIST,
-            sev,
             0,
             v.len(),
-            format!("{} is written inside braces", quote(v)),
-            format!("write `{inner}`"),
+            list(format!("{} is written inside braces", quote(v))).help(format!("write `{inner}`")),
         ),
         _ => {}
     }
     if has_braces && inner.trim().is_empty() {
         part(
             emit,
-            &rules::INVALID_LIST,
-            sev,
             0,
             v.len(),
-            format!("{} holds no elements", quote(v)),
-            "list at least one element inside the braces, or leave the cell empty".into(),
+            list(format!("{} holds no elements", quote(v)))
+                .help("list at least one element inside the braces, or leave the cell empty"),
         );
         return;
     }
     let mut seen = Seen::default();
     let mut pos = offset;
-    let mut reported = 0usize;
-    let mut hidden = 0usize;
-    let mut part = |emit: &mut Emitter<'_>,
-                    rule: &'static rules::Rule,
-                    sev: Option<Severity>,
-                    from: usize,
-                    to: usize,
-                    msg: String,
-                    help: String| {
+    // Past the first few findings of a cell, the rest are only counted.
+    let (mut reported, mut hidden) = (0usize, 0usize);
+    let mut room = || {
         if reported < MAX_LIST_FINDINGS {
             reported += 1;
-            part(emit, rule, sev, from, to, msg, help);
+            true
         } else {
             hidden += 1;
+            false
         }
     };
     for (k, raw_el) in comma_separated(inner).enumerate() {
@@ -311,64 +291,64 @@ pub(super) fn check_list(
         let el_end = el_start + el.len();
         pos += raw_el.len() + 1;
         if el.is_empty() {
-            part(
-                emit,
-                &rules::INVALID_LIST,
-                sev,
-                el_start,
-                el_start,
-                format!("element {} of `{}` is empty", k + 1, col.name),
-                "remove the extra comma".into(),
-            );
+            if room() {
+                part(
+                    emit,
+                    el_start,
+                    el_start,
+                    list(format!("element {} of `{}` is empty", k + 1, col.name))
+                        .help("remove the extra comma"),
+                );
+            }
             continue;
         }
         if !seen.insert(el) {
-            part(
-                emit,
-                &rules::INVALID_LIST,
-                col.repeat_severity.or(sev),
-                el_start,
-                el_end,
-                format!("{} appears twice in `{}`", quote(el), col.name),
-                "remove the repeated element".into(),
-            );
+            if room() {
+                part(
+                    emit,
+                    el_start,
+                    el_end,
+                    at.finding(
+                        &rules::INVALID_LIST,
+                        format!("{} appears twice in `{}`", quote(el), col.name),
+                    )
+                    .severity(col.repeat_severity.or(sev))
+                    .help("remove the repeated element"),
+                );
+            }
             continue;
         }
         if let Some(values) = values {
-            if !values.iter().any(|x| x == el) {
-                let before = emit.diags.len();
-                part(
-                    emit,
-                    &rules::INVALID_ENUM,
-                    col.values_severity.or(sev),
-                    el_start,
-                    el_end,
-                    format!("{} is not a value of `{}`", quote(el), col.name),
-                    enum_help(el, values),
-                );
-                // Past the cap of list findings none was made to fix.
-                let made = emit.diags.len() > before;
+            if !values.iter().any(|x| x == el) && room() {
+                let span = at.inner_span(lead + el_start, lead + el_end);
+                let mut finding = at
+                    .finding(
+                        &rules::INVALID_ENUM,
+                        format!("{} is not a value of `{}`", quote(el), col.name),
+                    )
+                    .severity(col.values_severity.or(sev))
+                    .help(enum_help(el, values));
                 // A value with a comma would split the element.
                 if let Some((new, applicability)) =
-                    enum_fix(el, values).filter(|(n, _)| made && !n.contains([',', '"']))
+                    enum_fix(el, values).filter(|(n, _)| !n.contains([',', '"']))
                 {
-                    let span = at.inner_span(lead + el_start, lead + el_end);
-                    emit.fix_last(
-                        applicability,
-                        format!("write {}", quote(new)),
-                        vec![(span, new.to_owned())],
+                    finding = finding.fix(
+                        FixBuilder::new(applicability, format!("write {}", quote(new)))
+                            .edit(span.clone(), new),
                     );
                 }
+                at.report_span(emit, span, finding);
             }
         }
     }
     if hidden > 0 {
         at.report(
             emit,
-            &rules::INVALID_LIST,
-            sev,
-            format!("`{}` has {hidden} more list problems, not shown", col.name),
-            "fix the ones above, then check again".into(),
+            list(format!(
+                "`{}` has {hidden} more list problems, not shown",
+                col.name
+            ))
+            .help("fix the ones above, then check again"),
         );
     }
 }

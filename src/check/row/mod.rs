@@ -29,6 +29,7 @@ mod text_cells;
 pub(crate) use cells::Cells;
 pub use plan::Plan;
 
+use super::finding::Finding;
 use super::record::{report_nuls, report_quoting, report_utf8};
 use super::Emitter;
 use crate::rules;
@@ -65,15 +66,16 @@ impl Plan {
         }
         if rec.fields.len() != self.width {
             let (got, want) = (rec.fields.len(), self.width);
-            emit.row(
-                &rules::FIELD_COUNT,
-                None,
+            emit.report_row(
                 rec,
-                format!("this row has {got} fields but the header has {want}"),
-                Some(if got > want {
-                    "quote values that contain commas, or remove the extra fields; the row's cells were not checked".into()
+                Finding::new(
+                    &rules::FIELD_COUNT,
+                    format!("this row has {got} fields but the header has {want}"),
+                )
+                .help(if got > want {
+                    "quote values that contain commas, or remove the extra fields; the row's cells were not checked"
                 } else {
-                    "add the missing fields (empty ones are fine: `a,,c`); the row's cells were not checked".into()
+                    "add the missing fields (empty ones are fine: `a,,c`); the row's cells were not checked"
                 }),
             );
             return false;

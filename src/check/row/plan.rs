@@ -6,6 +6,7 @@ use super::cells::Cells;
 use super::masks::{column_bit, Quick, QuickTable};
 use super::quick::QuickCell;
 use crate::check::dates::DateOrders;
+use crate::check::finding::Finding;
 use crate::check::header::{map_columns, Header, Mapping};
 use crate::check::Emitter;
 use crate::rules;
@@ -67,12 +68,14 @@ impl Plan {
                     && r.any.iter().all(|c| map.col_field[*c].is_none());
                 if hopeless {
                     let list = column_list(table, &r.any);
-                    emit.row(
-                        &rules::MISSING_ONE_OF,
-                        r.severity,
+                    emit.report_row(
                         rec,
-                        format!("the header has none of {list}: {}", r.reason),
-                        Some(format!(
+                        Finding::new(
+                            &rules::MISSING_ONE_OF,
+                            format!("the header has none of {list}: {}", r.reason),
+                        )
+                        .severity(r.severity)
+                        .help(format!(
                             "add at least one of {list} and fill it on every row"
                         )),
                     );

@@ -20,21 +20,22 @@ pub(super) fn check_bool(
     let (t, fa) = spelling.words();
     if v == t || v == fa {
     } else if let Some(right) = shapes::bool_case_variant(v, spelling) {
-        at.report(
-            emit,
-            &rules::BOOLEAN_CASE,
-            None,
-            format!("{} is spelt `{right}` in the {format} format", quote(v)),
-            format!("write `{right}`"),
-        );
-        at.fix(emit, right, Applicability::Safe);
+        let finding = at
+            .finding(
+                &rules::BOOLEAN_CASE,
+                format!("{} is spelt `{right}` in the {format} format", quote(v)),
+            )
+            .help(format!("write `{right}`"));
+        at.report(emit, at.writing(finding, right, Applicability::Safe));
     } else {
         at.report(
             emit,
-            &rules::INVALID_BOOLEAN,
-            at.col.severity,
-            format!("{} is not `{t}` or `{fa}`", quote(v)),
-            format!("write `{t}` or `{fa}`"),
+            at.finding(
+                &rules::INVALID_BOOLEAN,
+                format!("{} is not `{t}` or `{fa}`", quote(v)),
+            )
+            .severity(at.col.severity)
+            .help(format!("write `{t}` or `{fa}`")),
         );
     }
 }
@@ -49,28 +50,28 @@ pub(super) fn check_integer(
 ) {
     let col = at.col;
     let sev = col.severity;
-    match shapes::parse_integer(v) {
-        Err(shapes::IntError::NotInteger) => at.report(
-            emit,
-            &rules::INVALID_INTEGER,
+    let (severity, message, help) = match shapes::parse_integer(v) {
+        Err(shapes::IntError::NotInteger) => (
             sev,
             format!("{} is not an integer", quote(v)),
             format!("write `{}` as an {}", col.name, col.shape.describe()),
         ),
-        Err(shapes::IntError::TooLarge) => at.report(
-            emit,
-            &rules::INVALID_INTEGER,
+        Err(shapes::IntError::TooLarge) => (
             col.range_severity.or(sev),
             format!("{} is out of range for `{}`", quote(v), col.name),
             format!("write an {}", col.shape.describe()),
         ),
-        Ok(n) if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) => at.report(
-            emit,
-            &rules::INVALID_INTEGER,
+        Ok(n) if min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m) => (
             col.range_severity.or(sev),
             format!("{n} is out of range for `{}`", col.name),
             format!("write an {}", col.shape.describe()),
         ),
-        Ok(_) => {}
-    }
+        Ok(_) => return,
+    };
+    at.report(
+        emit,
+        at.finding(&rules::INVALID_INTEGER, message)
+            .severity(severity)
+            .help(help),
+    );
 }

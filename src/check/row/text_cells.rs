@@ -3,6 +3,7 @@
 
 use super::cells::Cells;
 use super::plan::Plan;
+use crate::check::finding::Finding;
 use crate::check::sheet;
 use crate::check::text::quote;
 use crate::check::Emitter;
@@ -52,14 +53,12 @@ impl Plan {
                         "export the IDs again from their source, and format the column as text before the file goes through a spreadsheet".into(),
                     ),
                 };
-                emit.in_field(
-                    &rules::SCIENTIFIC_NOTATION_ID,
-                    None,
+                emit.report_in(
                     f.start..f.end,
                     f,
-                    self.name(i),
-                    message,
-                    Some(help),
+                    Finding::new(&rules::SCIENTIFIC_NOTATION_ID, message)
+                        .column(self.name(i))
+                        .help(help),
                 );
             } else if sheet::is_formula_like(v) {
                 let first = match v.as_bytes()[0] {
@@ -67,17 +66,18 @@ impl Plan {
                     b'\r' => "a CARRIAGE RETURN".to_owned(),
                     b => format!("`{}`", char::from(b)),
                 };
-                emit.in_field(
-                    &rules::FORMULA_LIKE_CELL,
-                    None,
+                emit.report_in(
                     f.start..f.end,
                     f,
-                    self.name(i),
-                    format!(
-                        "{} starts with {first}: a spreadsheet that opens the file runs it as a formula",
-                        quote(v)
-                    ),
-                    Some("remove the leading character if it is not meant; if it is, start the cell with a single quote (`'`), which spreadsheets show as text".into()),
+                    Finding::new(
+                        &rules::FORMULA_LIKE_CELL,
+                        format!(
+                            "{} starts with {first}: a spreadsheet that opens the file runs it as a formula",
+                            quote(v)
+                        ),
+                    )
+                    .column(self.name(i))
+                    .help("remove the leading character if it is not meant; if it is, start the cell with a single quote (`'`), which spreadsheets show as text"),
                 );
             }
         }
@@ -92,17 +92,18 @@ impl Plan {
         v: &str,
         emit: &mut Emitter<'_>,
     ) {
-        emit.in_field(
-            &rules::SPREADSHEET_ERROR,
-            None,
+        emit.report_in(
             f.start..f.end,
             f,
-            self.name(i),
-            format!(
-                "{} is a spreadsheet's error value, not a value of `{column}`: the formula that should have filled the cell failed",
-                quote(v)
-            ),
-            Some("correct the formula, or write the value itself, and export again; the value this row needs is not in the file".into()),
+            Finding::new(
+                &rules::SPREADSHEET_ERROR,
+                format!(
+                    "{} is a spreadsheet's error value, not a value of `{column}`: the formula that should have filled the cell failed",
+                    quote(v)
+                ),
+            )
+            .column(self.name(i))
+            .help("correct the formula, or write the value itself, and export again; the value this row needs is not in the file"),
         );
     }
 }
