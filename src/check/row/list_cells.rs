@@ -492,4 +492,57 @@ mod tests {
             assert!(list_is_clean(v.as_bytes(), None, Braces::Optional), "{v:?}");
         }
     }
+
+    #[test]
+    fn a_list_reports_its_first_findings_with_their_fixes_and_counts_the_rest() {
+        let table = crate::schema::table("employees")
+            .expect("rules/ parses")
+            .expect("employees is a format");
+        let col = table
+            .columns
+            .iter()
+            .find(|c| c.name == "Platform Roles")
+            .expect("employees has Platform Roles");
+        let name: Arc<str> = col.name.as_str().into();
+        let values: Vec<String> = (0..15).map(|k| format!("a{k}")).collect();
+        let v = (0..15)
+            .map(|k| format!("A{k}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        let f = FieldSpan {
+            start: 0,
+            end: v.len(),
+            line: 1,
+            line_start: 0,
+            quoted: false,
+            escapes: false,
+        };
+        let at = CellAt {
+            data: v.as_bytes(),
+            f: &f,
+            name: &name,
+            col,
+            parts: CellParts::of(&f, &v, &v),
+        };
+        let mut emit = Emitter::new(v.as_bytes(), false);
+        check_list(&at, &v, 0, Some(&values), Braces::Optional, &mut emit);
+        let (shown, rest) = emit.diags.split_at(MAX_LIST_FINDINGS);
+        for (k, d) in shown.iter().enumerate() {
+            assert_eq!(
+                d.message,
+                format!("`A{k}` is not a value of `Platform Roles`")
+            );
+            let fix = d.fix.as_ref().expect("a case slip has a fix");
+            assert_eq!(fix.edits.len(), 1);
+            assert_eq!(fix.edits[0].span, d.span);
+            assert_eq!(fix.edits[0].content, format!("a{k}"));
+        }
+        assert_eq!(rest.len(), 1);
+        assert_eq!(
+            rest[0].message,
+            "`Platform Roles` has 5 more list problems, not shown"
+        );
+        assert_eq!(rest[0].span, 0..v.len() as u64);
+        assert!(rest[0].fix.is_none());
+    }
 }
