@@ -3,7 +3,7 @@
 //! `6/07/2019` reads as 7 June or as 6 July; `26/07/2021` only as 26 July.
 //! A cell that reads only one way is evidence of how whoever wrote the
 //! column orders day and month, and a cell that reads either way gets the
-//! reading the whole column supports (`fixes::DateReadings::verdict`).
+//! reading the whole column supports (`cell_edits::DateReadings::verdict`).
 //!
 //! Rows are checked in parallel chunks and a row's verdict (and, with
 //! `--fix`, its fix) is made before later rows are read, so the evidence

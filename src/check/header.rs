@@ -46,7 +46,7 @@ fn rename_fix(emit: &mut Emitter<'_>, f: &FieldSpan, name: &str, applicability: 
     emit.fix_last(
         applicability,
         format!("rename the column to `{name}`"),
-        vec![(f.start..f.end, super::fixes::csv_field(name))],
+        vec![(f.start..f.end, super::cell_edits::csv_field(name))],
     );
 }
 
@@ -248,7 +248,7 @@ pub(crate) fn map_columns(
                     let f = &rec.fields[i];
                     (
                         f.start..f.end,
-                        super::fixes::csv_field(&table.columns[c].name),
+                        super::cell_edits::csv_field(&table.columns[c].name),
                     )
                 })
                 .collect(),

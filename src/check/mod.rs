@@ -9,19 +9,20 @@
 //! chunk boundaries depend on bytes only, never on the number of threads.
 
 pub mod batch;
+mod cell_edits;
 mod cross;
 pub mod dates;
 pub mod dialect;
 pub mod encoding;
-mod filter;
-mod fixes;
+mod filter_grammar;
+mod finding;
 mod fptable;
 mod grammar;
 pub mod header;
 mod record;
 pub mod refs;
 mod row;
-mod rowfix;
+mod row_fixer;
 pub mod shapes;
 mod sheet;
 #[cfg(test)]
@@ -41,10 +42,13 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
+use crate::diagnostic::Transform;
 pub use cross::MAX_DISTINCT_ROWS;
 use cross::{CrossPlan, CrossState};
+pub(crate) use finding::{file_diag, rebase};
+use finding::{Finding, FixBuilder};
 pub use row::Plan;
-pub use rowfix::{FixedChunks, RowFixes};
+pub use row_fixer::{FixedChunks, RowFixes};
 
 /// What to check and how.
 #[derive(Debug, Clone)]
@@ -300,22 +304,15 @@ fn check_stream<R: Read>(
         .read_to_end(&mut head)
         .map_err(io)?;
     if head.starts_with(&crate::scan::UTF8_BOM) {
-        let mut d = file_diag(
-            &rules::UTF8_BOM,
-            0..3,
-            "the file starts with a UTF-8 byte-order mark".into(),
-            "bdxlint skips it; save without BOM if the upload rejects the first column",
+        report.diagnostics.push(
+            Finding::new(
+                &rules::UTF8_BOM,
+                "the file starts with a UTF-8 byte-order mark",
+            )
+            .help("bdxlint skips it; save without BOM if the upload rejects the first column")
+            .fix(FixBuilder::safe("remove the byte-order mark").edit(0..3u64, ""))
+            .file(0..3),
         );
-        d.fix = Some(Box::new(crate::diagnostic::Fix {
-            applicability: crate::diagnostic::Applicability::Safe,
-            message: "remove the byte-order mark".into(),
-            edits: vec![crate::diagnostic::Edit {
-                span: 0..3,
-                content: String::new(),
-            }],
-            transform: None,
-        }));
-        report.diagnostics.push(d);
     } else if let Some(enc) = wide_encoding(&head) {
         report.diagnostics.push(file_diag(
             &rules::UNSUPPORTED_ENCODING,
@@ -327,35 +324,26 @@ fn check_stream<R: Read>(
     }
     let dialect = dialect::sniff(&head, head.len() < dialect::HEAD_LEN);
     if let Some(sep) = &dialect.sep_line {
-        let mut d = file_diag(
-            &rules::SEP_LINE,
-            sep.span.start as u64..sep.span.end as u64,
-            format!(
-                "the first line `{}` is Excel's delimiter hint, not the header; the platform reads it as the header",
-                String::from_utf8_lossy(&head[sep.span.clone()])
-            ),
-            "delete the first line, so that the header row comes first (bdxlint skipped it)",
-        );
         // `sep=,`: the line goes. Another delimiter: the whole file is
         // rewritten with commas, which leaves the line out too.
-        let (edits, transform) = if sep.delim == b',' {
-            (
-                vec![crate::diagnostic::Edit {
-                    span: sep.span.start as u64..dialect.skip as u64,
-                    content: String::new(),
-                }],
-                None,
-            )
+        let fix = FixBuilder::safe("delete the `sep=` line");
+        let fix = if sep.delim == b',' {
+            fix.edit(sep.span.start..dialect.skip, "")
         } else {
-            (Vec::new(), Some(crate::diagnostic::Transform::ToCommas))
+            fix.transform(Transform::ToCommas)
         };
-        d.fix = Some(Box::new(crate::diagnostic::Fix {
-            applicability: crate::diagnostic::Applicability::Safe,
-            message: "delete the `sep=` line".into(),
-            edits,
-            transform,
-        }));
-        report.diagnostics.push(d);
+        report.diagnostics.push(
+            Finding::new(
+                &rules::SEP_LINE,
+                format!(
+                    "the first line `{}` is Excel's delimiter hint, not the header; the platform reads it as the header",
+                    String::from_utf8_lossy(&head[sep.span.clone()])
+                ),
+            )
+            .help("delete the first line, so that the header row comes first (bdxlint skipped it)")
+            .fix(fix)
+            .file(sep.span.start as u64..sep.span.end as u64),
+        );
     }
     let mut start = dialect.skip;
     let encoding = encoding::from_head(&head, head.len() < dialect::HEAD_LEN);
@@ -412,32 +400,28 @@ fn check_stream<R: Read>(
     if dialect.delim != b',' {
         // On the header's first delimiter: the one a comma should be.
         let at = rec.fields.first().map_or(rec.start, |f| f.end);
-        let mut d = file_diag(
-            &rules::DELIMITER,
-            first.file_offset(at)..first.file_offset(at) + 1,
-            format!(
-                "the file uses {} as its delimiter; the platform reads commas",
-                dialect::delimiter_name(dialect.delim)
-            ),
-            &format!(
-                "save the file as comma-separated CSV (Excel: Save As, \"CSV UTF-8 (Comma delimited)\"); bdxlint read it with {} to check the rest",
-                dialect::delimiter_name(dialect.delim)
-            ),
-        );
-        d.line = rec.line;
-        d.col = 1 + String::from_utf8_lossy(&data[rec.start..at])
+        let col = 1 + String::from_utf8_lossy(&data[rec.start..at])
             .chars()
             .count() as u64;
-        // The dialect was told from the header and rows alike (exactly one
-        // delimiter fits): reading it so and writing commas keeps every
-        // cell.
-        d.fix = Some(Box::new(crate::diagnostic::Fix {
-            applicability: crate::diagnostic::Applicability::Safe,
-            message: "rewrite the file with commas".into(),
-            edits: Vec::new(),
-            transform: Some(crate::diagnostic::Transform::ToCommas),
-        }));
-        report.diagnostics.push(d);
+        let name = dialect::delimiter_name(dialect.delim);
+        report.diagnostics.push(
+            Finding::new(
+                &rules::DELIMITER,
+                format!("the file uses {name} as its delimiter; the platform reads commas"),
+            )
+            .help(format!(
+                "save the file as comma-separated CSV (Excel: Save As, \"CSV UTF-8 (Comma delimited)\"); bdxlint read it with {name} to check the rest"
+            ))
+            // The dialect was told from the header and rows alike (exactly
+            // one delimiter fits): reading it so and writing commas keeps
+            // every cell.
+            .fix(FixBuilder::safe("rewrite the file with commas").transform(Transform::ToCommas))
+            .file_at(
+                first.file_offset(at)..first.file_offset(at) + 1,
+                rec.line,
+                col,
+            ),
+        );
     }
     // A first record of spaces and tabs is not skipped: a CSV reader takes
     // it as the header, which names no column. It is one finding, not a
@@ -475,15 +459,15 @@ fn check_stream<R: Read>(
     let mut emit = Emitter::new(data, snippets.clone());
     if let Some(at) = bare_cr(&data[rec.start..rec.end]) {
         let at = rec.start + at;
-        emit.at(
-            &rules::CR_LINE_ENDINGS,
-            None,
+        emit.report_at(
             at..at + 1,
             rec.line,
             rec.start,
-            None,
-            "lines end with a lone CR (classic Mac OS line endings)".into(),
-            Some("save the file with LF or CRLF line endings".into()),
+            Finding::new(
+                &rules::CR_LINE_ENDINGS,
+                "lines end with a lone CR (classic Mac OS line endings)",
+            )
+            .help("save the file with LF or CRLF line endings"),
         );
     }
     if !rec.problems.is_empty() {
@@ -543,12 +527,13 @@ fn check_stream<R: Read>(
     plan.set_date_orders(opts.date_orders.clone());
     let cross = CrossPlan::new(table, &plan, opts.cross, dialect.delim);
     if let Some(text) = &table.deprecated {
-        emit.row(
-            &rules::DEPRECATED_FORMAT,
-            None,
+        emit.report_row(
             &rec,
-            format!("the {} format is deprecated", table.name),
-            Some(text.clone()),
+            Finding::new(
+                &rules::DEPRECATED_FORMAT,
+                format!("the {} format is deprecated", table.name),
+            )
+            .help(text.clone()),
         );
     }
     // The unnamed header fields: their `unknown-column` warnings wait for
@@ -731,18 +716,15 @@ fn check_stream<R: Read>(
             && trailing < rows.width
             && rows.unnamed[k] >= rows.width - trailing
         {
-            d.fix = Some(Box::new(crate::diagnostic::Fix {
-                applicability: crate::diagnostic::Applicability::Safe,
-                message: format!(
-                    "remove the {} empty column{} at the end of every row",
-                    trailing,
-                    if trailing == 1 { "" } else { "s" }
-                ),
-                edits: Vec::new(),
-                transform: Some(crate::diagnostic::Transform::DropTrailingFields(
-                    u32::try_from(trailing).unwrap_or(u32::MAX),
-                )),
-            }));
+            let fix = FixBuilder::safe(format!(
+                "remove the {} empty column{} at the end of every row",
+                trailing,
+                if trailing == 1 { "" } else { "s" }
+            ))
+            .transform(Transform::DropTrailingFields(
+                u32::try_from(trailing).unwrap_or(u32::MAX),
+            ));
+            d.fix = Some(Box::new(fix.build()));
         }
         if n > 0 {
             d.rule = &rules::UNNAMED_COLUMN_DATA;
@@ -919,7 +901,7 @@ pub fn filter_findings(
     let doc = crate::json::Doc::parse_as(text, doubled, Vec::new()).map_err(|(e, _)| e.offset)?;
     let mut out = grammar::Findings::default();
     if let Ok(g) = schema::json::grammars() {
-        filter::check(&doc, "Value", ty, &g.filter, &mut out);
+        filter_grammar::check(&doc, "Value", ty, &g.filter, &mut out);
     }
     Ok(out
         .list
@@ -1036,22 +1018,6 @@ pub(crate) fn read_dialect<R: Read>(
     Ok((d, std::io::Cursor::new(head).chain(reader)))
 }
 
-/// Moves a diagnostic from chunk offsets to file offsets.
-fn rebase(mut d: Diagnostic, base: u64) -> Diagnostic {
-    d.span.start += base;
-    d.span.end += base;
-    if let Some(f) = &mut d.fix {
-        for e in &mut f.edits {
-            e.span.start += base;
-            e.span.end += base;
-        }
-    }
-    if let Some(s) = &mut d.snippet {
-        s.offset += base;
-    }
-    d
-}
-
 /// Offset of a `\r` not followed by `\n`, if any.
 fn bare_cr(bytes: &[u8]) -> Option<usize> {
     memchr::memchr_iter(b'\r', bytes).find(|&i| bytes.get(i + 1) != Some(&b'\n'))
@@ -1079,31 +1045,6 @@ fn wide_encoding(data: &[u8]) -> Option<&'static str> {
         return Some("UTF-16 (without a byte-order mark)");
     }
     None
-}
-
-/// A finding about a whole file (line 1, column 1, no cell).
-pub(crate) fn file_diag(
-    rule: &'static Rule,
-    span: Range<u64>,
-    message: String,
-    help: &str,
-) -> Diagnostic {
-    Diagnostic {
-        rule,
-        severity: rule.severity,
-        message,
-        help: Some(help.to_owned()),
-        line: 1,
-        col: 1,
-        column: None,
-        span,
-        related: Vec::new(),
-        snippet: None,
-        once_per_file: false,
-        shared: None,
-        fix: None,
-        value: None,
-    }
 }
 
 /// Bytes of whole records and their offset in the file.
@@ -1458,7 +1399,7 @@ fn check_chunk(
     // fixes are left to the run's passes.
     let fixer = fixes
         .filter(|_| chunk.decoded.is_none())
-        .map(|fixes| rowfix::RowFixer {
+        .map(|fixes| row_fixer::RowFixer {
             plan,
             cross,
             fixes,
@@ -1495,15 +1436,16 @@ fn check_chunk(
                 let spaces = data[rec.start..rec.end]
                     .iter()
                     .any(|&b| b == b' ' || b == b'\t');
-                emit.row(
-                    &rules::EMPTY_ROW,
-                    None,
+                emit.report_row(
                     &rec,
-                    format!(
-                        "this row is empty: it holds only delimiters{}",
-                        if spaces { " and spaces" } else { "" }
-                    ),
-                    Some("delete the row (a spreadsheet writes one for each formatted but empty line below the data)".into()),
+                    Finding::new(
+                        &rules::EMPTY_ROW,
+                        format!(
+                            "this row is empty: it holds only delimiters{}",
+                            if spaces { " and spaces" } else { "" }
+                        ),
+                    )
+                    .help("delete the row (a spreadsheet writes one for each formatted but empty line below the data)"),
                 );
                 break 'row;
             }
@@ -1537,7 +1479,7 @@ fn check_chunk(
                 )
             });
         if let Some(row) = row {
-            let end = rec.end + rowfix::ending_len(rec.ending);
+            let end = rec.end + row_fixer::ending_len(rec.ending);
             if let (0, Some(f)) = (fixed.capacity(), &fixer) {
                 // Room for fixes that lengthen rows, without growing.
                 fixed = f.fixes.buffer(data.len() + data.len() / 16 + row.len());
@@ -1548,7 +1490,7 @@ fn check_chunk(
             delta += row.len() as i64 - (end - rec.start) as i64;
         } else if delta != 0 {
             for d in &mut emit.diags[mark..] {
-                rowfix::shift(d, delta);
+                finding::shift(d, delta);
             }
             events.shift_from(ev_mark, delta);
         }
@@ -1737,7 +1679,7 @@ impl Fold {
         let abs = |line: u64| line + shift;
         for mut d in r.diags {
             if before != 0 {
-                rowfix::shift(&mut d, before);
+                finding::shift(&mut d, before);
             }
             d.line = abs(d.line);
             if let Some(s) = &mut d.snippet {
@@ -1789,22 +1731,19 @@ impl Fold {
                     LineEnding::CrLf => ("CRLF", "LF"),
                     _ => ("LF", "CRLF"),
                 };
-                let mut d = file_diag(
-                    &rules::MIXED_LINE_ENDINGS,
-                    span,
-                    format!("line {line} ends with {found}; earlier lines end with {want}"),
-                    &format!("use {want} line endings throughout"),
-                );
-                d.line = line;
                 // Which ending most rows have is known only at the end of
                 // the file: the fix is a rewrite of it, not edits.
-                d.fix = Some(Box::new(crate::diagnostic::Fix {
-                    applicability: crate::diagnostic::Applicability::Safe,
-                    message: "end every row with the file's most common line ending".into(),
-                    edits: Vec::new(),
-                    transform: Some(crate::diagnostic::Transform::LineEndings),
-                }));
-                out.push(d);
+                let fix = FixBuilder::safe("end every row with the file's most common line ending")
+                    .transform(Transform::LineEndings);
+                out.push(
+                    Finding::new(
+                        &rules::MIXED_LINE_ENDINGS,
+                        format!("line {line} ends with {found}; earlier lines end with {want}"),
+                    )
+                    .help(format!("use {want} line endings throughout"))
+                    .fix(fix)
+                    .file_at(span, line, 1),
+                );
             }
         }
         self.next_line += r.lines;
@@ -1822,9 +1761,8 @@ impl Fold {
             .iter()
             .map(|(l, c, _)| format!("line {l} column {c}"))
             .collect();
-        let mut d = file_diag(
+        let finding = Finding::new(
             &rules::NOT_UTF8,
-            at..at + 1,
             format!(
                 "the file is not UTF-8 but most likely {name}: {} {} not UTF-8, on {} {} (first at {})",
                 cross::thousands(legacy.bytes as usize),
@@ -1833,21 +1771,17 @@ impl Fold {
                 if legacy.lines == 1 { "line" } else { "lines" },
                 firsts.join(", ")
             ),
-            &format!(
-                "save the file as \"CSV UTF-8\", or convert it (`iconv -f WINDOWS-1252 -t UTF-8 FILE`); bdxlint read it as {name} to check the rest"
-            ),
-        );
-        d.line = line;
-        d.col = col;
+        )
+        .help(format!(
+            "save the file as \"CSV UTF-8\", or convert it (`iconv -f WINDOWS-1252 -t UTF-8 FILE`); bdxlint read it as {name} to check the rest"
+        ))
         // The encoding is a guess from byte statistics: a person should
         // look at the result.
-        d.fix = Some(Box::new(crate::diagnostic::Fix {
-            applicability: crate::diagnostic::Applicability::Unsafe,
-            message: format!("re-encode the file from {name} to UTF-8"),
-            edits: Vec::new(),
-            transform: Some(crate::diagnostic::Transform::Windows1252ToUtf8),
-        }));
-        Some(d)
+        .fix(
+            FixBuilder::unsafe_(format!("re-encode the file from {name} to UTF-8"))
+                .transform(Transform::Windows1252ToUtf8),
+        );
+        Some(finding.file_at(at..at + 1, line, col))
     }
 
     fn finish(self, sink: &mut dyn FnMut(Diagnostic)) {
@@ -1950,7 +1884,7 @@ pub(crate) struct Emitter<'a> {
     /// What the date cells checked show of their columns' order.
     pub(crate) dates: dates::DateOrders,
     /// The fields of the row a fix wrote, when a row fixed in the check is
-    /// checked again (`rowfix.rs`): a date a fix wrote month first is not
+    /// checked again (`row_fixer.rs`): a date a fix wrote month first is not
     /// read day first by `day-first-date` (its fix would undo it, round after
     /// round). Empty otherwise.
     pub(crate) written: Vec<usize>,
@@ -1992,18 +1926,15 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// A finding on `span` (buffer offsets) whose line starts at `line_start`.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn at(
+    /// Reports `finding` on `span` (buffer offsets) of the line that
+    /// starts at `line_start`.
+    #[inline]
+    pub(crate) fn report_at(
         &mut self,
-        rule: &'static Rule,
-        severity: Option<Severity>,
         span: Range<usize>,
         line: u64,
         line_start: usize,
-        column: Option<Arc<str>>,
-        message: String,
-        help: Option<String>,
+        finding: Finding,
     ) {
         let (memo_line, memo_at, memo_col) = self.col_memo;
         let (from, col0) = if memo_line == line_start && memo_at <= span.start {
@@ -2021,26 +1952,71 @@ impl<'a> Emitter<'a> {
             .snippets
             .wanted()
             .then(|| self.snippet(line, line_start, &span, col));
-        self.diags.push(Diagnostic {
-            rule,
-            severity: severity.unwrap_or(rule.severity),
-            message,
-            help,
+        self.diags
+            .push(finding.located(span.start as u64..span.end as u64, line, col, snippet));
+    }
+
+    /// Reports `finding` on `span`, which lies inside field `f` (on its
+    /// first line or, for a quoted cell holding newlines, a later one).
+    /// A finding that names its column captures the cell's value when
+    /// values are asked for.
+    #[inline]
+    pub(crate) fn report_in(
+        &mut self,
+        span: Range<usize>,
+        f: &crate::scan::FieldSpan,
+        finding: Finding,
+    ) {
+        let before = &self.data[f.start..span.start];
+        let (line, line_start) = match memchr::memrchr(b'\n', before) {
+            None => (f.line, f.line_start),
+            Some(last) => (
+                f.line + memchr::memchr_iter(b'\n', before).count() as u64,
+                f.start + last + 1,
+            ),
+        };
+        let value = (self.snippets.values && finding.column.is_some())
+            .then(|| cell_value(self.data, &span, f));
+        self.report_at(span, line, line_start, finding);
+        if let (Some(v), Some(d)) = (value, self.diags.last_mut()) {
+            d.value = Some(v);
+        }
+    }
+
+    /// Reports `finding` about the whole record `rec`.
+    #[inline]
+    pub(crate) fn report_row(&mut self, rec: &Record, finding: Finding) {
+        self.report_at(rec.start..rec.end, rec.line, rec.start, finding);
+    }
+
+    /// A finding on `span` (buffer offsets) whose line starts at `line_start`.
+    /// (Positional: [`Emitter::report_at`] with a [`Finding`] replaces it.)
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn at(
+        &mut self,
+        rule: &'static Rule,
+        severity: Option<Severity>,
+        span: Range<usize>,
+        line: u64,
+        line_start: usize,
+        column: Option<Arc<str>>,
+        message: String,
+        help: Option<String>,
+    ) {
+        self.report_at(
+            span,
             line,
-            col,
-            column,
-            span: span.start as u64..span.end as u64,
-            related: Vec::new(),
-            snippet,
-            once_per_file: false,
-            shared: None,
-            fix: None,
-            value: None,
-        });
+            line_start,
+            Finding::new(rule, message)
+                .severity(severity)
+                .column(column)
+                .help_if(help),
+        );
     }
 
     /// A finding on `span`, which lies inside field `f` (on its first line or,
-    /// for a quoted cell holding newlines, a later one).
+    /// for a quoted cell holding newlines, a later one). (Positional:
+    /// [`Emitter::report_in`] with a [`Finding`] replaces it.)
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn in_field(
         &mut self,
@@ -2052,25 +2028,18 @@ impl<'a> Emitter<'a> {
         message: String,
         help: Option<String>,
     ) {
-        let before = &self.data[f.start..span.start];
-        let (line, line_start) = match memchr::memrchr(b'\n', before) {
-            None => (f.line, f.line_start),
-            Some(last) => (
-                f.line + memchr::memchr_iter(b'\n', before).count() as u64,
-                f.start + last + 1,
-            ),
-        };
-        let value =
-            (self.snippets.values && column.is_some()).then(|| cell_value(self.data, &span, f));
-        self.at(
-            rule, severity, span, line, line_start, column, message, help,
+        self.report_in(
+            span,
+            f,
+            Finding::new(rule, message)
+                .severity(severity)
+                .column(column)
+                .help_if(help),
         );
-        if let (Some(v), Some(d)) = (value, self.diags.last_mut()) {
-            d.value = Some(v);
-        }
     }
 
     /// Gives the last finding a fix; `edits` are buffer offsets, in order.
+    /// (Positional: [`Finding::fix`] replaces it.)
     pub(crate) fn fix_last(
         &mut self,
         applicability: crate::diagnostic::Applicability,
@@ -2078,38 +2047,14 @@ impl<'a> Emitter<'a> {
         edits: Vec<(Range<usize>, String)>,
     ) {
         if let Some(d) = self.diags.last_mut() {
-            d.fix = Some(Box::new(crate::diagnostic::Fix {
-                applicability,
-                message,
-                edits: edits
-                    .into_iter()
-                    .map(|(span, content)| crate::diagnostic::Edit {
-                        span: span.start as u64..span.end as u64,
-                        content,
-                    })
-                    .collect(),
-                transform: None,
-            }));
+            d.fix = Some(Box::new(
+                FixBuilder::new(applicability, message).edits(edits).build(),
+            ));
         }
     }
 
-    /// A finding about a whole record that every later row like it would
-    /// repeat: the fold keeps the first and counts the others.
-    pub(crate) fn row_once(
-        &mut self,
-        rule: &'static Rule,
-        severity: Option<Severity>,
-        rec: &Record,
-        message: String,
-        help: Option<String>,
-    ) {
-        self.row(rule, severity, rec, message, help);
-        if let Some(d) = self.diags.last_mut() {
-            d.once_per_file = true;
-        }
-    }
-
-    /// A finding about a whole record.
+    /// A finding about a whole record. (Positional: [`Emitter::report_row`]
+    /// replaces it.)
     pub(crate) fn row(
         &mut self,
         rule: &'static Rule,
@@ -2118,15 +2063,9 @@ impl<'a> Emitter<'a> {
         message: String,
         help: Option<String>,
     ) {
-        self.at(
-            rule,
-            severity,
-            rec.start..rec.end,
-            rec.line,
-            rec.start,
-            None,
-            message,
-            help,
+        self.report_row(
+            rec,
+            Finding::new(rule, message).severity(severity).help_if(help),
         );
     }
 

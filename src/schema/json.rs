@@ -2,7 +2,7 @@
 //! labels and recommendation values as small schemas, and holds the field
 //! lists of the filter-expression grammar. Format tables bind a column to a
 //! grammar with `[[json]]`. The checks live in `check::grammar` and
-//! `check::filter`.
+//! `check::filter_grammar`.
 
 use crate::json::{lex, Kind};
 use serde::Deserialize;

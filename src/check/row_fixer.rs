@@ -16,6 +16,7 @@
 //! the file and check the result again.
 
 use super::cross::{CrossPlan, Events};
+use super::finding::shift;
 use super::row::{Cells, Plan};
 use super::{empty_row, Emitter, Snippets};
 use crate::diagnostic::{Diagnostic, Edit};
@@ -122,20 +123,6 @@ pub(super) fn ending_len(e: Option<LineEnding>) -> usize {
         Some(LineEnding::Lf) => 1,
         Some(LineEnding::CrLf) => 2,
         _ => 0,
-    }
-}
-
-/// Moves a finding's offsets by `by` bytes.
-pub(super) fn shift(d: &mut Diagnostic, by: i64) {
-    let at = |o: u64| o.saturating_add_signed(by);
-    d.span = at(d.span.start)..at(d.span.end);
-    if let Some(f) = &mut d.fix {
-        for e in &mut f.edits {
-            e.span = at(e.span.start)..at(e.span.end);
-        }
-    }
-    if let Some(s) = &mut d.snippet {
-        s.offset = at(s.offset);
     }
 }
 
