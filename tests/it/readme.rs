@@ -15,7 +15,7 @@ fn readme_rule_table_matches_the_registry() {
             std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"), fixed)
                 .expect("write README.md");
         } else {
-            panic!("README rule table is stale; run `BDXLINT_BLESS=1 cargo test --test readme`");
+            panic!("README rule table is stale; run `BDXLINT_BLESS=1 cargo test --test it readme`");
         }
     }
 }
@@ -88,3 +88,4 @@ fn readme_config_example_parses() {
         std::path::Path::new("/repo")
     ));
 }
+

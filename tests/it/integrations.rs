@@ -668,7 +668,7 @@ fn the_readme_pre_commit_snippet_names_this_hook() {
 fn gitlab_script(dir: &Path) -> std::process::Output {
     let job = readme_block("**GitLab CI**");
     // The image must build the crate: its Rust is the package's MSRV.
-    let manifest = include_str!("../Cargo.toml");
+    let manifest = include_str!("../../Cargo.toml");
     let msrv = manifest
         .lines()
         .find_map(|l| l.strip_prefix("rust-version = "))

@@ -1,0 +1,40 @@
+//! The integration tests, one crate: one link of the library and the test
+//! harness instead of one per file. Each module was a test binary of its
+//! own; helpers they share live in `common`.
+//!
+//! Slow scale tests (memory bounds, determinism on large files) are
+//! `#[ignore]`d here and run in release by `.ci/run`
+//! (`cargo test --release -- --ignored`).
+
+#[cfg(target_os = "linux")]
+mod common;
+
+mod architecture;
+mod batch;
+mod bundle;
+mod cli;
+mod config;
+mod cross;
+mod determinism;
+mod escapes;
+mod explain;
+mod fix;
+mod fix_props;
+mod fixtures;
+mod fuzz_replay;
+mod grammar;
+mod integrations;
+mod json_doubled;
+mod memory;
+mod outputs;
+mod outputs_safety;
+mod readme;
+mod replace;
+mod rewrite_props;
+mod robustness;
+mod run;
+mod scanner;
+mod sheets;
+mod signals;
+mod spreadsheet;
+mod traceability;
