@@ -253,10 +253,7 @@ fn check_inputs(
         )?;
         return Ok(EXIT_TROUBLE);
     }
-    let plain = matches!(
-        settings.output_format,
-        OutputFormat::Human | OutputFormat::Concise
-    );
+    let plain = settings.output_format.is_plain_text();
     // The counting reports take every finding; the others show
     // `--max-diagnostics` of each file.
     let counting = req.statistics || (req.quiet && plain);
@@ -265,10 +262,7 @@ fn check_inputs(
         // Baselines fingerprint the offending cell's text, held in the
         // snippet; a count needs no source lines.
         // JSON's `value`: the offending cell's text.
-        values: matches!(
-            settings.output_format,
-            OutputFormat::Json | OutputFormat::Jsonl
-        ) && !counting,
+        values: settings.output_format.carries_values() && !counting,
         every_row: req.split.is_some(),
         snippets: (settings.output_format.needs_snippets() && !counting)
             || req.baseline.is_some()
