@@ -2,9 +2,9 @@
 //! harness instead of one per file. Each module was a test binary of its
 //! own; helpers they share live in `common`.
 //!
-//! Slow scale tests (memory bounds, determinism on large files) are
-//! `#[ignore]`d here and run in release by `.ci/run`
-//! (`cargo test --release -- --ignored`).
+//! The scale tests (every memory bound, determinism on large files), over
+//! 20 s each unoptimised, are `#[ignore = "scale: …"]`: `.ci/run` runs them
+//! in release (`cargo test --release --test it -- --ignored`).
 
 #[cfg(target_os = "linux")]
 mod common;
