@@ -33,9 +33,10 @@ impl<'w> StreamWriter<'w> {
     /// of their own, see [`super::writer`]).
     pub fn streams(format: OutputFormat) -> bool {
         match format {
-            OutputFormat::Json | OutputFormat::Jsonl | OutputFormat::Concise | OutputFormat::Human => {
-                true
-            }
+            OutputFormat::Json
+            | OutputFormat::Jsonl
+            | OutputFormat::Concise
+            | OutputFormat::Human => true,
             OutputFormat::Sarif
             | OutputFormat::Github
             | OutputFormat::Gitlab

@@ -253,7 +253,10 @@ fn read(src: &str) -> Said {
                 }
             }
             "use" => {
-                let end = t[i..].iter().position(|s| s == ";").map_or(t.len(), |e| i + e);
+                let end = t[i..]
+                    .iter()
+                    .position(|s| s == ";")
+                    .map_or(t.len(), |e| i + e);
                 let mut tree = &t[i + 1..end];
                 if tree.first().map(String::as_str) == Some("::") {
                     tree = &[];
@@ -714,14 +717,20 @@ fn a_grouped_import_breaking_the_layering_is_detected() {
     ]);
     let found = g.upward(&[&["low"], &["high"]]);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].starts_with("src/low.rs uses crate::high::Thing"), "{found:?}");
+    assert!(
+        found[0].starts_with("src/low.rs uses crate::high::Thing"),
+        "{found:?}"
+    );
 }
 
 #[test]
 fn a_super_import_of_a_parent_that_imports_the_child_back_is_detected() {
     let g = graph(&[
         ("src/lib.rs", "pub mod check;"),
-        ("src/check/mod.rs", "mod row;\npub fn run() { row::check(); }\npub struct Emitter;"),
+        (
+            "src/check/mod.rs",
+            "mod row;\npub fn run() { row::check(); }\npub struct Emitter;",
+        ),
         ("src/check/row.rs", "use super::Emitter;\npub fn check() {}"),
     ]);
     assert_eq!(
@@ -747,7 +756,10 @@ fn a_mutual_import_between_siblings_is_detected_through_any_path_form() {
     let order: &[&[&str]] = &[&["fix"], &["files"], &["mod"]];
     let found = g.misordered("run", order);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].starts_with("src/run/fix.rs uses crate::run::files::go"), "{found:?}");
+    assert!(
+        found[0].starts_with("src/run/fix.rs uses crate::run::files::go"),
+        "{found:?}"
+    );
 }
 
 #[test]
@@ -774,9 +786,15 @@ fn inline_test_modules_and_nested_files_resolve_to_their_files() {
         ("src/check/row/quick.rs", "use super::super::Options;\npub struct Fast;"),
     ]);
     // `super` in the tests module is check/mod.rs itself: no edge.
-    assert!(g.imports("src/check/mod.rs", "src/check/row/mod.rs").is_some());
-    assert!(g.imports("src/check/row/mod.rs", "src/check/row/quick.rs").is_some());
-    assert!(g.imports("src/check/row/quick.rs", "src/check/mod.rs").is_some());
+    assert!(g
+        .imports("src/check/mod.rs", "src/check/row/mod.rs")
+        .is_some());
+    assert!(g
+        .imports("src/check/row/mod.rs", "src/check/row/quick.rs")
+        .is_some());
+    assert!(g
+        .imports("src/check/row/quick.rs", "src/check/mod.rs")
+        .is_some());
     // A folder counts as one member of its directory's order.
     assert_eq!(g.suggest("check"), "in or above a cycle: mod, row");
     let unlisted = g.misordered("check", &[&["mod"]]);
@@ -789,8 +807,13 @@ fn a_clean_order_is_suggested_bottom_up() {
         ("src/lib.rs", "pub mod check;"),
         ("src/check/mod.rs", "mod emit;\nmod row;\nuse row::Plan;"),
         ("src/check/emit.rs", "pub struct Emitter;"),
-        ("src/check/row.rs", "use super::emit::Emitter;\npub struct Plan;"),
+        (
+            "src/check/row.rs",
+            "use super::emit::Emitter;\npub struct Plan;",
+        ),
     ]);
     assert_eq!(g.suggest("check"), "emit | row | mod");
-    assert!(g.misordered("check", &[&["emit"], &["row"], &["mod"]]).is_empty());
+    assert!(g
+        .misordered("check", &[&["emit"], &["row"], &["mod"]])
+        .is_empty());
 }

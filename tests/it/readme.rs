@@ -165,6 +165,9 @@ fn a_format_list_is_read_only_where_it_is_one() {
         format_list("`human`, `concise` or `json`"),
         ["human", "concise", "json"]
     );
-    assert_eq!(format_list("`human`, `concise`, and `json`."), ["human", "concise", "json"]);
+    assert_eq!(
+        format_list("`human`, `concise`, and `json`."),
+        ["human", "concise", "json"]
+    );
     assert!(format_list("in `human` and `concise` output").is_empty());
 }

@@ -35,8 +35,7 @@ fn bdxlint() -> Command {
         bin.display()
     );
     let mut c = Command::new(bin);
-    c.env_remove("NO_COLOR")
-        .env_remove("BDXLINT_OUTPUT_FORMAT");
+    c.env_remove("NO_COLOR").env_remove("BDXLINT_OUTPUT_FORMAT");
     c
 }
 
@@ -112,16 +111,10 @@ fn sarif_validates_against_the_official_schema() {
 fn sarif_uris_are_percent_encoded_and_every_run_validates() {
     let validator = sarif_validator();
     let dir = tempfile::tempdir().expect("tempdir");
-    let example = std::fs::read(
-        root().join("testdata/example/employees.csv"),
-    )
-    .expect("fixture");
+    let example = std::fs::read(root().join("testdata/example/employees.csv")).expect("fixture");
     std::fs::create_dir(dir.path().join("up loads")).expect("mkdir");
     std::fs::write(dir.path().join("up loads/100% é:1.csv"), &example).expect("write");
-    let clean = std::fs::read(
-        root().join("testdata/employees/valid.csv"),
-    )
-    .expect("fixture");
+    let clean = std::fs::read(root().join("testdata/employees/valid.csv")).expect("fixture");
     std::fs::write(dir.path().join("clean.csv"), clean).expect("write");
     let sarif = |args: &[&str]| -> Value {
         let out = bdxlint()
