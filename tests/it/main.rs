@@ -2,8 +2,9 @@
 //! harness instead of one per file. Each module was a test binary of its
 //! own; helpers they share live in `common`.
 //!
-//! The scale tests (every memory bound, determinism on large files), over
-//! 20 s each unoptimised, are `#[ignore = "scale: …"]`: `.ci/run` runs them
+//! The scale tests (every memory bound, determinism and cross-row findings
+//! on large files at many chunk sizes and thread counts), minutes each
+//! unoptimised, are `#[ignore = "scale: …"]`: `.ci/run` runs them
 //! in release (`cargo test --release --test it -- --ignored`).
 
 #[cfg(target_os = "linux")]
