@@ -268,6 +268,24 @@ impl From<OutputFormatArg> for OutputFormat {
     }
 }
 
+/// The way back, exhaustive too: a library format the flag lacks does not
+/// compile (the tests below hold the names of both to each other).
+impl From<OutputFormat> for OutputFormatArg {
+    fn from(f: OutputFormat) -> OutputFormatArg {
+        match f {
+            OutputFormat::Human => OutputFormatArg::Human,
+            OutputFormat::Concise => OutputFormatArg::Concise,
+            OutputFormat::Json => OutputFormatArg::Json,
+            OutputFormat::Jsonl => OutputFormatArg::Jsonl,
+            OutputFormat::Sarif => OutputFormatArg::Sarif,
+            OutputFormat::Github => OutputFormatArg::Github,
+            OutputFormat::Gitlab => OutputFormatArg::Gitlab,
+            OutputFormat::Junit => OutputFormatArg::Junit,
+            OutputFormat::Rdjsonl => OutputFormatArg::Rdjsonl,
+        }
+    }
+}
+
 /// `--fail-on`, as clap reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FailOnArg {
@@ -457,5 +475,31 @@ fn human_options(choice: ColorChoice) -> HumanOptions {
         color,
         unicode: color || io::stdout().is_terminal(),
         width: if io::stdout().is_terminal() { 120 } else { 100 },
+    }
+}
+
+#[cfg(test)]
+mod output_format_names {
+    use super::OutputFormatArg;
+    use bdxlint::report::OutputFormat;
+    use clap::ValueEnum;
+
+    /// Every value of `--output-format` (clap derives the list) is a
+    /// library format under the same name and aliases, and maps back; with
+    /// both conversions exhaustive, `OutputFormat::ALL` is then every
+    /// format.
+    #[test]
+    fn every_flag_value_is_a_library_format_and_back() {
+        let args = OutputFormatArg::value_variants();
+        assert_eq!(args.len(), OutputFormat::ALL.len());
+        for a in args {
+            let f = OutputFormat::from(*a);
+            assert_eq!(OutputFormatArg::from(f), *a);
+            assert!(OutputFormat::ALL.contains(&f), "{f:?}");
+            let v = a.to_possible_value().expect("every value is listed");
+            assert_eq!(v.get_name(), f.name());
+            let aliases: Vec<&str> = v.get_name_and_aliases().skip(1).collect();
+            assert_eq!(aliases, f.aliases(), "{f:?}");
+        }
     }
 }

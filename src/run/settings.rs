@@ -387,10 +387,7 @@ impl Settings {
     /// instead of listing them: it then takes every finding, and the
     /// checker keeps no source lines or values for it.
     pub(super) fn counting(&self, req: &Request) -> bool {
-        let plain = matches!(
-            self.output_format,
-            OutputFormat::Human | OutputFormat::Concise
-        );
+        let plain = self.output_format.is_plain_text();
         req.statistics || (req.quiet && plain)
     }
 
@@ -404,8 +401,7 @@ impl Settings {
             // Baselines fingerprint the offending cell's text, held in the
             // snippet; a count needs no source lines.
             // JSON's `value`: the offending cell's text.
-            values: matches!(self.output_format, OutputFormat::Json | OutputFormat::Jsonl)
-                && !counting,
+            values: self.output_format.carries_values() && !counting,
             every_row: req.split.is_some(),
             snippets: (self.output_format.needs_snippets() && !counting)
                 || req.baseline.is_some()
@@ -421,10 +417,7 @@ impl Settings {
         req: &Request,
         out: &'w mut dyn Write,
     ) -> io::Result<Box<dyn Report + 'w>> {
-        let plain = matches!(
-            self.output_format,
-            OutputFormat::Human | OutputFormat::Concise
-        );
+        let plain = self.output_format.is_plain_text();
         Ok(if req.statistics {
             Box::new(Statistics::new(
                 out,

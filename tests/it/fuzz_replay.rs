@@ -3,7 +3,7 @@
 //! the entry point its fuzz target calls (`fuzz/src/lib.rs`, included
 //! here), so a crash the fuzzers once found stays fixed under `cargo test`.
 
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod fuzzing;
 
 use std::path::{Path, PathBuf};

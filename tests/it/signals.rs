@@ -8,8 +8,7 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-use common::{fixable, leftovers};
+use crate::common::{fixable, leftovers};
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("bdxlint")

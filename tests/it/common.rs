@@ -1,6 +1,4 @@
-//! Helpers the tests of writing share (`mod common;` in each test crate
-//! that needs them; Cargo builds no test of its own from `tests/common/`).
-#![allow(dead_code)]
+//! Helpers the tests of writing share.
 
 use std::io::Write;
 use std::path::Path;

@@ -257,7 +257,7 @@ fn each_bundle_rule_fires() {
     fired.extend(refused_cases(d));
 
     // The batch rules (references across the files of one run) are
-    // asserted by tests/fixtures.rs on testdata/batch/.
+    // asserted by tests/it/fixtures.rs on testdata/batch/.
     let b_rules: BTreeSet<&str> = rules::ALL
         .iter()
         .filter(|r| !bdxlint::check::batch::RULES.contains(r))

@@ -211,7 +211,7 @@ fn ambiguous_and_unknown_headers_exit_2_naming_candidates() {
 }
 
 /// `unknown-format` is the one rule a single-file fixture cannot show: it
-/// fires only for files met by a directory walk (tests/fixtures.rs lets it
+/// fires only for files met by a directory walk (tests/it/fixtures.rs lets it
 /// off the fixture rule for that reason).
 #[test]
 fn a_walked_csv_of_no_format_is_a_warning_and_a_named_one_exit_2() {
@@ -1582,17 +1582,9 @@ fn terminal_and_report_injection_is_escaped() {
             .any(|c| c == '\u{FFFE}' || c == '\u{FFFF}' || (c < ' ' && !"\t\n\r".contains(c))),
         "{xml:?}"
     );
-    // An XML parser reads it, and what XML forbids shows as an escape.
-    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}: {xml}"));
-    let failure = doc
-        .descendants()
-        .find(|n| n.has_tag_name("failure"))
-        .expect("a failure");
-    let message = failure.attribute("message").expect("message");
-    assert!(
-        message.contains("\\u{fffe}@nowhere") && !message.contains('\u{1b}'),
-        "{message}"
-    );
+    // An XML parser reads it (`tests/schema/`, a package of its own); what
+    // XML forbids shows as an escape.
+    assert!(xml.contains("\\u{fffe}@nowhere"), "{xml}");
     // The structured formats escape by their own rules: their documents
     // parse, carry the name and the cell whole, and no control character
     // goes out raw; every GitHub line is one workflow command.

@@ -441,8 +441,7 @@ fn fix_and_diff_refuse_a_fifo_instead_of_waiting() {
 
 use std::os::unix::fs::FileTypeExt;
 
-mod common;
-use common::{fixable, leftovers};
+use crate::common::{fixable, leftovers};
 
 /// A device named through a link is refused, and stays a device.
 #[test]

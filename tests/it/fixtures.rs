@@ -12,8 +12,8 @@
 //!   checks clean on its own, `clean/` has no batch finding either, and
 //!   `failing/` fires each batch rule exactly once (snapshot-tested).
 //! - Every rule in the registry has at least one fixture, bar the bundle
-//!   rules (tests/bundle.rs) and `unknown-format`, which only a directory
-//!   walk shows (tests/cli.rs).
+//!   rules (tests/it/bundle.rs) and `unknown-format`, which only a directory
+//!   walk shows (tests/it/cli.rs).
 //! - Every rule's declared fix (none, safe, unsafe or both; always or
 //!   sometimes) is what the findings of the fixtures, the batch and the
 //!   fix pairs carry.
@@ -269,12 +269,12 @@ fn every_rule_has_a_failing_fixture() {
     named.extend(run_batch("failing").1.iter().map(|n| n.to_string()));
     let missing: Vec<&str> = rules::ALL
         .iter()
-        // The bundle rules are asserted by tests/bundle.rs, whose fixtures
+        // The bundle rules are asserted by tests/it/bundle.rs, whose fixtures
         // are archives built by the test itself.
         .filter(|r| !r.code.starts_with('B') || batch::RULES.contains(r))
         // `unknown-format` fires only for a file a directory walk found, so
         // no single file checked as its directory's format can show it:
-        // tests/cli.rs walks a directory for it
+        // tests/it/cli.rs walks a directory for it
         // (`a_walked_csv_of_no_format_is_a_warning_and_a_named_one_exit_2`).
         .filter(|r| r.code != rules::UNKNOWN_FORMAT.code)
         .map(|r| r.name)

@@ -15,7 +15,7 @@ fn readme_rule_table_matches_the_registry() {
             std::fs::write(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"), fixed)
                 .expect("write README.md");
         } else {
-            panic!("README rule table is stale; run `BDXLINT_BLESS=1 cargo test --test readme`");
+            panic!("README rule table is stale; run `BDXLINT_BLESS=1 cargo test --test it readme`");
         }
     }
 }
@@ -87,4 +87,87 @@ fn readme_config_example_parses() {
         std::path::Path::new("exports/old/a.csv"),
         std::path::Path::new("/repo")
     ));
+}
+
+/// The names a list of formats in `line` gives, from `human` on: backticked
+/// names joined by `, `, `and` or `or`, a name possibly
+/// followed by ` (default)`. Empty unless it lists three or more, so prose
+/// naming one or two formats is not a list.
+fn format_list(line: &str) -> Vec<String> {
+    let Some(start) = line.find("`human`") else {
+        return Vec::new();
+    };
+    let mut rest = &line[start..];
+    let mut names = Vec::new();
+    while let Some(after) = rest.strip_prefix('`') {
+        let Some(end) = after.find('`') else { break };
+        names.push(after[..end].to_owned());
+        rest = &after[end + 1..];
+        rest = rest.strip_prefix(" (default)").unwrap_or(rest);
+        let Some(next) = [", and ", ", or ", ", ", " and ", " or "]
+            .iter()
+            .find_map(|sep| rest.strip_prefix(sep))
+        else {
+            break;
+        };
+        rest = next;
+    }
+    if names.len() < 3 {
+        names.clear();
+    }
+    names
+}
+
+/// Every list of output formats in the README (a line such as "`human`
+/// (default), `concise`, `json`, ...") and its table of formats (a
+/// Markdown table whose header opens with `| Format |`, a format in
+/// backticks opening each row) name every format the library has, in the
+/// order of `OutputFormat::ALL`, which is `--help`'s.
+#[test]
+fn readme_lists_every_output_format() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let want: Vec<String> = bdxlint::report::OutputFormat::ALL
+        .iter()
+        .map(|f| f.name().to_owned())
+        .collect();
+    let lists: Vec<(usize, Vec<String>)> = readme
+        .lines()
+        .enumerate()
+        .map(|(n, l)| (n + 1, format_list(l)))
+        .filter(|(_, names)| !names.is_empty())
+        .collect();
+    assert!(
+        !lists.is_empty(),
+        "README.md lists no output formats (a line \"`human` (default), `concise`, ...\")"
+    );
+    for (line, names) in lists {
+        assert_eq!(names, want, "README.md line {line}");
+    }
+    let table: Vec<String> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| Format |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .filter_map(|l| l.split('|').nth(1))
+        .map(|cell| cell.trim().trim_matches('`').to_owned())
+        .collect();
+    assert_eq!(table, want, "README.md's table of output formats");
+}
+
+#[test]
+fn a_format_list_is_read_only_where_it_is_one() {
+    assert_eq!(
+        format_list("| `--output-format F` | `human` (default), `concise`, `json`: see"),
+        ["human", "concise", "json"]
+    );
+    assert_eq!(
+        format_list("`human`, `concise` or `json`"),
+        ["human", "concise", "json"]
+    );
+    assert_eq!(
+        format_list("`human`, `concise`, and `json`."),
+        ["human", "concise", "json"]
+    );
+    assert!(format_list("in `human` and `concise` output").is_empty());
 }

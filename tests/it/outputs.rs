@@ -1,6 +1,7 @@
 //! Every output format on a fixed input (`testdata/example/`), snapshot by
-//! snapshot, and the SARIF log against the official SARIF 2.1.0 schema and
-//! GitHub's stricter requirements.
+//! snapshot, and the SARIF log against GitHub's stricter requirements (the
+//! official SARIF 2.1.0 schema is checked in `tests/schema/`, a package of
+//! its own, so `cargo test` does not build a JSON Schema validator).
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -90,58 +91,6 @@ fn sarif_results() {
     insta::assert_json_snapshot!(v);
 }
 
-fn sarif_validator() -> jsonschema::Validator {
-    // The published schema has a stray `]` in one pattern that the regex
-    // engine rejects; this is the only change (tests/data/README.md).
-    let raw = include_str!("data/sarif-schema-2.1.0.json").replace(
-        r#"^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$"#,
-        r#"^[a-zA-Z]{2}(-[a-zA-Z]{2})?$"#,
-    );
-    let schema: Value = serde_json::from_str(&raw).expect("schema is JSON");
-    // Formats too: `artifactLocation.uri` must be a URI reference.
-    jsonschema::options()
-        .should_validate_formats(true)
-        .build(&schema)
-        .expect("schema compiles")
-}
-
-fn schema_errors(v: &jsonschema::Validator, doc: &Value) -> Vec<String> {
-    v.iter_errors(doc)
-        .map(|e| format!("{e} at {}", e.instance_path()))
-        .collect()
-}
-
-#[test]
-fn sarif_validates_against_the_official_schema() {
-    let validator = sarif_validator();
-    let (out, _) = run("sarif");
-    let doc: Value = serde_json::from_str(&out).expect("JSON");
-    let errs = schema_errors(&validator, &doc);
-    assert!(errs.is_empty(), "{errs:#?}");
-    // The fixes are part of what is validated.
-    let fixes = doc["runs"][0]["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .filter(|r| r.get("fixes").is_some())
-        .count();
-    assert!(fixes >= 2, "{fixes} results with fixes");
-    let mut bad = doc.clone();
-    let with_fix = doc["runs"][0]["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .position(|r| r.get("fixes").is_some())
-        .expect("a result with a fix");
-    bad["runs"][0]["results"][with_fix]["fixes"][0]["artifactChanges"][0]["replacements"][0]
-        ["deletedRegion"]["byteOffset"] = Value::from(-2);
-    assert!(!schema_errors(&validator, &bad).is_empty());
-    // The validator can fail: a level SARIF does not define is rejected.
-    let mut bad = doc.clone();
-    bad["runs"][0]["results"][0]["level"] = Value::from("fatal");
-    assert!(!schema_errors(&validator, &bad).is_empty());
-}
-
 #[test]
 fn sarif_meets_github_code_scanning_requirements() {
     let (out, _) = run("sarif");
@@ -190,54 +139,6 @@ fn sarif_meets_github_code_scanning_requirements() {
             &Value::from(4),
             &Value::from(41)
         )
-    );
-}
-
-/// Paths are not URIs: a space, a `%` or a `:` in a file name (and a ZIP
-/// member's `archive:member` path) must be percent-encoded, or the log is
-/// invalid and code scanning cannot resolve the file. A clean run and a
-/// file that could not be checked validate too.
-#[test]
-fn sarif_uris_are_percent_encoded_and_every_run_validates() {
-    let validator = sarif_validator();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let example = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/example/employees.csv"),
-    )
-    .expect("fixture");
-    std::fs::create_dir(dir.path().join("up loads")).expect("mkdir");
-    std::fs::write(dir.path().join("up loads/100% é:1.csv"), &example).expect("write");
-    let clean = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/employees/valid.csv"),
-    )
-    .expect("fixture");
-    std::fs::write(dir.path().join("clean.csv"), clean).expect("write");
-    let sarif = |args: &[&str]| -> Value {
-        let out = Command::cargo_bin("bdxlint")
-            .expect("binary builds")
-            .current_dir(dir.path())
-            .args(["check", "--isolated", "--output-format", "sarif"])
-            .args(args)
-            .output()
-            .expect("runs");
-        serde_json::from_slice(&out.stdout).expect("JSON")
-    };
-    let doc = sarif(&["./up loads/100% é:1.csv"]);
-    let errs = schema_errors(&validator, &doc);
-    assert!(errs.is_empty(), "{errs:#?}");
-    let uri = &doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
-        ["uri"];
-    assert_eq!(uri, "up%20loads/100%25%20%C3%A9%3A1.csv");
-    for args in [&["clean.csv"][..], &["missing file.csv"][..]] {
-        let doc = sarif(args);
-        let errs = schema_errors(&validator, &doc);
-        assert!(errs.is_empty(), "{args:?}: {errs:#?}");
-    }
-    let doc = sarif(&["missing file.csv"]);
-    let notes = &doc["runs"][0]["invocations"][0]["toolExecutionNotifications"];
-    assert_eq!(
-        notes[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-        "missing%20file.csv"
     );
 }
 
@@ -290,8 +191,6 @@ fn every_format_on_a_clean_file_a_bundle_and_a_missing_file() {
         let mut stdout = String::from_utf8(out.stdout).expect("UTF-8");
         if format == "sarif" {
             let mut v: Value = serde_json::from_str(&stdout).expect("JSON");
-            let errs = schema_errors(&sarif_validator(), &v);
-            assert!(errs.is_empty(), "{errs:#?}");
             let rules = &mut v["runs"][0]["tool"]["driver"]["rules"];
             *rules = Value::from(rules.as_array().map_or(0, Vec::len));
             stdout = serde_json::to_string_pretty(&v).expect("JSON");
