@@ -1,8 +1,9 @@
 //! Micro benchmarks of the row checker, per format: every format's valid
 //! fixture repeated to about 4 MB, checked in memory (no I/O) on the global
 //! rayon pool. Repeated rows are duplicates, so the cross-row findings path
-//! runs too. Run with `cargo bench --bench rows`; the whole-program
-//! benchmark against the parse floor is `benches/whole-program.sh`.
+//! runs too. Run with `cargo bench -p bdxlint-bench` (a package of its
+//! own, so `cargo test` never builds divan); the whole-program benchmark
+//! against the parse floor is `benches/whole-program.sh`.
 
 use bdxlint::check::{check_reader, Options};
 use std::path::Path;
@@ -13,8 +14,9 @@ fn main() {
 
 /// The fixture's header once, then its rows repeated to about `size` bytes.
 fn data(format: &str, size: usize) -> Vec<u8> {
+    // This package is `benches/`; the fixtures are the main package's.
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("testdata")
+        .join("../testdata")
         .join(format)
         .join("valid.csv");
     let text = std::fs::read(&path).expect("fixture is readable");

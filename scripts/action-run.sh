@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The run step of the composite GitHub Action (action.yml), kept as a script
-# so it can be run and tested outside GitHub (tests/integrations.rs).
+# so it can be run and tested outside GitHub (tests/it/integrations.rs).
 #
 # Inputs arrive as environment variables:
 #   BDXLINT_PATHS        files or directories, split on whitespace, newlines

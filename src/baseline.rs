@@ -15,12 +15,12 @@
 //! leading `./`): run bdxlint from the same directory when writing and
 //! reading a baseline, as CI does.
 
+use crate::bounded_read::{read_bounded, ReadError, MAX_BASELINE_BYTES};
 use crate::diagnostic::FileReport;
-use crate::report::{fingerprint, uri};
+use crate::report::{display_path, excerpt, fingerprint, uri};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The baseline file.
 #[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -51,17 +51,23 @@ pub struct Entry {
 
 type Key = (String, Option<String>, String, Option<String>, String);
 
-/// A baseline that cannot be read or written.
-#[derive(Debug)]
-pub struct BaselineError(pub String);
-
-impl fmt::Display for BaselineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+/// A baseline that cannot be read or written; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("baseline {}: {error}", display_path(.path))]
+    Read { path: PathBuf, error: ReadError },
+    /// Not a baseline's JSON: serde's message, which may quote a value of
+    /// the file, escaped and cut short.
+    #[error("baseline {}: {}", display_path(.path), excerpt(.message, 300))]
+    Parse { path: PathBuf, message: String },
+    #[error("baseline {}: version {version} is not 1", display_path(.path))]
+    Version { path: PathBuf, version: u32 },
+    #[error("baseline {}: {error}", display_path(.path))]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
 }
-
-impl std::error::Error for BaselineError {}
 
 fn key_of(path: &str, member: Option<&str>, d: &crate::diagnostic::Diagnostic) -> Key {
     (
@@ -95,19 +101,20 @@ impl Baseline {
     }
 
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
-        let at = |e: String| {
-            BaselineError(format!(
-                "baseline {}: {e}",
-                crate::report::display_path(path)
-            ))
-        };
-        let text =
-            crate::files::read_bounded(path, crate::files::MAX_BASELINE_BYTES).map_err(at)?;
-        // serde's message may quote a value of the file: escaped, cut short.
-        let b: Baseline = serde_json::from_str(&text)
-            .map_err(|e| at(crate::report::excerpt(&e.to_string(), 300)))?;
+        let path_buf = || path.to_path_buf();
+        let text = read_bounded(path, MAX_BASELINE_BYTES).map_err(|error| BaselineError::Read {
+            path: path_buf(),
+            error,
+        })?;
+        let b: Baseline = serde_json::from_str(&text).map_err(|e| BaselineError::Parse {
+            path: path_buf(),
+            message: e.to_string(),
+        })?;
         if b.version != 1 {
-            return Err(at(format!("version {} is not 1", b.version)));
+            return Err(BaselineError::Version {
+                path: path_buf(),
+                version: b.version,
+            });
         }
         Ok(b)
     }
@@ -120,19 +127,16 @@ impl Baseline {
     /// device or FIFO is written in place.
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
         use std::io::Write;
-        let at = |e: String| {
-            BaselineError(format!(
-                "baseline {}: {e}",
-                crate::report::display_path(path)
-            ))
+        let at = |error: std::io::Error| BaselineError::Write {
+            path: path.to_path_buf(),
+            error,
         };
-        let mut text = serde_json::to_string_pretty(self).map_err(|e| at(e.to_string()))?;
+        let mut text = serde_json::to_string_pretty(self).map_err(|e| at(e.into()))?;
         text.push('\n');
-        let mut out = crate::output::Output::create(path, ".bdxlint-baseline")
-            .map_err(|e| at(e.to_string()))?;
+        let mut out = crate::output::Output::create(path, ".bdxlint-baseline").map_err(at)?;
         out.write_all(text.as_bytes())
             .and_then(|()| out.commit())
-            .map_err(|e| at(e.to_string()))?;
+            .map_err(at)?;
         Ok(())
     }
 

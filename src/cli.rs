@@ -3,16 +3,16 @@
 
 use bdxlint::bundle::{Kind, Limits};
 use bdxlint::config::FailOn;
-use bdxlint::filter::{self, Level};
 use bdxlint::report::{HumanOptions, OutputFormat};
 use bdxlint::run::{self, Request};
 use bdxlint::schema;
+use bdxlint::select::{self, Level};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
-/// Exit codes: findings are not failures of the tool.
-pub use bdxlint::run::{EXIT_CLEAN, EXIT_TROUBLE};
+use crate::commands::{self, RulesFormat};
+use crate::exit::Failure;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -70,14 +70,6 @@ pub enum Command {
         #[arg(long)]
         example: bool,
     },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RulesFormat {
-    /// A table (`human` is accepted too, as `check` names its text output).
-    #[value(alias = "human")]
-    Text,
-    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -231,7 +223,7 @@ pub struct CheckArgs {
 
     // Last: its heading applies to what follows it in the help.
     #[command(flatten)]
-    pub fixing: crate::fix_args::FixArgs,
+    pub fixing: crate::repair_flags::FixArgs,
 }
 
 /// `--output-format`: the library's [`OutputFormat`] as clap reads it (the
@@ -276,6 +268,24 @@ impl From<OutputFormatArg> for OutputFormat {
     }
 }
 
+/// The way back, exhaustive too: a library format the flag lacks does not
+/// compile (the tests below hold the names of both to each other).
+impl From<OutputFormat> for OutputFormatArg {
+    fn from(f: OutputFormat) -> OutputFormatArg {
+        match f {
+            OutputFormat::Human => OutputFormatArg::Human,
+            OutputFormat::Concise => OutputFormatArg::Concise,
+            OutputFormat::Json => OutputFormatArg::Json,
+            OutputFormat::Jsonl => OutputFormatArg::Jsonl,
+            OutputFormat::Sarif => OutputFormatArg::Sarif,
+            OutputFormat::Github => OutputFormatArg::Github,
+            OutputFormat::Gitlab => OutputFormatArg::Gitlab,
+            OutputFormat::Junit => OutputFormatArg::Junit,
+            OutputFormat::Rdjsonl => OutputFormatArg::Rdjsonl,
+        }
+    }
+}
+
 /// `--fail-on`, as clap reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FailOnArg {
@@ -292,32 +302,33 @@ impl From<FailOnArg> for FailOn {
     }
 }
 
-fn parse_severity(arg: &str) -> Result<(String, Level), String> {
-    filter::parse_severity(arg).map_err(|e| e.to_string())
+fn parse_severity(arg: &str) -> Result<(String, Level), select::SelectorError> {
+    select::parse_severity(arg)
 }
 
 fn format_names() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(schema::format_names().chain(Kind::NAMES))
 }
 
-/// Runs the command and returns the exit code.
-pub fn run(cli: Cli) -> io::Result<u8> {
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(ClosedPipe::new(stdout.lock()));
+/// Runs the command and returns the exit code; `main.rs` says why a
+/// command failed.
+pub fn run(cli: Cli) -> Result<u8, Failure> {
+    // Not locked once for the whole run: `check` writes from a thread of
+    // its pool, and a lock guard cannot move there (the buffer in front
+    // makes each write to the stream a large one).
+    let mut out = io::BufWriter::new(ClosedPipe::new(io::stdout()));
     let code = match cli.command {
         Command::Check(args) => match &args.output_file {
             None => run::check(&request(&args), &mut out, &mut io::stderr())?,
             Some(path) => check_to_file(&args, path, &mut out)?,
         },
-        Command::Explain { rule } => crate::commands::explain(&rule, &mut out)?,
-        Command::Rules { output_format } => crate::commands::rules(output_format, &mut out)?,
+        Command::Explain { rule } => commands::explain(&rule, &mut out)?,
+        Command::Rules { output_format } => commands::rules(output_format, &mut out)?,
         Command::Formats {
             name,
             output_format,
-        } => crate::commands::formats(name.as_deref(), output_format, &mut out)?,
-        Command::Template { format, example } => {
-            crate::commands::template(&format, example, &mut out)?
-        }
+        } => commands::formats(name.as_deref(), output_format, &mut out)?,
+        Command::Template { format, example } => commands::template(&format, example, &mut out)?,
     };
     out.flush()?;
     Ok(code)
@@ -402,7 +413,7 @@ impl<W: Write> Write for ClosedPipe<W> {
 /// (`bdxlint::output`: beside it and renamed over it once whole, or in
 /// place for a device or FIFO), after making sure it is not an input; the
 /// summary line goes to standard error.
-fn check_to_file(args: &CheckArgs, path: &Path, out: &mut dyn Write) -> io::Result<u8> {
+fn check_to_file(args: &CheckArgs, path: &Path, out: &mut (dyn Write + Send)) -> io::Result<u8> {
     let mut req = request(args);
     req.output_file = Some(path.to_path_buf());
     req.summary_to_err = true;
@@ -464,5 +475,31 @@ fn human_options(choice: ColorChoice) -> HumanOptions {
         color,
         unicode: color || io::stdout().is_terminal(),
         width: if io::stdout().is_terminal() { 120 } else { 100 },
+    }
+}
+
+#[cfg(test)]
+mod output_format_names {
+    use super::OutputFormatArg;
+    use bdxlint::report::OutputFormat;
+    use clap::ValueEnum;
+
+    /// Every value of `--output-format` (clap derives the list) is a
+    /// library format under the same name and aliases, and maps back; with
+    /// both conversions exhaustive, `OutputFormat::ALL` is then every
+    /// format.
+    #[test]
+    fn every_flag_value_is_a_library_format_and_back() {
+        let args = OutputFormatArg::value_variants();
+        assert_eq!(args.len(), OutputFormat::ALL.len());
+        for a in args {
+            let f = OutputFormat::from(*a);
+            assert_eq!(OutputFormatArg::from(f), *a);
+            assert!(OutputFormat::ALL.contains(&f), "{f:?}");
+            let v = a.to_possible_value().expect("every value is listed");
+            assert_eq!(v.get_name(), f.name());
+            let aliases: Vec<&str> = v.get_name_and_aliases().skip(1).collect();
+            assert_eq!(aliases, f.aliases(), "{f:?}");
+        }
     }
 }

@@ -3,17 +3,26 @@
 //! and checks, with the spec words each enforces) and `template` (a header
 //! row to start a file).
 
-use crate::cli::{RulesFormat, EXIT_CLEAN, EXIT_TROUBLE};
+use crate::exit::{Failure, EXIT_CLEAN};
 use bdxlint::bundle::Kind;
 use bdxlint::diagnostic::Severity;
 use bdxlint::{rules, schema};
+use clap::ValueEnum;
 use std::io::{self, Write};
 
+/// `--output-format` of the listing subcommands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    /// A table (`human` is accepted too, as `check` names its text output).
+    #[value(alias = "human")]
+    Text,
+    Json,
+}
+
 /// `bdxlint explain CODE|NAME`.
-pub fn explain(rule: &str, out: &mut dyn Write) -> io::Result<u8> {
+pub fn explain(rule: &str, out: &mut dyn Write) -> Result<u8, Failure> {
     let Some(r) = rules::lookup(rule) else {
-        eprintln!("bdxlint: no rule {rule:?}; `bdxlint rules` lists them");
-        return Ok(EXIT_TROUBLE);
+        return Err(Failure::NoRule(rule.to_owned()));
     };
     writeln!(out, "{} {} ({})\n", r.code, r.name, r.severity)?;
     writeln!(out, "{}\n", r.summary)?;
@@ -31,7 +40,7 @@ pub fn explain(rule: &str, out: &mut dyn Write) -> io::Result<u8> {
 }
 
 /// `bdxlint rules`: a table, or the registry as JSON.
-pub fn rules(as_: RulesFormat, out: &mut dyn Write) -> io::Result<u8> {
+pub fn rules(as_: RulesFormat, out: &mut dyn Write) -> Result<u8, Failure> {
     match as_ {
         RulesFormat::Text => {
             // The rule-name column is as wide as the longest name.
@@ -91,18 +100,12 @@ pub fn rules(as_: RulesFormat, out: &mut dyn Write) -> io::Result<u8> {
     Ok(EXIT_CLEAN)
 }
 
-fn tables_or_exit() -> Result<&'static [&'static schema::Table], u8> {
-    schema::tables().map_err(|e| {
-        eprintln!("bdxlint: {e}");
-        EXIT_TROUBLE
-    })
+fn tables() -> Result<&'static [&'static schema::Table], Failure> {
+    schema::tables().map_err(|e| Failure::Table(e.to_string()))
 }
 
-pub fn formats(name: Option<&str>, as_: RulesFormat, out: &mut dyn Write) -> io::Result<u8> {
-    let tables = match tables_or_exit() {
-        Ok(t) => t,
-        Err(code) => return Ok(code),
-    };
+pub fn formats(name: Option<&str>, as_: RulesFormat, out: &mut dyn Write) -> Result<u8, Failure> {
+    let tables = tables()?;
     match (name, name.and_then(Kind::from_name)) {
         (None, _) if as_ == RulesFormat::Json => {
             let mut list: Vec<serde_json::Value> = tables
@@ -145,8 +148,7 @@ pub fn formats(name: Option<&str>, as_: RulesFormat, out: &mut dyn Write) -> io:
         }
         (Some(name), None) => {
             let Some(t) = tables.iter().find(|t| t.name == name) else {
-                eprintln!("bdxlint: no format {name:?}; `bdxlint formats` lists them");
-                return Ok(EXIT_TROUBLE);
+                return Err(Failure::NoFormat(name.to_owned()));
             };
             match as_ {
                 RulesFormat::Text => format_text(t, out)?,
@@ -285,21 +287,16 @@ fn format_json(t: &schema::Table) -> serde_json::Value {
     })
 }
 
-pub fn template(format: &str, example: bool, out: &mut dyn Write) -> io::Result<u8> {
-    let tables = match tables_or_exit() {
-        Ok(t) => t,
-        Err(code) => return Ok(code),
-    };
+pub fn template(format: &str, example: bool, out: &mut dyn Write) -> Result<u8, Failure> {
+    let tables = tables()?;
     if let Some(k) = Kind::from_name(format) {
-        eprintln!(
-            "bdxlint: {format} is a ZIP of two CSV files; start each with `bdxlint template entities` and `bdxlint template {}`",
-            k.relations()
-        );
-        return Ok(EXIT_TROUBLE);
+        return Err(Failure::BundleTemplate {
+            name: format.to_owned(),
+            relations: k.relations(),
+        });
     }
     let Some(t) = tables.iter().find(|t| t.name == format) else {
-        eprintln!("bdxlint: no format {format:?}; `bdxlint formats` lists them");
-        return Ok(EXIT_TROUBLE);
+        return Err(Failure::NoFormat(format.to_owned()));
     };
     let mut w = csv::WriterBuilder::new().from_writer(out);
     let header: Vec<&str> = t.columns.iter().map(|c| c.name.as_str()).collect();

@@ -33,12 +33,13 @@
 //! to every member (member names mean nothing to the platform, so they are
 //! not matched).
 
-use crate::filter::{self, Level, RuleFilter};
-use crate::report::OutputFormat;
+use crate::bounded_read::{read_bounded, ReadError, MAX_CONFIG_BYTES};
+use crate::report::{display_path, OutputFormat};
+use crate::select::{self, Level, RuleFilter};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::fmt;
+use std::io;
 use std::path::{Component, Path, PathBuf};
 
 /// The file names looked for, in order, in each directory.
@@ -236,25 +237,26 @@ pub struct PerFileIgnore {
 impl PerFileIgnore {
     /// `--per-file-ignores GLOB:RULE,...`, the glob relative to `cwd`.
     /// The glob ends at the last `:`, since no rule selector holds one.
-    pub fn parse(arg: &str, cwd: &Path) -> Result<PerFileIgnore, String> {
+    pub fn parse(arg: &str, cwd: &Path) -> Result<PerFileIgnore, ConfigError> {
+        let bad = |problem: String| ConfigError::PerFileIgnores {
+            arg: arg.to_owned(),
+            problem,
+        };
         let (glob, rules) = arg
             .rsplit_once(':')
-            .ok_or_else(|| format!("--per-file-ignores {arg:?}: expected GLOB:RULE[,RULE...]"))?;
+            .ok_or_else(|| bad("expected GLOB:RULE[,RULE...]".to_owned()))?;
         let rules: Vec<String> = rules
             .split(',')
             .map(|r| r.trim().to_owned())
             .filter(|r| !r.is_empty())
             .collect();
         if rules.is_empty() {
-            return Err(format!(
-                "--per-file-ignores {arg:?}: name at least one rule after `:`"
-            ));
+            return Err(bad("name at least one rule after `:`".to_owned()));
         }
         for r in &rules {
-            filter::validate(r).map_err(|e| format!("--per-file-ignores {arg:?}: {e}"))?;
+            select::validate(r).map_err(|e| bad(e.to_string()))?;
         }
-        let globs = Exclude::new(cwd, [glob])
-            .map_err(|(_, e)| format!("--per-file-ignores {arg:?}: {e}"))?;
+        let globs = Exclude::new(cwd, [glob]).map_err(|(_, e)| bad(e))?;
         Ok(PerFileIgnore { globs, rules })
     }
 }
@@ -353,16 +355,29 @@ pub struct Override {
 
 /// A configuration that cannot be used; the message names the file (and,
 /// for a parse error, the line, column and key).
-#[derive(Debug)]
-pub struct ConfigError(pub String);
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A discovered config whose link leads nowhere.
+    #[error("{}: cannot be resolved ({error}): not read; a bdxlint.toml that is a symbolic link must lead to a file inside its repository", display_path(.path))]
+    Unresolved { path: PathBuf, error: io::Error },
+    /// A discovered config that links out of its tree (`what`: its
+    /// repository or its directory, `tree`).
+    #[error("{}: a symbolic link to a file outside {what} ({}): not read; configs found by discovery follow no link out of the tree, so name the file with --config to use it", display_path(.path), display_path(.tree))]
+    LinkOut {
+        path: PathBuf,
+        what: &'static str,
+        tree: PathBuf,
+    },
+    #[error("{}: {error}", display_path(.path))]
+    Read { path: PathBuf, error: ReadError },
+    /// Not a valid config: the message says where (and quotes at most an
+    /// escaped excerpt, on lines of its own).
+    #[error("{}: {message}", display_path(.path))]
+    Invalid { path: PathBuf, message: String },
+    /// `--per-file-ignores ARG` that does not read as `GLOB:RULE,...`.
+    #[error("--per-file-ignores {arg:?}: {problem}")]
+    PerFileIgnores { arg: String, problem: String },
 }
-
-impl std::error::Error for ConfigError {}
 
 /// Orders a severity map from least to most specific selector (`ALL`, then
 /// shorter codes), so the more specific one is applied last and wins.
@@ -392,11 +407,9 @@ impl Config {
     /// machine (`/proc/self/environ`, a credentials file) is an error that
     /// reads nothing of it.
     pub fn load_discovered(path: &Path) -> Result<Config, ConfigError> {
-        let shown = crate::report::display_path(path);
-        let target = std::fs::canonicalize(path).map_err(|e| {
-            ConfigError(format!(
-                "{shown}: cannot be resolved ({e}): not read; a bdxlint.toml that is a symbolic link must lead to a file inside its repository"
-            ))
+        let target = std::fs::canonicalize(path).map_err(|error| ConfigError::Unresolved {
+            path: path.to_path_buf(),
+            error,
         })?;
         let dir = path.parent().unwrap_or(Path::new("."));
         let repository = dir
@@ -410,10 +423,11 @@ impl Config {
             } else {
                 "its directory"
             };
-            return Err(ConfigError(format!(
-                "{shown}: a symbolic link to a file outside {what} ({}): not read; configs found by discovery follow no link out of the tree, so name the file with --config to use it",
-                crate::report::display_path(tree)
-            )));
+            return Err(ConfigError::LinkOut {
+                path: path.to_path_buf(),
+                what,
+                tree: tree.to_path_buf(),
+            });
         }
         // The file resolved and checked, not the path again.
         Config::load_from(&target, path)
@@ -421,8 +435,10 @@ impl Config {
 
     /// Reads the file at `file` and checks it as the config `path`.
     fn load_from(file: &Path, path: &Path) -> Result<Config, ConfigError> {
-        let text = crate::files::read_bounded(file, crate::files::MAX_CONFIG_BYTES)
-            .map_err(|e| ConfigError(format!("{}: {e}", crate::report::display_path(path))))?;
+        let text = read_bounded(file, MAX_CONFIG_BYTES).map_err(|error| ConfigError::Read {
+            path: path.to_path_buf(),
+            error,
+        })?;
         Config::parse(&text, path)
     }
 
@@ -431,7 +447,10 @@ impl Config {
     /// line, escaped, and only once the file has parsed as TOML with no key
     /// a config does not have: nothing of a file that is not a config.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let at = |msg: String| ConfigError(format!("{}: {msg}", crate::report::display_path(path)));
+        let at = |message: String| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        };
         let de = toml::de::Deserializer::parse(text).map_err(|e| at(unquoted(text, &e)))?;
         let raw = Raw::deserialize(de).map_err(|e| {
             // An unknown key says nothing of whether the file is a config.
@@ -444,7 +463,7 @@ impl Config {
         })?;
         let bad = |v: &Str, msg: String| at(located(text, v.span(), &msg));
         let check = |sel: &Str, key: &str| {
-            filter::validate(sel.get_ref()).map_err(|e| bad(sel, format!("{key}: {e}")))
+            select::validate(sel.get_ref()).map_err(|e| bad(sel, format!("{key}: {e}")))
         };
         for s in raw.select.iter().flatten() {
             check(s, "select")?;
@@ -611,7 +630,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Config, String> {
-        Config::parse(text, Path::new("/repo/bdxlint.toml")).map_err(|e| e.0)
+        Config::parse(text, Path::new("/repo/bdxlint.toml")).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -753,7 +772,8 @@ ignore = ["H003"]
         symlink("../shared.toml", d.join("repo/sub/bdxlint.toml")).expect("symlink");
         let e = Config::load_discovered(&d.join("repo/sub/bdxlint.toml")).expect_err("out");
         assert!(
-            e.0.contains("a symbolic link to a file outside its directory"),
+            e.to_string()
+                .contains("a symbolic link to a file outside its directory"),
             "{e}"
         );
         // In a repository: anywhere inside it.
@@ -770,7 +790,7 @@ ignore = ["H003"]
             let _ = std::fs::remove_file(&link);
             symlink(&target, &link).expect("symlink");
             assert_eq!(in_dir(&d.join("repo")), Some(link.clone()));
-            let e = Config::load_discovered(&link).expect_err("out").0;
+            let e = Config::load_discovered(&link).expect_err("out").to_string();
             assert!(e.contains("not read"), "{e}");
             assert!(!e.contains("TOKEN") && !e.contains("PATH="), "{e}");
         }
@@ -779,7 +799,7 @@ ignore = ["H003"]
         std::fs::remove_file(d.join("repo/bdxlint.toml")).expect("rm");
         symlink(d.join("outside/secret"), d.join("repo/bdxlint.toml")).expect("symlink");
         let e = Config::load(&d.join("repo/bdxlint.toml")).expect_err("no rule");
-        assert!(e.0.contains("\"TOKEN_abc\" names no rule"), "{e}");
+        assert!(e.to_string().contains("\"TOKEN_abc\" names no rule"), "{e}");
     }
 
     #[test]

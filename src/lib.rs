@@ -7,15 +7,15 @@
 //! [`diagnostic::Diagnostic`]s; [`report`] renders them.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod apply;
 pub mod baseline;
+pub mod bounded_read;
 pub mod bundle;
 pub mod check;
 pub mod config;
 pub mod diagnostic;
+pub mod diff;
 pub mod error;
-pub mod files;
-pub mod filter;
-pub mod fix;
 pub mod json;
 pub mod names;
 pub mod output;
@@ -24,6 +24,7 @@ pub mod rules;
 pub mod run;
 pub mod scan;
 pub mod schema;
+pub mod select;
 mod swar;
 pub mod tempfiles;
 #[cfg(test)]

@@ -2,7 +2,8 @@
 
 mod cli;
 mod commands;
-mod fix_args;
+mod exit;
+mod repair_flags;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -14,11 +15,7 @@ fn main() -> ExitCode {
         // A closed standard output (`| head`) never gets here: the run goes
         // on without it and exits with its own status (see cli::ClosedPipe).
         Ok(code) => ExitCode::from(code),
-        Err(e) => {
-            // An I/O error's text may name a file: escaped like every message.
-            eprintln!("bdxlint: {}", bdxlint::report::printable(&e.to_string()));
-            ExitCode::from(cli::EXIT_TROUBLE)
-        }
+        Err(e) => ExitCode::from(e.exit(&mut std::io::stderr())),
     }
 }
 

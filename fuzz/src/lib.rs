@@ -1,6 +1,6 @@
 //! The fuzz targets' entry points, in one place for the two builds that run
 //! them: the cargo-fuzz binaries (`fuzz_targets/*.rs`, nightly, libFuzzer)
-//! and the replay test of the main crate (`tests/fuzz_replay.rs` includes
+//! and the replay test of the main crate (`tests/it/fuzz_replay.rs` includes
 //! this file as a module), which runs every corpus and regression file on
 //! stable with `cargo test`. Each entry point takes arbitrary bytes and
 //! panics on a bug: a panic in the library, or a broken invariant.

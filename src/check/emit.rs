@@ -3,10 +3,9 @@
 //! are at hand, and [`Snippets`] says whether to capture them.
 
 use super::dates;
-use super::finding::{Finding, FixBuilder};
+use super::finding::Finding;
 use super::options::Options;
-use crate::diagnostic::{Diagnostic, Severity, Snippet};
-use crate::rules::Rule;
+use crate::diagnostic::{Diagnostic, Snippet};
 use crate::scan::Record;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -172,81 +171,6 @@ impl<'a> Emitter<'a> {
     #[inline]
     pub(crate) fn report_row(&mut self, rec: &Record, finding: Finding) {
         self.report_at(rec.start..rec.end, rec.line, rec.start, finding);
-    }
-
-    /// A finding on `span`, which lies inside field `f` (on its first line or,
-    /// for a quoted cell holding newlines, a later one). (Positional:
-    /// [`Emitter::report_in`] with a [`Finding`] replaces it.)
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn in_field(
-        &mut self,
-        rule: &'static Rule,
-        severity: Option<Severity>,
-        span: Range<usize>,
-        f: &crate::scan::FieldSpan,
-        column: Option<Arc<str>>,
-        message: String,
-        help: Option<String>,
-    ) {
-        self.report_in(
-            span,
-            f,
-            Finding::new(rule, message)
-                .severity(severity)
-                .column(column)
-                .help_if(help),
-        );
-    }
-
-    /// Gives the last finding a fix; `edits` are buffer offsets, in order.
-    /// (Positional: [`Finding::fix`] replaces it.)
-    pub(crate) fn fix_last(
-        &mut self,
-        applicability: crate::diagnostic::Applicability,
-        message: String,
-        edits: Vec<(Range<usize>, String)>,
-    ) {
-        if let Some(d) = self.diags.last_mut() {
-            d.fix = Some(Box::new(
-                FixBuilder::new(applicability, message).edits(edits).build(),
-            ));
-        }
-    }
-
-    /// A finding about a whole record that every later row like it would
-    /// repeat: the fold keeps the first and counts the others. (Positional:
-    /// [`Finding::once_per_file`] replaces it.)
-    pub(crate) fn row_once(
-        &mut self,
-        rule: &'static Rule,
-        severity: Option<Severity>,
-        rec: &Record,
-        message: String,
-        help: Option<String>,
-    ) {
-        self.report_row(
-            rec,
-            Finding::new(rule, message)
-                .severity(severity)
-                .help_if(help)
-                .once_per_file(),
-        );
-    }
-
-    /// A finding about a whole record. (Positional: [`Emitter::report_row`]
-    /// replaces it.)
-    pub(crate) fn row(
-        &mut self,
-        rule: &'static Rule,
-        severity: Option<Severity>,
-        rec: &Record,
-        message: String,
-        help: Option<String>,
-    ) {
-        self.report_row(
-            rec,
-            Finding::new(rule, message).severity(severity).help_if(help),
-        );
     }
 
     /// The lines around `span`, whose first character is at column `col`.

@@ -92,7 +92,10 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
-    /// Every output format, in the order `--help` lists them.
+    /// Every output format, in the order `--help` lists them. Complete by
+    /// construction: each format's place in it is an exhaustive match
+    /// ([`OutputFormat::position`]) checked when the crate compiles, and a
+    /// test holds its length to the variants serde derives.
     pub const ALL: [OutputFormat; 9] = [
         OutputFormat::Human,
         OutputFormat::Concise,
@@ -105,15 +108,110 @@ impl OutputFormat {
         OutputFormat::Rdjsonl,
     ];
 
+    /// Its index in [`OutputFormat::ALL`]: a new variant does not compile
+    /// until it has one, and one past the end does not compile either.
+    const fn position(self) -> usize {
+        match self {
+            OutputFormat::Human => 0,
+            OutputFormat::Concise => 1,
+            OutputFormat::Json => 2,
+            OutputFormat::Jsonl => 3,
+            OutputFormat::Sarif => 4,
+            OutputFormat::Github => 5,
+            OutputFormat::Gitlab => 6,
+            OutputFormat::Junit => 7,
+            OutputFormat::Rdjsonl => 8,
+        }
+    }
+
+    /// The name `--output-format`, `output-format` in a config and
+    /// `BDXLINT_OUTPUT_FORMAT` take (the binary's tests hold its flag's
+    /// names to these, and this module's tests serde's).
+    pub const fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Human => "human",
+            OutputFormat::Concise => "concise",
+            OutputFormat::Json => "json",
+            OutputFormat::Jsonl => "jsonl",
+            OutputFormat::Sarif => "sarif",
+            OutputFormat::Github => "github",
+            OutputFormat::Gitlab => "gitlab",
+            OutputFormat::Junit => "junit",
+            OutputFormat::Rdjsonl => "rdjsonl",
+        }
+    }
+
+    /// Other names it is known by (ruff's).
+    pub const fn aliases(self) -> &'static [&'static str] {
+        match self {
+            OutputFormat::Human => &["full"],
+            OutputFormat::Jsonl => &["json-lines"],
+            OutputFormat::Concise
+            | OutputFormat::Json
+            | OutputFormat::Sarif
+            | OutputFormat::Github
+            | OutputFormat::Gitlab
+            | OutputFormat::Junit
+            | OutputFormat::Rdjsonl => &[],
+        }
+    }
+
+    /// Whether it is plain text for a person (`--quiet` then prints only
+    /// the counts).
+    pub fn is_plain_text(self) -> bool {
+        match self {
+            OutputFormat::Human | OutputFormat::Concise => true,
+            OutputFormat::Json
+            | OutputFormat::Jsonl
+            | OutputFormat::Sarif
+            | OutputFormat::Github
+            | OutputFormat::Gitlab
+            | OutputFormat::Junit
+            | OutputFormat::Rdjsonl => false,
+        }
+    }
+
+    /// Whether each finding carries the offending cell's text (JSON's
+    /// `value`).
+    pub fn carries_values(self) -> bool {
+        match self {
+            OutputFormat::Json | OutputFormat::Jsonl => true,
+            OutputFormat::Human
+            | OutputFormat::Concise
+            | OutputFormat::Sarif
+            | OutputFormat::Github
+            | OutputFormat::Gitlab
+            | OutputFormat::Junit
+            | OutputFormat::Rdjsonl => false,
+        }
+    }
+
     /// Whether the renderer needs the snippets captured while checking (for
     /// source lines, end columns or fingerprints).
     pub fn needs_snippets(self) -> bool {
-        !matches!(
-            self,
-            OutputFormat::Concise | OutputFormat::Json | OutputFormat::Jsonl
-        )
+        match self {
+            OutputFormat::Concise | OutputFormat::Json | OutputFormat::Jsonl => false,
+            OutputFormat::Human
+            | OutputFormat::Sarif
+            | OutputFormat::Github
+            | OutputFormat::Gitlab
+            | OutputFormat::Junit
+            | OutputFormat::Rdjsonl => true,
+        }
     }
 }
+
+// `ALL` lists each format at its `position`, so no format is in it twice;
+// with the exhaustive match, a format left out has a position no entry
+// holds, which the serde test below finds (`ALL`'s length is the count of
+// variants).
+const _: () = {
+    let mut i = 0;
+    while i < OutputFormat::ALL.len() {
+        assert!(OutputFormat::ALL[i].position() == i);
+        i += 1;
+    }
+};
 
 /// A file that could not be checked at all, and why.
 #[derive(Debug)]
@@ -366,6 +464,41 @@ fn plural(n: usize, word: &str) -> String {
 mod tests {
     use super::*;
     use crate::check::{check_path, Options};
+
+    /// The names serde derives (each variant's and its aliases): what a
+    /// config accepts. serde lists them when it refuses a name.
+    fn serde_names() -> Vec<String> {
+        let e = serde_json::from_str::<OutputFormat>("\"?\"")
+            .expect_err("no format is named ?")
+            .to_string();
+        let list = e
+            .split("expected one of ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("serde's message changed: {e}"));
+        list.split(", ")
+            .map(|n| n.trim_matches(|c: char| c == '`' || !c.is_ascii_graphic()))
+            .map(|n| n.split('`').next().unwrap_or(n).to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn every_format_is_in_all_under_its_serde_name() {
+        let mut names: Vec<&str> = OutputFormat::ALL
+            .iter()
+            .flat_map(|f| std::iter::once(f.name()).chain(f.aliases().iter().copied()))
+            .collect();
+        names.sort_unstable();
+        let mut derived = serde_names();
+        derived.sort_unstable();
+        assert_eq!(derived, names);
+        for f in OutputFormat::ALL {
+            for n in std::iter::once(f.name()).chain(f.aliases().iter().copied()) {
+                let read: OutputFormat =
+                    serde_json::from_value(serde_json::Value::from(n)).expect("a format");
+                assert_eq!(read, f, "{n}");
+            }
+        }
+    }
 
     fn example() -> FileReport {
         let path = concat!(

@@ -32,10 +32,17 @@ impl<'w> StreamWriter<'w> {
     /// Whether `format` is one this writer writes (the others have writers
     /// of their own, see [`super::writer`]).
     pub fn streams(format: OutputFormat) -> bool {
-        matches!(
-            format,
-            OutputFormat::Json | OutputFormat::Jsonl | OutputFormat::Concise | OutputFormat::Human
-        )
+        match format {
+            OutputFormat::Json
+            | OutputFormat::Jsonl
+            | OutputFormat::Concise
+            | OutputFormat::Human => true,
+            OutputFormat::Sarif
+            | OutputFormat::Github
+            | OutputFormat::Gitlab
+            | OutputFormat::Junit
+            | OutputFormat::Rdjsonl => false,
+        }
     }
 
     /// A writer for `format`, which must be one that [`streams`]; another

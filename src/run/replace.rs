@@ -34,10 +34,31 @@
 //! replacement: the file keeps it, unfixed, rather than losing it.
 
 use crate::error::Error;
+use crate::report::display_path;
 use crate::tempfiles::Temp;
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+
+/// Why the file `--fix` read was not replaced (its copy deleted, the file
+/// left as it is); each names the file, on one line.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotReplaced {
+    #[cfg(unix)]
+    #[error("{}: read-only (its mode gives its owner no write permission): not fixed; make it writable to fix it", display_path(.0))]
+    ReadOnly(PathBuf),
+    #[cfg(not(unix))]
+    #[error("{}: read-only: not fixed; make it writable to fix it", display_path(.0))]
+    ReadOnly(PathBuf),
+    #[error("{}: has {links} hard links: replacing it would leave the other names with the old bytes, so it was not fixed; fix a copy (`cp`), or break the links", display_path(.path))]
+    HardLinks { path: PathBuf, links: u64 },
+    /// The copy could not take the file's metadata, or be renamed over it.
+    #[error("{}: {error}; not fixed, left as it was", display_path(.path))]
+    Io { path: PathBuf, error: io::Error },
+    /// The file is not the one that was read: `change` says how.
+    #[error("{}: {change} while it was being fixed: not fixed, left as it is now; run --fix again", display_path(.path))]
+    Changed { path: PathBuf, change: &'static str },
+}
 
 /// Reads a file at an offset of its own (`pread`), so that any number of
 /// readers share one descriptor without sharing (or moving) its offset:
@@ -167,28 +188,23 @@ impl Original {
     }
 
     /// Why the file must not be replaced whatever its copy holds, if so.
-    pub(super) fn refusal(&self) -> Option<String> {
-        let shown = crate::report::display_path(&self.shown);
+    pub(super) fn refusal(&self) -> Option<NotReplaced> {
         #[cfg(unix)]
         {
             use std::os::unix::fs::MetadataExt;
             if self.meta.mode() & 0o200 == 0 {
-                return Some(format!(
-                    "{shown}: read-only (its mode gives its owner no write permission): not fixed; make it writable to fix it"
-                ));
+                return Some(NotReplaced::ReadOnly(self.shown.clone()));
             }
             if self.meta.nlink() > 1 {
-                return Some(format!(
-                    "{shown}: has {} hard links: replacing it would leave the other names with the old bytes, so it was not fixed; fix a copy (`cp`), or break the links",
-                    self.meta.nlink()
-                ));
+                return Some(NotReplaced::HardLinks {
+                    path: self.shown.clone(),
+                    links: self.meta.nlink(),
+                });
             }
         }
         #[cfg(not(unix))]
         if self.meta.permissions().readonly() {
-            return Some(format!(
-                "{shown}: read-only: not fixed; make it writable to fix it"
-            ));
+            return Some(NotReplaced::ReadOnly(self.shown.clone()));
         }
         None
     }
@@ -198,20 +214,22 @@ impl Original {
     /// the one that was read, unchanged. Otherwise the copy is deleted, the
     /// file left as it is, and the reason (one line, naming the path)
     /// returned.
-    pub(super) fn replace(&self, mut copy: Temp) -> Result<File, String> {
+    pub(super) fn replace(&self, mut copy: Temp) -> Result<File, NotReplaced> {
         if let Some(why) = self.refusal() {
             return Err(why);
         }
-        let shown = crate::report::display_path(&self.shown);
-        self.keep_metadata(copy.as_file_mut())
-            .map_err(|e| format!("{shown}: {e}; not fixed, left as it was"))?;
+        let io = |error| NotReplaced::Io {
+            path: self.shown.clone(),
+            error,
+        };
+        self.keep_metadata(copy.as_file_mut()).map_err(io)?;
         if let Some(change) = self.changed() {
-            return Err(format!(
-                "{shown}: {change} while it was being fixed: not fixed, left as it is now; run --fix again"
-            ));
+            return Err(NotReplaced::Changed {
+                path: self.shown.clone(),
+                change,
+            });
         }
-        copy.persist(&self.target)
-            .map_err(|e| format!("{shown}: {e}; not fixed, left as it was"))
+        copy.persist(&self.target).map_err(io)
     }
 
     /// What happened to the file since it was opened, if anything.

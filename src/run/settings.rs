@@ -9,17 +9,47 @@
 //! keys (`output-format`, `fail-on`, `max-diagnostics`, `force-exclude`)
 //! come from the file nearest the working directory. `--config FILE` (or
 //! `--isolated`) puts one file (or none) over every input.
+//!
+//! The settings then build what the run is made of (as ripgrep's `HiArgs`
+//! builds its searchers from the parsed flags): the checker's [`Options`],
+//! the [`Report`] and the [`Tally`] every finding passes through.
 
-use super::inputs::Input;
-use super::Request;
+use super::request::{Input, Request};
+use super::split;
+use super::tally::Tally;
+use crate::baseline::{Baseline, Matcher, Recorder};
 use crate::bundle::{self, Kind};
-use crate::config::{self, Config, Exclude, FailOn, PerFileIgnore};
+use crate::check::Options;
+use crate::config::{self, Config, ConfigError, Exclude, FailOn, PerFileIgnore};
 use crate::diagnostic::Severity;
-use crate::filter::{Level, RuleFilter};
-use crate::report::OutputFormat;
+use crate::report::{self, OutputFormat, Report, Statistics};
+use crate::select::{Level, RuleFilter, SelectorError};
 use std::collections::HashMap;
+use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+/// Why the settings cannot be resolved: the run checks nothing (exit 2).
+/// A config's message may hold several lines (the place, then an excerpt).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SettingsError {
+    #[error("working directory: {0}")]
+    WorkingDirectory(io::Error),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// `--select`, `--ignore` or a config's selectors.
+    #[error(transparent)]
+    Selector(#[from] SelectorError),
+    #[error("--extend-select: {0}")]
+    ExtendSelect(SelectorError),
+    /// `--exclude` or `--extend-exclude` names a glob that does not parse.
+    #[error("{flag} {glob:?}: {message}")]
+    Glob {
+        flag: &'static str,
+        glob: String,
+        message: String,
+    },
+}
 
 fn fail_severity(f: FailOn) -> Severity {
     match f {
@@ -43,7 +73,7 @@ pub(super) struct Scope {
 }
 
 impl Scope {
-    fn new(config: Option<Arc<Config>>, req: &Request, cwd: &Path) -> Result<Scope, String> {
+    fn new(config: Option<Arc<Config>>, req: &Request, cwd: &Path) -> Result<Scope, SettingsError> {
         let c = config.as_deref();
         // As ruff layers them: `--select` replaces the file's `select` and
         // its `extend-select`; `--extend-select` adds to whichever holds. An
@@ -68,15 +98,19 @@ impl Scope {
             ignore,
             severity: c.map(|c| c.severity.clone()).unwrap_or_default(),
         };
-        filter.validate().map_err(|e| e.to_string())?;
+        filter.validate()?;
         for s in &req.extend_select {
-            crate::filter::validate(s).map_err(|e| format!("--extend-select: {e}"))?;
+            crate::select::validate(s).map_err(SettingsError::ExtendSelect)?;
         }
         // Globs of the command line are relative to the working directory, as
         // the paths beside them are.
-        let cli_globs = |list: &[String], flag: &str| {
-            Exclude::new(cwd, list.iter().map(String::as_str)).map_err(|(i, e)| {
-                format!("{flag} {:?}: {e}", list.get(i).map_or("", |s| s.as_str()))
+        let cli_globs = |list: &[String], flag: &'static str| {
+            Exclude::new(cwd, list.iter().map(String::as_str)).map_err(|(i, message)| {
+                SettingsError::Glob {
+                    flag,
+                    glob: list.get(i).cloned().unwrap_or_default(),
+                    message,
+                }
             })
         };
         let mut exclude = Vec::new();
@@ -165,10 +199,10 @@ impl Scopes {
                     Some(found) => found,
                     None => {
                         let found = Config::load_discovered(&file)
-                            .map_err(|e| e.to_string())
+                            .map_err(SettingsError::from)
                             .and_then(|c| Scope::new(Some(Arc::new(c)), &n.req, &self.cwd))
                             .map(Arc::new)
-                            .map_err(Arc::from);
+                            .map_err(|e| Arc::from(e.to_string()));
                         lock(&n.files).insert(file, found.clone());
                         found
                     }
@@ -285,9 +319,9 @@ impl Settings {
     }
 }
 
-/// Resolves the settings; `Err` is a message for stderr (exit 2).
-pub(super) fn settings(req: &Request) -> Result<Settings, String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("working directory: {e}"))?;
+/// Resolves the settings; an error stops the run before it reads anything.
+pub(super) fn settings(req: &Request) -> Result<Settings, SettingsError> {
+    let cwd = std::env::current_dir().map_err(SettingsError::WorkingDirectory)?;
     let path = if req.isolated {
         None
     } else {
@@ -300,7 +334,7 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
         None => Config::load_discovered(p),
     };
     let config = match &path {
-        Some(p) => Some(Arc::new(load(p).map_err(|e| e.to_string())?)),
+        Some(p) => Some(Arc::new(load(p)?)),
         None => None,
     };
     let root = Arc::new(Scope::new(config.clone(), req, &cwd)?);
@@ -345,4 +379,78 @@ pub(super) fn settings(req: &Request) -> Result<Settings, String> {
         hidden: req.hidden,
         cwd,
     })
+}
+
+/// What the settings build: the parts of a run.
+impl Settings {
+    /// Whether the report counts findings (`--statistics`, `--quiet`)
+    /// instead of listing them: it then takes every finding, and the
+    /// checker keeps no source lines or values for it.
+    pub(super) fn counting(&self, req: &Request) -> bool {
+        let plain = self.output_format.is_plain_text();
+        req.statistics || (req.quiet && plain)
+    }
+
+    /// The checker's options for the run (each input's own are made from
+    /// these: see `Run::opts_for`).
+    pub(super) fn options(&self, req: &Request) -> Options {
+        let forced_kind = req.format.as_deref().and_then(Kind::from_name);
+        let counting = self.counting(req);
+        Options {
+            format: req.format.clone().filter(|_| forced_kind.is_none()),
+            // Baselines fingerprint the offending cell's text, held in the
+            // snippet; a count needs no source lines.
+            // JSON's `value`: the offending cell's text.
+            values: self.output_format.carries_values() && !counting,
+            every_row: req.split.is_some(),
+            snippets: (self.output_format.needs_snippets() && !counting)
+                || req.baseline.is_some()
+                || req.write_baseline.is_some(),
+            ..Options::default()
+        }
+    }
+
+    /// The report the findings go to, written to `out`: the counts, the
+    /// summary alone, or the output format's writer.
+    pub(super) fn report<'w>(
+        &self,
+        req: &Request,
+        out: &'w mut dyn Write,
+    ) -> io::Result<Box<dyn Report + 'w>> {
+        let plain = self.output_format.is_plain_text();
+        Ok(if req.statistics {
+            Box::new(Statistics::new(
+                out,
+                self.output_format == OutputFormat::Json,
+            ))
+        } else if (req.quiet && plain) || req.fix.is_some_and(|f| f.diff || f.only) {
+            Box::new(Statistics::quiet(out))
+        } else {
+            // --max-diagnostics (flag or config) also sets how many results a
+            // SARIF log takes in all, up or down from code scanning's 25,000.
+            report::writer_capped(out, self.output_format, &req.human, self.max_diagnostics)?
+        })
+    }
+
+    /// The tally every finding passes through on its way to the report:
+    /// the baseline read (`old`), the one being recorded, the caps.
+    pub(super) fn tally(&self, req: &Request, old: Option<&Baseline>) -> Tally {
+        let counting = self.counting(req);
+        let mut t = Tally::new(
+            self.fail_on,
+            self.max_diagnostics.filter(|_| !counting),
+            old.map(Matcher::new),
+            req.write_baseline.as_ref().map(|_| Recorder::default()),
+        );
+        // The human report folds repeated findings of one rule on one column
+        // into a line each; every other output keeps them all.
+        if self.fold && !counting {
+            t.folder = Some(crate::report::fold::Folder::default());
+        }
+        t.unsafe_fixes = req.unsafe_fixes;
+        t.split = req.split.as_ref().map(|_| split::Findings::default());
+        t.summary.fixing = req.fix.is_some();
+        t.summary.dry_run = req.fix.is_some_and(|f| f.diff);
+        t
+    }
 }

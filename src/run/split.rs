@@ -12,10 +12,45 @@
 //! What a split cannot sort is a finding about the whole file rather than
 //! a row (its encoding, its delimiter, a `sep=` line): every row has it, so
 //! it sends no row to BAD, both halves keep it, and the run says so. With
-//! `--fix` the split is made from a fixed copy (`fix.rs` keeps it instead
+//! `--fix` the split is made from a fixed copy (`passes.rs` keeps it instead
 //! of replacing the input), so the fixes asked for leave none.
 
 use super::replace::Identity;
+
+/// Why a split was not made (or not whole): each names the file.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SplitError {
+    /// A file of the split (the input, GOOD, BAD) could not be opened or
+    /// set aside.
+    #[error("{}: {error}", display_path(.path))]
+    Io { path: PathBuf, error: io::Error },
+    /// The input is not the file that was checked (its findings' offsets
+    /// would be another file's).
+    #[error("{}: changed while it was checked: not split, nothing written; run again", display_path(.path))]
+    Changed { path: PathBuf },
+    /// Reading the rows and writing them to the halves.
+    #[error(transparent)]
+    Rows(#[from] crate::check::split::SplitError),
+    /// Writing the halves out.
+    #[error("{0}")]
+    Write(io::Error),
+    /// A half could not be renamed into place, and what undoing the other
+    /// gave.
+    #[error("{}: {error}; {}", display_path(.target), undo_said(.undo))]
+    Rename {
+        target: PathBuf,
+        error: io::Error,
+        undo: Result<(), io::Error>,
+    },
+}
+
+/// What undoing the half already in place gave, as the message says it.
+fn undo_said(undo: &Result<(), io::Error>) -> String {
+    match undo {
+        Ok(()) => "nothing was changed".to_owned(),
+        Err(u) => format!("and then {u}"),
+    }
+}
 use crate::check::split::{split_rows, Split};
 use crate::check::Options;
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
@@ -109,7 +144,7 @@ pub(super) struct Halves {
 impl Halves {
     /// Opens both outputs (BAD first, as it is committed first) and notes
     /// the identity of `input`, the file to split.
-    pub(super) fn open(good: &Path, bad: &Path, input: &Path) -> Result<Halves, String> {
+    pub(super) fn open(good: &Path, bad: &Path, input: &Path) -> Result<Halves, SplitError> {
         let create = |p: &Path| Output::create(p, ".bdxlint-split-").map_err(named(p));
         let bad = create(bad)?;
         let good = create(good)?;
@@ -139,7 +174,7 @@ pub(super) fn split(
     opts: &Options,
     mut errors: Vec<u64>,
     halves: Halves,
-) -> Result<Split, String> {
+) -> Result<Split, SplitError> {
     errors.sort_unstable();
     let Halves {
         mut good,
@@ -150,11 +185,8 @@ pub(super) fn split(
     let same = |file: &File| {
         !checked || file.metadata().ok().map(|m| Identity::of(&m)) == input && input.is_some()
     };
-    let changed = || {
-        format!(
-            "{}: changed while it was checked: not split, nothing written; run again",
-            display_path(path)
-        )
+    let changed = || SplitError::Changed {
+        path: path.to_path_buf(),
     };
     if !same(&file) {
         return Err(changed());
@@ -163,15 +195,15 @@ pub(super) fn split(
         cancel: None,
         ..opts.clone()
     };
-    let n = split_rows(&file, &opts, &errors, &mut good, &mut bad).map_err(|e| e.to_string())?;
+    let n = split_rows(&file, &opts, &errors, &mut good, &mut bad)?;
     // Written to while it was split.
     if !same(&file) {
         return Err(changed());
     }
     // Both on disk before either is renamed: a crash after the renames
     // must not leave a target that names rows its data never reached.
-    let good = good.prepare().map_err(|e| e.to_string())?;
-    let bad = bad.prepare().map_err(|e| e.to_string())?;
+    let good = good.prepare().map_err(SplitError::Write)?;
+    let bad = bad.prepare().map_err(SplitError::Write)?;
     let _renaming = tempfiles::renaming();
     commit(good, bad, &mut |from, to| std::fs::rename(from, to))?;
     Ok(n)
@@ -186,26 +218,34 @@ fn commit(
     good: Ready,
     bad: Ready,
     rename: &mut dyn FnMut(&Path, &Path) -> io::Result<()>,
-) -> Result<(), String> {
+) -> Result<(), SplitError> {
     // BAD in place, and how to take it back.
     let mut undo: Option<(Option<TempPath>, PathBuf)> = None;
     if let Ready::Rename { tmp, target } = bad {
-        let aside = set_aside(&target).map_err(|e| format!("{}: {e}", display_path(&target)))?;
-        if let Err(e) = rename(tmp.path(), &target) {
-            let undone = restore(aside, &target, rename);
-            return Err(failed(&target, &e, undone));
+        let aside = set_aside(&target).map_err(named(&target))?;
+        if let Err(error) = rename(tmp.path(), &target) {
+            let undo = restore(aside, &target, rename);
+            return Err(SplitError::Rename {
+                target,
+                error,
+                undo,
+            });
         }
         // In place: the temporary name is gone, nothing to remove.
         tmp.renamed();
         undo = Some((aside, target));
     }
     if let Ready::Rename { tmp, target } = good {
-        if let Err(e) = rename(tmp.path(), &target) {
-            let undone = match undo {
+        if let Err(error) = rename(tmp.path(), &target) {
+            let undo = match undo {
                 Some((aside, bad)) => restore(aside, &bad, rename),
                 None => Ok(()),
             };
-            return Err(failed(&target, &e, undone));
+            return Err(SplitError::Rename {
+                target,
+                error,
+                undo,
+            });
         }
         tmp.renamed();
     }
@@ -280,15 +320,11 @@ fn restore(
     })
 }
 
-/// An error of writing `p`, named.
-fn named(p: &Path) -> impl Fn(io::Error) -> String + '_ {
-    move |e| format!("{}: {e}", display_path(p))
-}
-
-fn failed(target: &Path, e: &io::Error, undo: io::Result<()>) -> String {
-    match undo {
-        Ok(()) => format!("{}: {e}; nothing was changed", display_path(target)),
-        Err(u) => format!("{}: {e}; and then {u}", display_path(target)),
+/// An error of opening `p`, named.
+fn named(p: &Path) -> impl Fn(io::Error) -> SplitError + '_ {
+    move |error| SplitError::Io {
+        path: p.to_path_buf(),
+        error,
     }
 }
 
@@ -344,7 +380,10 @@ mod tests {
                 std::fs::rename(from, to)
             })
             .expect_err("fails");
-            assert!(e.contains("no room; nothing was changed"), "{e}");
+            assert!(
+                e.to_string().contains("no room; nothing was changed"),
+                "{e}"
+            );
             // BAD's rename, GOOD's, and BAD's undone (a rename back when
             // there was an old one).
             assert_eq!(calls, if old_bad.is_some() { 3 } else { 2 });
@@ -386,7 +425,7 @@ mod tests {
             std::fs::rename(from, to)
         })
         .expect_err("fails");
-        assert!(e.contains("nothing was changed"), "{e}");
+        assert!(e.to_string().contains("nothing was changed"), "{e}");
         assert!(!good.exists());
         assert_eq!(std::fs::read_to_string(&bad).expect("bad"), "old bad\n");
         assert_eq!(names(d), before);

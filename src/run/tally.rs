@@ -3,9 +3,9 @@
 
 use crate::baseline::{Matcher, Recorder};
 use crate::diagnostic::{Diagnostic, Reports, Severity};
-use crate::filter::RuleFilter;
 use crate::report::fold::Folder;
 use crate::report::{Report, Summary};
+use crate::select::RuleFilter;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -119,7 +119,7 @@ impl Tally {
         // A bundle member's fixes are not applied (the archive is not
         // rewritten): counted apart when fixing, not offered otherwise.
         if let Some(f) = &d.fix {
-            let applies = crate::fix::applies(f, self.unsafe_fixes);
+            let applies = crate::apply::applies(f, self.unsafe_fixes);
             match (member.is_some(), applies) {
                 (true, true) if self.summary.fixing => self.summary.in_bundles += 1,
                 (true, _) => {}

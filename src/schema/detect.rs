@@ -1,6 +1,7 @@
 //! Picking a format from a header row (and, to break ties, the file name).
 
-use super::{normalize_name, Requirement, Table};
+use super::columns::{normalize_name, Requirement};
+use super::table::Table;
 use crate::names::{closest, typo_budget};
 
 /// The outcome of detection.
@@ -142,71 +143,5 @@ fn hinted_one(pool: &[&'static Table], file_name: Option<&str>) -> Option<&'stat
     match hinted.as_slice() {
         [only] => Some(only),
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::schema::tables;
-
-    fn detect(header: &str, file: Option<&str>) -> Detection {
-        let names: Vec<&str> = header.split(',').collect();
-        detect_format(tables().expect("tables"), &names, file)
-    }
-
-    #[test]
-    fn exact_variant_and_typo_headers_detect() {
-        assert_eq!(
-            detect("Full Name,Work Email,Start Date", None),
-            Detection::Found("employees")
-        );
-        assert_eq!(
-            detect("full name,Work Email*,Start Date", None),
-            Detection::Found("employees")
-        );
-        assert_eq!(
-            detect("Full Nmae,Work Emial,Start Date", None),
-            Detection::Found("employees")
-        );
-    }
-
-    #[test]
-    fn extra_columns_do_not_hide_a_complete_header() {
-        assert_eq!(
-            detect(
-                "Full Name,Work Email,Start Date,Nickname,Team,Location,Cost Center",
-                None
-            ),
-            Detection::Found("employees")
-        );
-    }
-
-    #[test]
-    fn file_hints_break_ties_and_rescue_no_match() {
-        let shared =
-            "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type,Source System";
-        assert!(matches!(detect(shared, None), Detection::Ambiguous(_)));
-        assert_eq!(
-            detect(shared, Some("rbac_relations.csv")),
-            Detection::Found("entity-rbac-relations")
-        );
-        // Without `Source System` (required in the upload, optional in the
-        // RBAC variant) the names fit both; the name decides, and the
-        // upload then lacks a required column.
-        let short = "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type";
-        assert_eq!(
-            detect(short, None),
-            Detection::Found("entity-rbac-relations")
-        );
-        assert_eq!(
-            detect(short, Some("entity-relations.csv")),
-            Detection::Found("entity-relations")
-        );
-        assert_eq!(detect("Foo,Bar", None), Detection::NoMatch);
-        assert_eq!(
-            detect("Foo,Bar", Some("campaigns-2024.csv")),
-            Detection::Found("campaigns")
-        );
     }
 }

@@ -347,20 +347,25 @@ pub struct Grammars {
 }
 
 impl Grammars {
-    pub fn parse(text: &str) -> Result<Grammars, String> {
-        let raw: RawFile = toml::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<Grammars, GrammarError> {
+        let raw: RawFile = toml::from_str(text).map_err(|e| GrammarError::Toml(e.to_string()))?;
         let mut schemas = HashMap::new();
         for name in raw.schemas.keys() {
-            let spec = compile(&raw.schemas, &raw.schemas[name], &mut vec![name.clone()])
-                .map_err(|m| format!("schema {name:?}: {m}"))?;
+            let spec = compile(&raw.schemas, &raw.schemas[name], &mut vec![name.clone()]).map_err(
+                |source| GrammarError::Schema {
+                    schema: name.clone(),
+                    source,
+                },
+            )?;
             schemas.insert(name.clone(), spec);
         }
         let f = raw.filter;
         for (field, ty) in &f.nested {
             if !f.fields.contains_key(ty) {
-                return Err(format!(
-                    "filter.nested: {field:?} names type {ty:?}, which has no field list"
-                ));
+                return Err(GrammarError::Nested {
+                    field: field.clone(),
+                    ty: ty.clone(),
+                });
             }
         }
         Ok(Grammars {
@@ -379,7 +384,7 @@ fn compile(
     all: &BTreeMap<String, RawSpec>,
     raw: &RawSpec,
     path: &mut Vec<String>,
-) -> Result<Spec, String> {
+) -> Result<Spec, SpecError> {
     if let Some(name) = &raw.reference {
         let alone = raw.ty.is_none()
             && raw.keys.is_empty()
@@ -390,37 +395,38 @@ fn compile(
             && raw.null.is_none()
             && raw.severity.is_none();
         if !alone {
-            return Err(format!(
-                "`ref = {name:?}` takes no other keys but `required`"
-            ));
+            return Err(SpecProblem::RefNotAlone(name.clone()).into());
         }
         if path.contains(name) {
-            return Err(format!("`ref = {name:?}` refers to itself"));
+            return Err(SpecProblem::RefItself(name.clone()).into());
         }
         let target = all
             .get(name)
-            .ok_or_else(|| format!("`ref = {name:?}` names no schema"))?;
+            .ok_or_else(|| SpecProblem::RefNone(name.clone()))?;
         path.push(name.clone());
         let mut spec = compile(all, target, path)?;
         path.pop();
         spec.required = raw.required;
         return Ok(spec);
     }
-    let ty = raw.ty.ok_or("a schema needs `type` (or `ref`)")?;
+    let ty = raw.ty.ok_or(SpecProblem::NoType)?;
     if !raw.keys.is_empty() && ty != JsonType::Object {
-        return Err("`keys` needs type = \"object\"".into());
+        return Err(SpecProblem::Keys.into());
     }
     if raw.items.is_some() && ty != JsonType::Array {
-        return Err("`items` needs type = \"array\"".into());
+        return Err(SpecProblem::Items.into());
     }
     if (raw.values.is_some() || raw.shape.is_some()) && ty != JsonType::String {
-        return Err("`values` and `shape` need type = \"string\"".into());
+        return Err(SpecProblem::Strings.into());
     }
     let mut keys = Vec::new();
     for (k, v) in &raw.keys {
         keys.push((
             k.clone(),
-            compile(all, v, path).map_err(|m| format!("{k}: {m}"))?,
+            compile(all, v, path).map_err(|mut e| {
+                e.keys.insert(0, k.clone());
+                e
+            })?,
         ));
     }
     let mut words: Vec<(KeyWords, usize)> = keys
@@ -509,11 +515,65 @@ fn compile(
 
 /// The grammars, parsed once. An error is a bug in `rules/json.toml`,
 /// caught by the tests.
-pub fn grammars() -> Result<&'static Grammars, &'static str> {
-    static G: OnceLock<Result<Grammars, String>> = OnceLock::new();
-    G.get_or_init(|| Grammars::parse(TEXT).map_err(|m| format!("rules/json.toml: {m}")))
-        .as_ref()
-        .map_err(String::as_str)
+pub fn grammars() -> Result<&'static Grammars, &'static GrammarError> {
+    static G: OnceLock<Result<Grammars, GrammarError>> = OnceLock::new();
+    G.get_or_init(|| Grammars::parse(TEXT)).as_ref()
+}
+
+/// Why `rules/json.toml` does not compile: a bug there, caught by the
+/// tests.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GrammarError {
+    /// Not TOML of the grammar file's shape.
+    #[error("rules/json.toml: {0}")]
+    Toml(String),
+    #[error("rules/json.toml: schema {schema:?}: {source}")]
+    Schema {
+        schema: String,
+        #[source]
+        source: SpecError,
+    },
+    #[error(
+        "rules/json.toml: filter.nested: {field:?} names type {ty:?}, which has no field list"
+    )]
+    Nested { field: String, ty: String },
+}
+
+/// What is wrong in a schema, under the member keys that lead to it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{problem}", keys.iter().map(|k| format!("{k}: ")).collect::<String>())]
+pub struct SpecError {
+    /// The member keys from the schema down to the node, outermost first.
+    pub keys: Vec<String>,
+    pub problem: SpecProblem,
+}
+
+impl From<SpecProblem> for SpecError {
+    fn from(problem: SpecProblem) -> Self {
+        SpecError {
+            keys: Vec::new(),
+            problem,
+        }
+    }
+}
+
+/// What a schema node gets wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecProblem {
+    #[error("`ref = {0:?}` takes no other keys but `required`")]
+    RefNotAlone(String),
+    #[error("`ref = {0:?}` refers to itself")]
+    RefItself(String),
+    #[error("`ref = {0:?}` names no schema")]
+    RefNone(String),
+    #[error("a schema needs `type` (or `ref`)")]
+    NoType,
+    #[error("`keys` needs type = \"object\"")]
+    Keys,
+    #[error("`items` needs type = \"array\"")]
+    Items,
+    #[error("`values` and `shape` need type = \"string\"")]
+    Strings,
 }
 
 #[cfg(test)]
@@ -695,7 +755,34 @@ mod tests {
             ("[schemas.a]\ntype = \"object\"\nextra = 1\n", "extra"),
         ] {
             let e = Grammars::parse(&format!("{text}{base}")).expect_err(text);
-            assert!(e.contains(want), "{text}: {e}");
+            assert!(e.to_string().contains(want), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn errors_name_the_file_the_schema_and_the_keys_down_to_the_problem() {
+        let base = "[filter]\noperators={}\nnested={}\nfields={}\n";
+        for (text, want) in [
+            (
+                "[schemas.a]\ntype = \"object\"\n[schemas.a.keys]\nx = { type = \"object\", keys = { y = { type = \"string\", items = { type = \"any\" } } } }\n",
+                "rules/json.toml: schema \"a\": x: y: `items` needs type = \"array\"",
+            ),
+            (
+                "[schemas.a]\nref = \"b\"\n",
+                "rules/json.toml: schema \"a\": `ref = \"b\"` names no schema",
+            ),
+            ("[schemas.a]\n", "rules/json.toml: schema \"a\": a schema needs `type` (or `ref`)"),
+        ] {
+            let e = Grammars::parse(&format!("{text}{base}")).expect_err(text);
+            assert_eq!(e.to_string(), want, "{text}");
+        }
+        let e = Grammars::parse(
+            "schemas = {}\n[filter]\noperators={}\nnested={ a = \"T\" }\nfields={}\n",
+        )
+        .expect_err("no T");
+        assert_eq!(
+            e.to_string(),
+            "rules/json.toml: filter.nested: \"a\" names type \"T\", which has no field list"
+        );
     }
 }

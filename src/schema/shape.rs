@@ -171,16 +171,16 @@ impl Shape {
         min: Option<i64>,
         max: Option<i64>,
         braces: Option<Braces>,
-    ) -> Result<Shape, String> {
+    ) -> Result<Shape, ShapeError> {
         let takes_values = matches!(name, "enum" | "list");
         if values.is_some() && !takes_values {
-            return Err(format!("shape {name:?} takes no `values`"));
+            return Err(ShapeError::NoValues(name.to_owned()));
         }
         if (min.is_some() || max.is_some()) && name != "integer" {
-            return Err(format!("shape {name:?} takes no `min`/`max`"));
+            return Err(ShapeError::NoRange(name.to_owned()));
         }
         if braces.is_some() && name != "list" {
-            return Err(format!("shape {name:?} takes no `braces`"));
+            return Err(ShapeError::NoBraces(name.to_owned()));
         }
         let shape = match name {
             "text" => Shape::Text,
@@ -195,16 +195,16 @@ impl Shape {
             "boolean" => Shape::Bool(BoolSpelling::Lower),
             "boolean-upper" => Shape::Bool(BoolSpelling::Upper),
             "integer" => {
-                if let (Some(a), Some(b)) = (min, max) {
-                    if a > b {
-                        return Err(format!("min {a} is greater than max {b}"));
+                if let (Some(min), Some(max)) = (min, max) {
+                    if min > max {
+                        return Err(ShapeError::MinOverMax { min, max });
                     }
                 }
                 Shape::Integer { min, max }
             }
             "enum" => match values {
                 Some(v) if !v.is_empty() => Shape::Enum(v),
-                _ => return Err("shape \"enum\" needs non-empty `values`".into()),
+                _ => return Err(ShapeError::EnumValues),
             },
             "list" => Shape::List {
                 values,
@@ -216,8 +216,121 @@ impl Shape {
             "json" => Shape::Json(JsonKind::Any),
             "brn" => Shape::Brn,
             "url" => Shape::Url,
-            other => return Err(format!("unknown shape {other:?}")),
+            other => return Err(ShapeError::Unknown(other.to_owned())),
         };
         Ok(shape)
+    }
+}
+
+/// Why a column's `shape` and its parameters do not compile.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    #[error("shape {0:?} takes no `values`")]
+    NoValues(String),
+    #[error("shape {0:?} takes no `min`/`max`")]
+    NoRange(String),
+    #[error("shape {0:?} takes no `braces`")]
+    NoBraces(String),
+    #[error("min {min} is greater than max {max}")]
+    MinOverMax { min: i64, max: i64 },
+    #[error("shape \"enum\" needs non-empty `values`")]
+    EnumValues,
+    #[error("unknown shape {0:?}")]
+    Unknown(String),
+}
+
+#[cfg(test)]
+mod documented {
+    use super::*;
+
+    /// One shape of each name. The match has no catch-all, so a new shape
+    /// (or a new date, spelling or JSON kind) does not compile until it is
+    /// listed here too, and then the test below asks for its row in the
+    /// Shapes table of `rules/README.md`.
+    fn every_shape() -> Vec<Shape> {
+        use DateShape as D;
+        let all = vec![
+            Shape::Text,
+            Shape::Email,
+            Shape::Date(D::Mdy),
+            Shape::Date(D::Ymd),
+            Shape::Date(D::DateTimeOffset),
+            Shape::Date(D::DateTimeFraction),
+            Shape::Date(D::DateTimeIso),
+            Shape::Date(D::TimestampUtc),
+            Shape::Date(D::DateTimeLocal),
+            Shape::Bool(BoolSpelling::Lower),
+            Shape::Bool(BoolSpelling::Upper),
+            Shape::Integer {
+                min: None,
+                max: None,
+            },
+            Shape::Enum(vec!["a".into()]),
+            Shape::List {
+                values: None,
+                braces: Braces::Forbidden,
+            },
+            Shape::IntegrationRef,
+            Shape::Json(JsonKind::Object),
+            Shape::Json(JsonKind::Array),
+            Shape::Json(JsonKind::Any),
+            Shape::Brn,
+            Shape::Url,
+        ];
+        for s in &all {
+            match s {
+                Shape::Text
+                | Shape::Email
+                | Shape::Date(
+                    D::Mdy
+                    | D::Ymd
+                    | D::DateTimeOffset
+                    | D::DateTimeFraction
+                    | D::DateTimeIso
+                    | D::TimestampUtc
+                    | D::DateTimeLocal,
+                )
+                | Shape::Bool(BoolSpelling::Lower | BoolSpelling::Upper)
+                | Shape::Integer { .. }
+                | Shape::Enum(_)
+                | Shape::List { .. }
+                | Shape::IntegrationRef
+                | Shape::Json(JsonKind::Object | JsonKind::Array | JsonKind::Any)
+                | Shape::Brn
+                | Shape::Url => {}
+            }
+        }
+        all
+    }
+
+    /// The names in the first column of the Shapes table of
+    /// `rules/README.md` (a row may name several: `json-object`, `json`).
+    fn documented() -> Vec<String> {
+        let readme = include_str!("../../rules/README.md");
+        let start = readme.find("### Shapes").expect("a Shapes section");
+        readme[start..]
+            .lines()
+            .skip_while(|l| !l.starts_with('|'))
+            .skip(2)
+            .take_while(|l| l.starts_with('|'))
+            .filter_map(|l| l.split('|').nth(1))
+            .flat_map(|cell| cell.split(','))
+            .map(|n| n.trim().trim_matches('`').to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn the_shapes_table_names_every_shape_and_only_those() {
+        let mut code: Vec<&str> = every_shape().iter().map(Shape::name).collect();
+        let mut doc = documented();
+        for name in &doc {
+            let values = matches!(name.as_str(), "enum" | "list").then(|| vec!["a".to_owned()]);
+            let shape = Shape::compile(name, values, None, None, None)
+                .unwrap_or_else(|e| panic!("rules/README.md names {name:?}: {e}"));
+            assert_eq!(shape.name(), name);
+        }
+        code.sort_unstable();
+        doc.sort_unstable();
+        assert_eq!(doc, code, "the Shapes table of rules/README.md");
     }
 }
