@@ -19,7 +19,7 @@ use std::collections::HashMap;
 pub fn content_hash(path: &str, d: &Diagnostic) -> u64 {
     // `./uploads/a.csv` (a walk of `.`) and `uploads/a.csv` (pre-commit
     // naming the file) are one file: hash the path as reports print it.
-    let path = super::uri(path);
+    let path = super::model::uri(path);
     let mut buf = Vec::with_capacity(128);
     let shared = d.shared.map(|h| format!("{h:016x}"));
     for part in [

@@ -6,7 +6,8 @@
 //! GitHub shows only the first 10 errors and 10 warnings of a step (50 per
 //! job), so large runs should upload SARIF instead.
 
-use super::{position, Failure, Report, Summary};
+use super::model::{Failure, Report, Summary};
+use super::position;
 use crate::diagnostic::{Diagnostic, Severity};
 use std::io::{self, Write};
 
@@ -56,7 +57,7 @@ impl<'w> GithubWriter<'w> {
 
 impl Report for GithubWriter<'_> {
     fn start_file(&mut self, path: &str, member: Option<&str>) {
-        self.file = escape_property(&super::sarif::uri(&super::location(path, member)));
+        self.file = escape_property(&super::model::uri(&super::model::location(path, member)));
         self.in_file = 0;
     }
 
@@ -105,7 +106,7 @@ impl Report for GithubWriter<'_> {
             writeln!(
                 self.out,
                 "::error file={},title=bdxlint::{}",
-                escape_property(&super::sarif::uri(&f.path)),
+                escape_property(&super::model::uri(&f.path)),
                 escape_data(&f.reason)
             )?;
         }

@@ -9,7 +9,8 @@
 //! it whole, one issue at a time as findings arrive.
 
 use super::fingerprint::Numbering;
-use super::{pretty, Failure, Report, Summary};
+use super::model::{Failure, Report, Summary};
+use super::pretty;
 use crate::diagnostic::{Diagnostic, Severity};
 use serde::Serialize;
 use std::io::{self, Write};
@@ -92,8 +93,8 @@ impl<'w> GitlabWriter<'w> {
 
 impl Report for GitlabWriter<'_> {
     fn start_file(&mut self, path: &str, member: Option<&str>) {
-        self.location = super::location(path, member);
-        self.path = super::sarif::uri(&self.location);
+        self.location = super::model::location(path, member);
+        self.path = super::model::uri(&self.location);
         self.numbering.clear();
         self.in_file = 0;
     }
@@ -136,7 +137,7 @@ impl Report for GitlabWriter<'_> {
                 fingerprint: hex128(&format!("unreadable\u{0}{}", f.path)),
                 severity: "critical",
                 location: Location {
-                    path: super::sarif::uri(&f.path),
+                    path: super::model::uri(&f.path),
                     lines: Lines { begin: 1 },
                 },
             })?;

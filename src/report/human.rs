@@ -101,7 +101,7 @@ impl miette::Diagnostic for Finding<'_> {
             self.d.severity,
             self.d.rule.code,
             self.d.rule.name,
-            super::fix_mark(self.d)
+            super::model::fix_mark(self.d)
         )))
     }
 

@@ -4,7 +4,7 @@
 //! "summary":{"files","errors","warnings","infos"}}`. Fields are only ever
 //! added, never renamed or removed, without bumping `version`.
 
-use super::Summary;
+use super::model::Summary;
 use crate::diagnostic::Diagnostic;
 use serde::Serialize;
 

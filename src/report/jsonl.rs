@@ -3,7 +3,7 @@
 //! reports arrive, so a consumer can stream it; files that could not be
 //! checked are one line each with `path` and `error`, written here.
 
-use super::Failure;
+use super::model::Failure;
 use serde::Serialize;
 use std::io::{self, Write};
 

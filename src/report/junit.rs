@@ -17,8 +17,8 @@
 //! at the end of the file, which follows the totals at the end of the run.
 
 use super::fingerprint::Numbering;
+use super::model::{Failure, Report, Summary};
 use super::spill::Spill;
-use super::{Failure, Report, Summary};
 use crate::diagnostic::Diagnostic;
 use std::io::{self, Write};
 
@@ -90,7 +90,7 @@ impl<'w> JunitWriter<'w> {
 
 impl Report for JunitWriter<'_> {
     fn start_file(&mut self, path: &str, member: Option<&str>) {
-        self.location = super::location(path, member);
+        self.location = super::model::location(path, member);
         self.path = esc(&self.location);
         self.in_file = 0;
         self.numbering.clear();
@@ -199,6 +199,19 @@ mod tests {
     use super::*;
     use crate::diagnostic::FileReport;
 
+    /// A collected run through this writer, as `report::render` would
+    /// feed it (which this file cannot call: its parent uses it).
+    fn write_run(w: &mut dyn Report, reports: &[FileReport], s: &Summary) {
+        for r in reports {
+            w.start_file(&r.path, r.member.as_deref());
+            for d in &r.diagnostics {
+                w.diagnostic(d).expect("writes");
+            }
+            w.end_file(r.format, r.records).expect("writes");
+        }
+        w.finish(&[], s).expect("renders");
+    }
+
     fn finding(code: &str, line: u64, col: u64, column: Option<&str>) -> Diagnostic {
         Diagnostic {
             help: (line == 2).then(|| "fix & retry".to_owned()),
@@ -227,16 +240,8 @@ mod tests {
             };
             let mut out = Vec::new();
             let reports = [report];
-            let s = crate::report::Summary::of(&reports, &[]);
-            crate::report::render(
-                &mut out,
-                crate::report::OutputFormat::Junit,
-                &reports,
-                &[],
-                &s,
-                &crate::report::HumanOptions::default(),
-            )
-            .expect("renders");
+            let s = Summary::of(&reports, &[]);
+            write_run(&mut JunitWriter::new(&mut out), &reports, &s);
             let xml = String::from_utf8(out).expect("UTF-8");
             let mut names: Vec<String> = xml
                 .lines()

@@ -3,7 +3,8 @@
 //! reviewdog counts columns in UTF-8 bytes, so the byte columns of
 //! [`super::position::Region`] are used here.
 
-use super::{position, Failure, Report, Summary};
+use super::model::{Failure, Report, Summary};
+use super::position;
 use crate::diagnostic::Severity;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -86,7 +87,7 @@ impl<'w> RdjsonlWriter<'w> {
 
 impl Report for RdjsonlWriter<'_> {
     fn start_file(&mut self, path: &str, member: Option<&str>) {
-        self.path = super::sarif::uri(&super::location(path, member));
+        self.path = super::model::uri(&super::model::location(path, member));
         self.in_file = 0;
     }
 
@@ -134,7 +135,7 @@ impl Report for RdjsonlWriter<'_> {
             self.line(&Diagnostic {
                 message: &f.reason,
                 location: Location {
-                    path: super::sarif::uri(&f.path),
+                    path: super::model::uri(&f.path),
                     range: None,
                 },
                 severity: "ERROR",

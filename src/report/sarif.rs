@@ -14,8 +14,9 @@
 //! not grow with the number of findings.
 
 use super::fingerprint::Numbering;
+use super::model::{uri, Failure, Report, Summary};
 use super::spill::Spill;
-use super::{position, pretty, Failure, Report, Summary};
+use super::{position, pretty};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{self, Rule};
 use serde::Serialize;
@@ -185,17 +186,6 @@ pub(super) fn level(s: Severity) -> &'static str {
     }
 }
 
-/// A path as a relative URI: forward slashes, no leading `./`. GitHub
-/// resolves it against the repository root, so run bdxlint from there.
-pub fn uri(path: &str) -> String {
-    let p = path.replace('\\', "/");
-    let mut p = p.as_str();
-    while let Some(rest) = p.strip_prefix("./") {
-        p = rest;
-    }
-    p.to_owned()
-}
-
 /// `path` as SARIF's `artifactLocation.uri`, which must be a URI
 /// reference: [`uri`], then every byte outside RFC 3986's unreserved
 /// characters, sub-delimiters, `@` and `/` percent-encoded. A space or a `%`
@@ -306,7 +296,7 @@ impl Report for SarifWriter<'_> {
         // A member's bytes are inside its archive: no byte offset in a
         // file names them.
         self.fixable = member.is_none();
-        self.location = super::location(path, member);
+        self.location = super::model::location(path, member);
         self.uri = artifact_uri(&self.location);
         self.numbering.clear();
         self.in_file = 0;
@@ -502,6 +492,19 @@ mod tests {
     use super::*;
     use crate::diagnostic::FileReport;
 
+    /// A collected run through this writer, as `report::render` would
+    /// feed it (which this file cannot call: its parent uses it).
+    fn write_run(w: &mut dyn Report, reports: &[FileReport], s: &Summary) {
+        for r in reports {
+            w.start_file(&r.path, r.member.as_deref());
+            for d in &r.diagnostics {
+                w.diagnostic(d).expect("writes");
+            }
+            w.end_file(r.format, r.records).expect("writes");
+        }
+        w.finish(&[], s).expect("renders");
+    }
+
     #[test]
     fn absolute_paths_are_file_uris() {
         assert_eq!(artifact_uri("/tmp/a b.csv"), "file:///tmp/a%20b.csv");
@@ -536,16 +539,8 @@ mod tests {
         };
         let mut out = Vec::new();
         let reports = [report];
-        let s = crate::report::Summary::of(&reports, &[]);
-        crate::report::render(
-            &mut out,
-            crate::report::OutputFormat::Sarif,
-            &reports,
-            &[],
-            &s,
-            &crate::report::HumanOptions::default(),
-        )
-        .expect("renders");
+        let s = Summary::of(&reports, &[]);
+        write_run(&mut SarifWriter::new(&mut out), &reports, &s);
         let log: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
         let run = &log["runs"][0];
         assert_eq!(run["results"].as_array().map(Vec::len), Some(MAX_RESULTS));

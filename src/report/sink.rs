@@ -3,7 +3,7 @@
 //! arrive, so their memory does not grow with the number of findings (a
 //! table of at most one entry per rule and severity).
 
-use super::{Failure, Report, Summary};
+use super::model::{Failure, Report, Summary};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{self, Rule};
 use std::collections::BTreeMap;
@@ -113,7 +113,7 @@ impl Report for Statistics<'_> {
             Shows::Summary => {
                 // What was fixed is news too (`--fix-only`, `--fix -q`).
                 if s.errors + s.warnings + s.infos + s.failures + s.fixed > 0 {
-                    writeln!(self.out, "{}", super::summary_line(s))?;
+                    writeln!(self.out, "{}", super::model::summary_line(s))?;
                 }
                 return Ok(());
             }
@@ -161,6 +161,6 @@ impl Report for Statistics<'_> {
                 }
             }
         }
-        writeln!(self.out, "{}", super::summary_line(s))
+        writeln!(self.out, "{}", super::model::summary_line(s))
     }
 }

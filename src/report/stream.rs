@@ -3,8 +3,9 @@
 //! arrives, so memory stays flat however many findings a file has. The
 //! other formats have writers of their own (see [`super::writer`]).
 
+use super::human::HumanOptions;
 use super::json::write_diag;
-use super::{Failure, HumanOptions, OutputFormat, Report, Summary};
+use super::model::{Failure, OutputFormat, Report, Summary};
 use crate::diagnostic::Diagnostic;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -149,7 +150,7 @@ impl<'w> StreamWriter<'w> {
                 d.col,
                 d.rule.code,
                 d.severity,
-                if super::fix_mark(d).is_empty() || self.member.is_some() {
+                if super::model::fix_mark(d).is_empty() || self.member.is_some() {
                     ""
                 } else {
                     "[*] "
@@ -286,7 +287,7 @@ impl<'w> StreamWriter<'w> {
                 self.out.write_all(b"}\n")
             }
             OutputFormat::Jsonl => super::jsonl::failures(self.out, failures),
-            OutputFormat::Human => writeln!(self.out, "{}", super::summary_line(s)),
+            OutputFormat::Human => writeln!(self.out, "{}", super::model::summary_line(s)),
             OutputFormat::Concise => Ok(()),
             // `new` refuses them.
             OutputFormat::Sarif

@@ -151,7 +151,10 @@ fn readme_lists_every_output_format() {
         .filter_map(|l| l.split('|').nth(1))
         .map(|cell| cell.trim().trim_matches('`').to_owned())
         .collect();
-    assert!(!table.is_empty(), "README.md has no table of output formats (`| Format |`)");
+    assert!(
+        !table.is_empty(),
+        "README.md has no table of output formats (`| Format |`)"
+    );
     assert_eq!(table, want, "README.md's table of output formats");
 }
 
