@@ -25,7 +25,7 @@ use std::io::{self, Read, Write};
 /// (and applied by the next pass). Edits of fixes on one cell (the spaces around a value,
 /// the value itself) wait until the next anchor passes them, so that fixes
 /// of one cell that do not overlap all apply, whichever comes first.
-pub struct Applier<R, W> {
+pub(crate) struct Applier<R, W> {
     src: R,
     out: W,
     /// Offset in `src` copied or skipped up to.
@@ -35,11 +35,11 @@ pub struct Applier<R, W> {
     /// The latest anchor offered: findings come in file order.
     anchor: u64,
     /// Fixes applied.
-    pub applied: usize,
+    pub(crate) applied: usize,
 }
 
 impl<R: Read, W: Write> Applier<R, W> {
-    pub fn new(src: R, out: W) -> Self {
+    pub(crate) fn new(src: R, out: W) -> Self {
         Applier {
             src,
             out,
@@ -53,7 +53,7 @@ impl<R: Read, W: Write> Applier<R, W> {
     /// Whether `fix` may still be applied: its edits are in order, start
     /// where nothing was written yet, and overlap no edit accepted before
     /// (a fix is applied whole or not at all).
-    pub fn fits(&self, fix: &Fix) -> bool {
+    pub(crate) fn fits(&self, fix: &Fix) -> bool {
         let overlaps = |a: &Edit, b: &Edit| {
             a.span.start < b.span.end && b.span.start < a.span.end
                 // Two edits at one point: which goes first is not defined.
@@ -74,7 +74,7 @@ impl<R: Read, W: Write> Applier<R, W> {
 
     /// Applies `fix`, whose finding starts at `anchor`, if it
     /// [`fits`](Self::fits); `Ok(false)` if it does not.
-    pub fn offer(&mut self, fix: &Fix, anchor: u64) -> io::Result<bool> {
+    pub(crate) fn offer(&mut self, fix: &Fix, anchor: u64) -> io::Result<bool> {
         // A finding out of order, or an edit before its own finding, would
         // break the order the writing relies on.
         if anchor < self.anchor {
@@ -100,7 +100,7 @@ impl<R: Read, W: Write> Applier<R, W> {
 
     /// Writes the edits that end by `anchor`: no later fix reaches before
     /// it.
-    pub fn advance(&mut self, anchor: u64) -> io::Result<()> {
+    pub(crate) fn advance(&mut self, anchor: u64) -> io::Result<()> {
         let n = self
             .pending
             .iter()
@@ -138,7 +138,7 @@ impl<R: Read, W: Write> Applier<R, W> {
 
     /// Writes what is pending, copies the rest of the source and hands back
     /// the output.
-    pub fn finish(mut self) -> io::Result<W> {
+    pub(crate) fn finish(mut self) -> io::Result<W> {
         self.advance(u64::MAX)?;
         io::copy(&mut self.src, &mut self.out)?;
         self.out.flush()?;
@@ -154,7 +154,7 @@ fn short() -> io::Error {
 }
 
 /// Whether `fix` is applied in a run that takes `unsafe_fixes` too.
-pub fn applies(fix: &Fix, unsafe_fixes: bool) -> bool {
+pub(crate) fn applies(fix: &Fix, unsafe_fixes: bool) -> bool {
     fix.applicability == Applicability::Safe || unsafe_fixes
 }
 

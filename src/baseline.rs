@@ -16,7 +16,6 @@
 //! reading a baseline, as CI does.
 
 use crate::bounded_read::{read_bounded, ReadError, MAX_BASELINE_BYTES};
-use crate::diagnostic::FileReport;
 use crate::report::{display_path, excerpt, fingerprint, uri};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -25,35 +24,35 @@ use std::path::{Path, PathBuf};
 /// The baseline file.
 #[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct Baseline {
-    pub version: u32,
-    pub findings: Vec<Entry>,
+pub(crate) struct Baseline {
+    pub(crate) version: u32,
+    pub(crate) findings: Vec<Entry>,
 }
 
 /// Recorded findings that share a key.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(deny_unknown_fields)]
-pub struct Entry {
-    pub path: String,
+pub(crate) struct Entry {
+    pub(crate) path: String,
     /// The ZIP member the findings are in (`path` is then the archive);
     /// absent outside bundles.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub member: Option<String>,
-    pub code: String,
-    pub column: Option<String>,
+    pub(crate) member: Option<String>,
+    pub(crate) code: String,
+    pub(crate) column: Option<String>,
     /// 16 hex digits of the content hash.
-    pub fingerprint: String,
-    pub count: u32,
+    pub(crate) fingerprint: String,
+    pub(crate) count: u32,
     /// The first finding's message, for people reading the file; not
     /// compared.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 type Key = (String, Option<String>, String, Option<String>, String);
 
 /// A baseline that cannot be read or written; each names the file.
 #[derive(Debug, thiserror::Error)]
-pub enum BaselineError {
+pub(crate) enum BaselineError {
     #[error("baseline {}: {error}", display_path(.path))]
     Read { path: PathBuf, error: ReadError },
     /// Not a baseline's JSON: serde's message, which may quote a value of
@@ -81,26 +80,15 @@ fn key_of(path: &str, member: Option<&str>, d: &crate::diagnostic::Diagnostic) -
 
 /// What applying a baseline did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Findings dropped because the baseline records them.
-    pub matched: usize,
+    pub(crate) matched: usize,
     /// Recorded findings, in the files of this run, that did not occur.
-    pub stale: usize,
+    pub(crate) stale: usize,
 }
 
 impl Baseline {
-    /// Records every finding of `reports`, sorted so the file diffs well.
-    pub fn record(reports: &[FileReport]) -> Baseline {
-        let mut r = Recorder::default();
-        for rep in reports {
-            for d in &rep.diagnostics {
-                r.add(&rep.path, rep.member.as_deref(), d);
-            }
-        }
-        r.finish()
-    }
-
-    pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
+    pub(crate) fn load(path: &Path) -> Result<Baseline, BaselineError> {
         let path_buf = || path.to_path_buf();
         let text = read_bounded(path, MAX_BASELINE_BYTES).map_err(|error| BaselineError::Read {
             path: path_buf(),
@@ -125,7 +113,7 @@ impl Baseline {
     /// with the old file's mode (a new one gets the umask's). A failed write
     /// (disk full, a file-size limit) leaves the old baseline as it was. A
     /// device or FIFO is written in place.
-    pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
+    pub(crate) fn save(&self, path: &Path) -> Result<(), BaselineError> {
         use std::io::Write;
         let at = |error: std::io::Error| BaselineError::Write {
             path: path.to_path_buf(),
@@ -139,29 +127,22 @@ impl Baseline {
             .map_err(at)?;
         Ok(())
     }
-
-    /// Drops the recorded findings from `reports`, in file order.
-    pub fn apply(&self, reports: &mut [FileReport]) -> Outcome {
-        let mut m = Matcher::new(self);
-        for r in reports.iter_mut() {
-            m.start_file(&r.path);
-            let (path, member) = (r.path.clone(), r.member.clone());
-            r.diagnostics
-                .retain(|d| !m.matches(&path, member.as_deref(), d));
-        }
-        m.outcome()
-    }
 }
 
 /// Records findings one at a time (`--write-baseline`): one entry per
 /// distinct key, never the findings themselves.
 #[derive(Debug, Default)]
-pub struct Recorder {
+pub(crate) struct Recorder {
     map: BTreeMap<Key, (u32, String)>,
 }
 
 impl Recorder {
-    pub fn add(&mut self, path: &str, member: Option<&str>, d: &crate::diagnostic::Diagnostic) {
+    pub(crate) fn add(
+        &mut self,
+        path: &str,
+        member: Option<&str>,
+        d: &crate::diagnostic::Diagnostic,
+    ) {
         self.map
             .entry(key_of(path, member, d))
             .or_insert_with(|| (0, d.message.clone()))
@@ -169,7 +150,7 @@ impl Recorder {
     }
 
     /// The baseline of everything added, sorted so the file diffs well.
-    pub fn finish(self) -> Baseline {
+    pub(crate) fn finish(self) -> Baseline {
         Baseline {
             version: 1,
             findings: self
@@ -194,7 +175,7 @@ impl Recorder {
 /// Tells findings a baseline records from new ones as they arrive
 /// (`--baseline`): the baseline's counts, used up in file order.
 #[derive(Debug)]
-pub struct Matcher {
+pub(crate) struct Matcher {
     left: HashMap<Key, u32>,
     /// The paths checked so far: entries of other files are not stale.
     checked: HashSet<String>,
@@ -202,7 +183,7 @@ pub struct Matcher {
 }
 
 impl Matcher {
-    pub fn new(b: &Baseline) -> Matcher {
+    pub(crate) fn new(b: &Baseline) -> Matcher {
         let mut left: HashMap<Key, u32> = HashMap::new();
         for e in &b.findings {
             *left
@@ -223,12 +204,12 @@ impl Matcher {
     }
 
     /// A file (or an archive, for its members) is being checked.
-    pub fn start_file(&mut self, path: &str) {
+    pub(crate) fn start_file(&mut self, path: &str) {
         self.checked.insert(uri(path));
     }
 
     /// Whether the baseline records `d` (and one fewer of its kind is left).
-    pub fn matches(
+    pub(crate) fn matches(
         &mut self,
         path: &str,
         member: Option<&str>,
@@ -244,7 +225,7 @@ impl Matcher {
         }
     }
 
-    pub fn outcome(&self) -> Outcome {
+    pub(crate) fn outcome(&self) -> Outcome {
         // Entries of files not checked in this run are not stale: the run
         // may cover only some files (pre-commit passes the changed ones).
         let stale = self

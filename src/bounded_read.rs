@@ -8,9 +8,9 @@ use std::io::Read;
 use std::path::Path;
 
 /// Largest configuration file read.
-pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// Largest baseline read (about a million recorded findings).
-pub const MAX_BASELINE_BYTES: u64 = 256 << 20;
+pub(crate) const MAX_BASELINE_BYTES: u64 = 256 << 20;
 
 /// Why a bounded file could not be read; the caller names the file.
 #[derive(Debug, thiserror::Error)]
@@ -24,7 +24,7 @@ pub enum ReadError {
 }
 
 /// The UTF-8 text of `path`, if it is at most `limit` bytes.
-pub fn read_bounded(path: &Path, limit: u64) -> Result<String, ReadError> {
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<String, ReadError> {
     let file = std::fs::File::open(path)?;
     let mut buf = Vec::new();
     file.take(limit + 1).read_to_end(&mut buf)?;

@@ -77,7 +77,7 @@ pub struct Limits {
 }
 
 /// Bytes a member may inflate to before the ratio limit applies.
-pub const RATIO_FLOOR: u64 = 1 << 20;
+pub(crate) const RATIO_FLOOR: u64 = 1 << 20;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -269,7 +269,7 @@ const ARCHIVE_EXTENSIONS: [&str; 8] =
 
 /// True when `path` should be checked as a bundle: a `.zip` name, or a
 /// bundle format forced on it.
-pub fn is_bundle_path(path: &Path, forced: Option<&str>) -> bool {
+pub(crate) fn is_bundle_path(path: &Path, forced: Option<&str>) -> bool {
     forced.is_some_and(|f| Kind::from_name(f).is_some())
         || path
             .extension()
@@ -305,7 +305,7 @@ pub fn check_zip(
 /// it is read, so memory does not grow with the findings. A member cut
 /// short (a limit, corrupt bytes) ends with the finding that says so; the
 /// relations member's references follow its own findings.
-pub fn check_zip_into(
+pub(crate) fn check_zip_into(
     path: &Path,
     forced: Option<Kind>,
     opts: &Options,

@@ -198,30 +198,28 @@ fn unquoted(text: &str, e: &toml::de::Error) -> String {
 /// A loaded, checked configuration.
 #[derive(Debug)]
 pub struct Config {
-    /// The file it came from.
-    pub path: PathBuf,
     /// Its directory: override globs are relative to it.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// `select`, when the file sets it.
-    pub select: Option<Vec<String>>,
+    pub(crate) select: Option<Vec<String>>,
     /// `extend-select`: added to `select` (the file's, or `--select`'s
     /// when that replaces it, as ruff has it).
-    pub extend_select: Vec<String>,
-    pub ignore: Vec<String>,
+    pub(crate) extend_select: Vec<String>,
+    pub(crate) ignore: Vec<String>,
     /// Ordered from least to most specific selector, so `C = "warning"`
     /// and `C004 = "off"` mean what they say in either order.
-    pub severity: Vec<(String, Level)>,
-    pub fail_on: Option<FailOn>,
-    pub output_format: Option<OutputFormat>,
-    pub max_diagnostics: Option<usize>,
+    pub(crate) severity: Vec<(String, Level)>,
+    pub(crate) fail_on: Option<FailOn>,
+    pub(crate) output_format: Option<OutputFormat>,
+    pub(crate) max_diagnostics: Option<usize>,
     /// Paths a directory walk skips (and, with `force-exclude`, named
     /// paths too); `--exclude` replaces it.
-    pub exclude: Exclude,
+    pub(crate) exclude: Exclude,
     /// `extend-exclude`: skipped as well, whatever `--exclude` says.
-    pub extend_exclude: Exclude,
-    pub force_exclude: Option<bool>,
+    pub(crate) extend_exclude: Exclude,
+    pub(crate) force_exclude: Option<bool>,
     /// `[per-file-ignores]`: rules ignored in the files a glob covers.
-    pub per_file_ignores: Vec<PerFileIgnore>,
+    pub(crate) per_file_ignores: Vec<PerFileIgnore>,
     pub overrides: Vec<Override>,
 }
 
@@ -229,15 +227,15 @@ pub struct Config {
 /// (a name at any depth, or a path from the root; a directory covers what
 /// lies below it).
 #[derive(Debug, Clone)]
-pub struct PerFileIgnore {
-    pub globs: Exclude,
-    pub rules: Vec<String>,
+pub(crate) struct PerFileIgnore {
+    pub(crate) globs: Exclude,
+    pub(crate) rules: Vec<String>,
 }
 
 impl PerFileIgnore {
     /// `--per-file-ignores GLOB:RULE,...`, the glob relative to `cwd`.
     /// The glob ends at the last `:`, since no rule selector holds one.
-    pub fn parse(arg: &str, cwd: &Path) -> Result<PerFileIgnore, ConfigError> {
+    pub(crate) fn parse(arg: &str, cwd: &Path) -> Result<PerFileIgnore, ConfigError> {
         let bad = |problem: String| ConfigError::PerFileIgnores {
             arg: arg.to_owned(),
             problem,
@@ -263,7 +261,7 @@ impl PerFileIgnore {
 
 /// The rules `list` ignores in `file` (as given, relative to `cwd`
 /// unless absolute).
-pub fn ignored_in<'a>(
+pub(crate) fn ignored_in<'a>(
     list: &'a [PerFileIgnore],
     file: &'a Path,
     cwd: &'a Path,
@@ -280,7 +278,7 @@ pub fn ignored_in<'a>(
 /// (up to the root) matches. The root is the config file's directory for
 /// its globs, the working directory for the command line's.
 #[derive(Debug, Default, Clone)]
-pub struct Exclude {
+pub(crate) struct Exclude {
     root: PathBuf,
     names: Option<GlobSet>,
     paths: Option<GlobSet>,
@@ -289,7 +287,7 @@ pub struct Exclude {
 impl Exclude {
     /// Compiles `patterns`, relative to `root`; `Err` holds the index of
     /// the pattern that is not a glob, and why.
-    pub fn new<'p>(
+    pub(crate) fn new<'p>(
         root: &Path,
         patterns: impl IntoIterator<Item = &'p str>,
     ) -> Result<Exclude, (usize, String)> {
@@ -322,14 +320,14 @@ impl Exclude {
     /// Whether the patterns cover `path` (as given, relative to `cwd`
     /// unless absolute) or a directory above it. Paths outside the root
     /// never are.
-    pub fn covers(&self, path: &Path, cwd: &Path) -> bool {
+    pub(crate) fn covers(&self, path: &Path, cwd: &Path) -> bool {
         relative(path, cwd, &self.root).is_some_and(|rel| rel.ancestors().any(|a| self.matches(a)))
     }
 
     /// Whether the patterns name `path` itself, for a directory walk: it
     /// prunes excluded directories as it meets them, and below a directory
     /// the user named, only what lies under it is matched.
-    pub fn names_entry(&self, path: &Path, cwd: &Path) -> bool {
+    pub(crate) fn names_entry(&self, path: &Path, cwd: &Path) -> bool {
         relative(path, cwd, &self.root).is_some_and(|rel| self.matches(&rel))
     }
 
@@ -347,10 +345,10 @@ impl Exclude {
 /// `[[overrides]]`: settings for the files matching `paths`.
 #[derive(Debug)]
 pub struct Override {
-    pub globs: GlobSet,
-    pub format: Option<String>,
-    pub ignore: Vec<String>,
-    pub severity: Vec<(String, Level)>,
+    pub(crate) globs: GlobSet,
+    pub(crate) format: Option<String>,
+    pub(crate) ignore: Vec<String>,
+    pub(crate) severity: Vec<(String, Level)>,
 }
 
 /// A configuration that cannot be used; the message names the file (and,
@@ -389,13 +387,13 @@ fn ordered(map: BTreeMap<Str, Level>) -> Vec<(String, Level)> {
 
 impl Config {
     /// Finds the nearest config file at or above `dir`.
-    pub fn discover(dir: &Path) -> Option<PathBuf> {
+    pub(crate) fn discover(dir: &Path) -> Option<PathBuf> {
         dir.ancestors().find_map(in_dir)
     }
 
     /// Reads and checks the file at `path` (`--config`: whatever it is, the
     /// user named it).
-    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+    pub(crate) fn load(path: &Path) -> Result<Config, ConfigError> {
         Config::load_from(path, path)
     }
 
@@ -406,7 +404,7 @@ impl Config {
     /// directory. A checked-in `bdxlint.toml` linking to a file of the
     /// machine (`/proc/self/environ`, a credentials file) is an error that
     /// reads nothing of it.
-    pub fn load_discovered(path: &Path) -> Result<Config, ConfigError> {
+    pub(crate) fn load_discovered(path: &Path) -> Result<Config, ConfigError> {
         let target = std::fs::canonicalize(path).map_err(|error| ConfigError::Unresolved {
             path: path.to_path_buf(),
             error,
@@ -540,7 +538,6 @@ impl Config {
             });
         }
         Ok(Config {
-            path: path.to_path_buf(),
             root,
             select: raw.select.map(strings),
             extend_select: strings(raw.extend_select),
@@ -566,7 +563,7 @@ impl Config {
 
     /// The overrides that apply to `file` (as given on the command line,
     /// relative to `cwd` unless absolute), in file order.
-    pub fn overrides_for<'a>(&'a self, file: &Path, cwd: &Path) -> Vec<&'a Override> {
+    pub(crate) fn overrides_for<'a>(&'a self, file: &Path, cwd: &Path) -> Vec<&'a Override> {
         let Some(rel) = relative(file, cwd, &self.root) else {
             return Vec::new();
         };
@@ -580,7 +577,7 @@ impl Config {
 /// The config file of `dir` itself, if it has one: a regular file, or a
 /// symbolic link (which [`Config::load_discovered`] reads only if it stays
 /// in the tree, and which is an error if it does not).
-pub fn in_dir(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn in_dir(dir: &Path) -> Option<PathBuf> {
     FILE_NAMES
         .iter()
         .map(|n| dir.join(n))
@@ -611,7 +608,7 @@ fn relative(file: &Path, cwd: &Path, root: &Path) -> Option<PathBuf> {
 /// The rule filter for one file: `base` (the config's top level) plus the
 /// overrides that match the file, then `cli_severity` last, so that the
 /// command line wins over the file and an override over the top level.
-pub fn filter_for(
+pub(crate) fn filter_for(
     base: &RuleFilter,
     overrides: &[&Override],
     cli_severity: &[(String, Level)],

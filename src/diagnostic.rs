@@ -13,12 +13,12 @@ pub struct Snippet {
     /// Byte offset in the file of `text`'s first byte.
     pub offset: u64,
     /// 1-based line number of `text`'s first line.
-    pub line: u64,
+    pub(crate) line: u64,
     /// 1-based column (in characters) of `text`'s first character on its
     /// line: 1, unless a long line was cut to its part around the finding.
-    pub first_col: u64,
+    pub(crate) first_col: u64,
     /// The same in bytes (reviewdog counts bytes).
-    pub first_byte_col: u64,
+    pub(crate) first_byte_col: u64,
     /// The lines, lossily decoded (invalid bytes become U+FFFD one for one
     /// byte would shift spans, so they are replaced by `?` instead).
     pub text: String,
@@ -43,7 +43,7 @@ pub enum Applicability {
 }
 
 impl Applicability {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Applicability::Safe => "safe",
             Applicability::Unsafe => "unsafe",
@@ -55,10 +55,10 @@ impl Applicability {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edit {
     /// Byte span in the file (empty for an insertion).
-    pub span: Range<u64>,
+    pub(crate) span: Range<u64>,
     /// The bytes that replace it, as they go into the file (quoted and
     /// escaped where the cell needs it).
-    pub content: String,
+    pub(crate) content: String,
 }
 
 /// What would make a finding go away: edits applied together or not at
@@ -67,7 +67,7 @@ pub struct Edit {
 pub struct Fix {
     pub applicability: Applicability,
     /// What the fix does, in the imperative ("write `true`").
-    pub message: String,
+    pub(crate) message: String,
     /// In file order, none overlapping another.
     pub edits: Vec<Edit>,
     /// A rewrite of the whole file instead of edits (which are then
@@ -91,14 +91,7 @@ pub enum Transform {
     DropTrailingFields(u32),
 }
 
-impl Fix {
-    /// The span from the first edit's start to the last one's end.
-    pub fn range(&self) -> Range<u64> {
-        let start = self.edits.first().map_or(0, |e| e.span.start);
-        let end = self.edits.last().map_or(0, |e| e.span.end);
-        start..end
-    }
-}
+impl Fix {}
 
 /// One finding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,12 +125,12 @@ pub struct Diagnostic {
     pub fix: Option<Box<Fix>>,
     /// The offending cell's text, where the finding is about a cell and the
     /// output wants it (JSON's `value`).
-    pub value: Option<Box<str>>,
+    pub(crate) value: Option<Box<str>>,
 }
 
 impl Diagnostic {
     /// Deterministic order within a file: by position, then rule.
-    pub fn sort_key(&self) -> (u64, u64, u64, &'static str) {
+    pub(crate) fn sort_key(&self) -> (u64, u64, u64, &'static str) {
         (self.line, self.col, self.span.start, self.rule.code)
     }
 }
@@ -146,7 +139,7 @@ impl Diagnostic {
 #[derive(Debug)]
 pub struct FileReport {
     /// The path as given by the user (or `-`).
-    pub path: String,
+    pub(crate) path: String,
     /// The format it was checked as, if one was found.
     pub format: Option<&'static str>,
     /// Data records (rows after the header).
@@ -156,27 +149,12 @@ pub struct FileReport {
     pub member: Option<String>,
 }
 
-impl FileReport {
-    /// `path`, or `archive.zip:member.csv` for a bundle member.
-    pub fn location(&self) -> String {
-        match &self.member {
-            Some(m) => format!("{}:{m}", self.path),
-            None => self.path.clone(),
-        }
-    }
-
-    pub fn count(&self, severity: Severity) -> usize {
-        self.diagnostics
-            .iter()
-            .filter(|d| d.severity == severity)
-            .count()
-    }
-}
+impl FileReport {}
 
 /// Where the reports of one input go as they are made: a CSV file is one
 /// report, a ZIP bundle its archive's and then one per member. A run
 /// streams them to its output; [`Collector`] keeps them.
-pub trait Reports {
+pub(crate) trait Reports {
     /// Starts a file. `sort`: its findings belong in position order, which
     /// a collector restores at the end (a streamed check sends them in file
     /// order with per-file summaries and references last); an archive's own
@@ -196,7 +174,7 @@ pub trait Reports {
 
 /// What [`Reports::relearn`] does with a file's findings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Relearn {
+pub(crate) enum Relearn {
     /// They are dropped: the file is checked again, knowing.
     Again,
     /// They stand, followed by a note of what was learned late.
@@ -211,19 +189,19 @@ pub enum Relearn {
 /// check given the same flag reads as the end of its input: the caller
 /// then checks the input again, streamed.
 #[derive(Debug, Default)]
-pub struct Collector {
-    pub reports: Vec<FileReport>,
+pub(crate) struct Collector {
+    pub(crate) reports: Vec<FileReport>,
     sort: bool,
     budget: Option<usize>,
     used: usize,
     /// Set once the budget was passed: `reports` is incomplete.
-    pub overflowed: bool,
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    pub(crate) overflowed: bool,
+    pub(crate) cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Collector {
     /// A collector that keeps about `bytes` of findings at most.
-    pub fn with_budget(bytes: usize) -> Collector {
+    pub(crate) fn with_budget(bytes: usize) -> Collector {
         Collector {
             budget: Some(bytes),
             cancel: Some(Default::default()),

@@ -25,7 +25,7 @@ const WINDOW_BYTES: usize = 8 << 20;
 /// control characters in lines are shown escaped (the diff goes to a
 /// terminal), so a cell cannot write escape sequences to it; a CR before
 /// the line feed is kept, shown as `␍` when escaping.
-pub fn unified_diff(
+pub(crate) fn unified_diff(
     old: impl BufRead,
     new: impl BufRead,
     old_name: &str,

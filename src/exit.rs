@@ -36,7 +36,7 @@ pub enum Failure {
 impl Failure {
     /// Says why on `err`, escaped (an I/O error's text may name a file),
     /// and gives the status to exit with.
-    pub fn exit(&self, err: &mut dyn Write) -> u8 {
+    pub(crate) fn exit(&self, err: &mut dyn Write) -> u8 {
         let text = match self {
             Failure::Io(_) => printable(&self.to_string()).into_owned(),
             // What the user typed, quoted as Rust quotes a string: no

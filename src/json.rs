@@ -31,7 +31,7 @@ pub enum Kind {
 
 impl Kind {
     /// The kind as a message names it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Null => "null",
             Kind::Bool => "a boolean",
@@ -124,11 +124,11 @@ impl<'t> Doc<'t> {
         }
     }
 
-    pub fn into_nodes(self) -> Vec<Node> {
+    pub(crate) fn into_nodes(self) -> Vec<Node> {
         self.nodes
     }
 
-    pub fn text(&self) -> &'t str {
+    pub(crate) fn text(&self) -> &'t str {
         self.text
     }
 
@@ -171,7 +171,7 @@ impl<'t> Doc<'t> {
     /// matches keys on this without building a `Cow` per member, and may
     /// read the text just past a short key.
     #[inline]
-    pub fn plain_key_span(&self, id: NodeId) -> Option<Range<usize>> {
+    pub(crate) fn plain_key_span(&self, id: NodeId) -> Option<Range<usize>> {
         let n = &self.nodes[id];
         if n.key_start == NO_KEY || !n.plain_key {
             return None;
@@ -188,7 +188,7 @@ impl<'t> Doc<'t> {
     }
 
     /// The member of object `id` named `key` (the first, if repeated).
-    pub fn get(&self, id: NodeId, key: &str) -> Option<NodeId> {
+    pub(crate) fn get(&self, id: NodeId, key: &str) -> Option<NodeId> {
         if self.kind(id) != Kind::Object {
             return None;
         }
@@ -197,7 +197,8 @@ impl<'t> Doc<'t> {
     }
 
     /// The number a number node holds, as f64.
-    pub fn number(&self, id: NodeId) -> Option<f64> {
+    #[cfg(test)]
+    pub(crate) fn number(&self, id: NodeId) -> Option<f64> {
         let n = &self.nodes[id];
         (n.kind == Kind::Number)
             .then(|| self.text[n.span()].parse().ok())
@@ -205,7 +206,8 @@ impl<'t> Doc<'t> {
     }
 
     /// Whether a boolean node is `true`.
-    pub fn is_true(&self, id: NodeId) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_true(&self, id: NodeId) -> bool {
         let n = &self.nodes[id];
         n.kind == Kind::Bool && self.text.as_bytes()[n.start as usize] == b't'
     }

@@ -4,7 +4,7 @@
 //! it without importing each other.
 
 /// Levenshtein distance, for "did you mean" suggestions. Short strings only.
-pub fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
@@ -22,7 +22,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// How many edits a name or value may be from a known one to count as a
 /// slip of the keyboard. Short ones get none: one edit turns `12h` into
 /// `72h` and `ID` into `OD`, which are different things, not typos.
-pub fn typo_budget(value: &str) -> usize {
+pub(crate) fn typo_budget(value: &str) -> usize {
     match value.chars().count() {
         0..=3 => 0,
         4..=7 => 1,
@@ -32,7 +32,7 @@ pub fn typo_budget(value: &str) -> usize {
 
 /// The index of the candidate nearest to `value` within `budget` edits, if
 /// exactly one is nearest. `None` candidates are skipped.
-pub fn closest<'c>(
+pub(crate) fn closest<'c>(
     value: &str,
     budget: usize,
     candidates: impl IntoIterator<Item = Option<&'c str>>,
@@ -66,7 +66,7 @@ pub fn closest<'c>(
 
 /// The value of `candidates` a user probably meant: a case-insensitive
 /// match, or one within a small edit distance.
-pub fn suggest<'c>(value: &str, candidates: &'c [String]) -> Option<&'c str> {
+pub(crate) fn suggest<'c>(value: &str, candidates: &'c [String]) -> Option<&'c str> {
     let lower = value.to_lowercase();
     let budget = typo_budget(&lower);
     let lowered: Vec<String> = candidates.iter().map(|c| c.to_lowercase()).collect();

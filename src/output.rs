@@ -36,7 +36,7 @@ const MAX_LINKS: usize = 40;
 /// [`Output::commit`], it leaves its target as it was (a temporary file is
 /// deleted; a device or FIFO has had what was written so far).
 #[derive(Debug)]
-pub struct Output {
+pub(crate) struct Output {
     how: How,
 }
 
@@ -109,7 +109,7 @@ fn resolve(path: &Path) -> io::Result<Target> {
 impl Output {
     /// Opens `path` for writing as the module's documentation says; the
     /// temporary file, if any, is named `<prefix>` and a random part.
-    pub fn create(path: &Path, prefix: &str) -> io::Result<Output> {
+    pub(crate) fn create(path: &Path, prefix: &str) -> io::Result<Output> {
         let how = match resolve(path)? {
             Target::Directory => return Err(io::ErrorKind::IsADirectory.into()),
             // Appending: a file reached through `/dev/stdout` may already
@@ -139,7 +139,7 @@ impl Output {
 
     /// The directory of the temporary file a replaced target is written
     /// to; `None` for a target written in place (a device, a FIFO).
-    pub fn dir(&self) -> Option<&Path> {
+    pub(crate) fn dir(&self) -> Option<&Path> {
         match &self.how {
             How::Replace { w, .. } => w.get_ref().path().parent(),
             How::Through(_) => None,
@@ -149,7 +149,7 @@ impl Output {
     /// Finishes the file: flushed (and for a replaced one synced, given its
     /// mode and renamed over its target). On failure the target is as it
     /// was before the run.
-    pub fn commit(self) -> io::Result<()> {
+    pub(crate) fn commit(self) -> io::Result<()> {
         match self.prepare()? {
             Ready::Written => Ok(()),
             Ready::Rename { tmp, target } => tmp.persist(&target).map(drop),
@@ -159,7 +159,7 @@ impl Output {
     /// Everything but the rename: flushed, and a replacement synced and
     /// given its mode, for a caller that renames several files as one
     /// (`--split`: both halves or neither).
-    pub fn prepare(self) -> io::Result<Ready> {
+    pub(crate) fn prepare(self) -> io::Result<Ready> {
         match self.how {
             How::Through(mut w) => w.flush().map(|()| Ready::Written),
             How::Replace { w, target, keep } => {
@@ -229,7 +229,7 @@ fn refuse_to_replace(meta: &fs::Metadata) -> io::Result<()> {
 /// `meta`'s owner, group, extended attributes (read from `from`) and mode,
 /// onto `copy`: in that order, as a change of owner clears the set-ID bits
 /// and an access ACL rewrites the group bits the mode then restores.
-pub fn keep_metadata(from: &File, meta: &fs::Metadata, copy: &mut File) -> io::Result<()> {
+pub(crate) fn keep_metadata(from: &File, meta: &fs::Metadata, copy: &mut File) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{fchown, MetadataExt};
@@ -324,7 +324,7 @@ fn read_sized(
 
 /// An [`Output`] written whole, short of its rename.
 #[derive(Debug)]
-pub enum Ready {
+pub(crate) enum Ready {
     /// Written in place (a device, a FIFO): nothing left to do, nothing
     /// to undo.
     Written,
@@ -389,17 +389,17 @@ fn lexical(path: &Path) -> PathBuf {
 
 /// The files a run reads, each with the words a refusal names it by.
 #[derive(Debug, Default)]
-pub struct Reads {
+pub(crate) struct Reads {
     ids: HashMap<Id, String>,
 }
 
 /// One output of a run: the flag that names it (`--output-file`,
 /// `--split GOOD`) and its path.
-pub type Named<'a> = (&'a str, &'a Path);
+pub(crate) type Named<'a> = (&'a str, &'a Path);
 
 impl Reads {
     /// `path` is read, and a refusal calls it `what` ("an input").
-    pub fn file(&mut self, path: &Path, what: &str) {
+    pub(crate) fn file(&mut self, path: &Path, what: &str) {
         if let Some(id) = identity(path) {
             self.ids.entry(id).or_insert_with(|| what.to_owned());
         }
@@ -407,7 +407,7 @@ impl Reads {
 
     /// Standard input is read: when it is a regular file (`< a.csv`), an
     /// output may not replace that file.
-    pub fn stdin(&mut self) {
+    pub(crate) fn stdin(&mut self) {
         #[cfg(unix)]
         {
             use std::os::fd::AsFd;
@@ -429,7 +429,7 @@ impl Reads {
     /// Why `outputs` cannot be written as asked, if they cannot: one names
     /// a directory, a file read, or the file another names. Devices and
     /// FIFOs never conflict: they are written in place.
-    pub fn conflict(&self, outputs: &[Named<'_>]) -> Option<String> {
+    pub(crate) fn conflict(&self, outputs: &[Named<'_>]) -> Option<String> {
         let shown = |p: &Path| display_path(p);
         let mut seen: Vec<(Id, Named<'_>)> = Vec::new();
         for &(flag, path) in outputs {

@@ -9,34 +9,34 @@ use std::io::IsTerminal;
 
 #[derive(clap::Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Fixing")]
-pub struct FixArgs {
+pub(crate) struct FixArgs {
     /// Apply the safe fixes, in place: each file is written beside itself
     /// and renamed over the original (permissions kept); rows no fix
     /// touches stay byte for byte. Standard input is fixed to standard
     /// output (the report then goes to standard error). ZIP bundles are not
     /// rewritten.
     #[arg(long)]
-    pub fix: bool,
+    pub(crate) fix: bool,
 
     /// Also apply the unsafe fixes (guesses a person should review: a
     /// header typo, an enum near miss, a repeated row removed), with --fix,
     /// --fix-only or --diff; alone, counts them as fixable.
     #[arg(long)]
-    pub unsafe_fixes: bool,
+    pub(crate) unsafe_fixes: bool,
 
     /// Like --fix, but list no findings: only the summary line, and exit 1
     /// only if findings at --fail-on remain.
     #[arg(long, conflicts_with = "diff")]
-    pub fix_only: bool,
+    pub(crate) fix_only: bool,
 
     /// Print a unified diff of what --fix would change and change nothing;
     /// exit 1 if anything would change.
     #[arg(long)]
-    pub diff: bool,
+    pub(crate) diff: bool,
 
     /// After fixing, list what was fixed, per file and rule.
     #[arg(long)]
-    pub show_fixes: bool,
+    pub(crate) show_fixes: bool,
 
     /// Write the rows of one CSV file that carry no error to GOOD and the
     /// others to BAD, the header in both and every byte as it was, so the
@@ -44,12 +44,12 @@ pub struct FixArgs {
     /// (and --unsafe-fixes) a fixed copy is split, the file left as it
     /// was. The report is printed as usual.
     #[arg(long, num_args = 2, value_names = ["GOOD", "BAD"])]
-    pub split: Option<Vec<std::path::PathBuf>>,
+    pub(crate) split: Option<Vec<std::path::PathBuf>>,
 }
 
 impl FixArgs {
     /// `--split GOOD BAD`, if given.
-    pub fn split(&self) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    pub(crate) fn split(&self) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
         match self.split.as_deref() {
             Some([good, bad]) => Some((good.clone(), bad.clone())),
             _ => None,
@@ -57,7 +57,7 @@ impl FixArgs {
     }
 
     /// The fixing asked for, if any.
-    pub fn request(&self) -> Option<FixRequest> {
+    pub(crate) fn request(&self) -> Option<FixRequest> {
         (self.fix || self.fix_only || self.diff).then(|| FixRequest {
             unsafe_fixes: self.unsafe_fixes,
             diff: self.diff,

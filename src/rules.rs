@@ -50,15 +50,15 @@ pub struct Rule {
     pub fix: Option<FixDoc>,
     /// Its findings' message, for a rule whose message has a fixed shape:
     /// `{name}` marks a value each finding fills in (see [`fill`]).
-    pub message: Option<&'static str>,
+    pub(crate) message: Option<&'static str>,
     /// Its findings' help, for a rule whose help has a fixed shape.
-    pub help: Option<&'static str>,
+    pub(crate) help: Option<&'static str>,
 }
 
 /// `template` with each `{name}` that `values` names replaced by its
 /// value, in one pass (a value is not read again for names). Other braces
 /// stay as they are.
-pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + 16);
     let mut rest = template;
     while let Some(open) = rest.find('{') {

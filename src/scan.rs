@@ -15,12 +15,7 @@ use memchr::memchr3;
 
 /// The UTF-8 byte-order mark, which some writers (Excel's "CSV UTF-8") put
 /// before the header.
-pub const UTF8_BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
-
-/// `data` without a leading UTF-8 byte-order mark.
-pub fn strip_bom(data: &[u8]) -> &[u8] {
-    data.strip_prefix(&UTF8_BOM[..]).unwrap_or(data)
-}
+pub(crate) const UTF8_BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 use crate::swar::{equal_bytes, gather};
 
@@ -134,11 +129,11 @@ pub struct FieldSpan {
     /// One past the last byte, before the delimiter or line ending.
     pub end: usize,
     /// 1-based line of `start`.
-    pub line: u64,
+    pub(crate) line: u64,
     /// Offset of the first byte of `line`.
-    pub line_start: usize,
+    pub(crate) line_start: usize,
     /// The field is one well-formed quoted string: `"..."`.
-    pub quoted: bool,
+    pub(crate) quoted: bool,
     /// The quoted content holds `""` escapes.
     pub escapes: bool,
 }
@@ -155,7 +150,7 @@ impl FieldSpan {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum QuoteProblemKind {
+pub(crate) enum QuoteProblemKind {
     /// A quoted field runs to the end of the input.
     Unterminated,
     /// A `"` inside a field that did not start with one.
@@ -166,12 +161,12 @@ pub enum QuoteProblemKind {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QuoteProblem {
-    pub kind: QuoteProblemKind,
+    pub(crate) kind: QuoteProblemKind,
     /// Offset of the offending byte.
-    pub at: usize,
+    pub(crate) at: usize,
     /// Index of the field it is in.
-    pub field: usize,
-    pub line: u64,
+    pub(crate) field: usize,
+    pub(crate) line: u64,
     pub line_start: usize,
 }
 
@@ -186,16 +181,16 @@ pub enum LineEnding {
 /// One record, reused across calls to avoid allocation per row.
 #[derive(Debug, Default)]
 pub struct Record {
-    pub start: usize,
+    pub(crate) start: usize,
     /// End of the record's content, before its line ending.
-    pub end: usize,
-    pub line: u64,
+    pub(crate) end: usize,
+    pub(crate) line: u64,
     pub fields: Vec<FieldSpan>,
     pub problems: Vec<QuoteProblem>,
     pub ending: Option<LineEnding>,
     /// Some field has `""` escapes: a record without them has every cell
     /// as it stands in the input.
-    pub escapes: bool,
+    pub(crate) escapes: bool,
 }
 
 /// The structural bytes of a window not yet read, kept by the record loop
@@ -234,7 +229,7 @@ impl<'a> Scanner<'a> {
 
     /// [`Scanner::new`] for fields separated by `delim` (`;`, tab or `|`)
     /// instead of commas; any other byte reads commas.
-    pub fn with_delimiter(buf: &'a [u8], pos: usize, line: u64, delim: u8) -> Self {
+    pub(crate) fn with_delimiter(buf: &'a [u8], pos: usize, line: u64, delim: u8) -> Self {
         let delim = match delim {
             b';' | b'\t' | b'|' => delim,
             _ => b',',
@@ -317,7 +312,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// The line number of the next unread byte.
-    pub fn line(&self) -> u64 {
+    pub(crate) fn line(&self) -> u64 {
         self.line
     }
 
@@ -779,7 +774,7 @@ pub fn unescape(content: &str, escapes: bool) -> std::borrow::Cow<'_, str> {
 }
 
 /// Appends `content` to `out` with its `""` escapes undone.
-pub fn unescape_into(content: &str, out: &mut String) {
+pub(crate) fn unescape_into(content: &str, out: &mut String) {
     let b = content.as_bytes();
     // Built as bytes, with no char-boundary checks per run: the runs
     // between quotes in a JSON cell are a few bytes long.

@@ -10,7 +10,6 @@
 //! case-insensitive. A selector that matches no rule is an error, so a typo
 //! never silently selects nothing.
 
-use crate::diagnostic::FileReport;
 use crate::diagnostic::Severity;
 use crate::rules::{self, Rule};
 use serde::Deserialize;
@@ -50,7 +49,7 @@ impl fmt::Display for SelectorError {
 impl std::error::Error for SelectorError {}
 
 /// Whether `selector` names `rule`.
-pub fn matches(selector: &str, rule: &Rule) -> bool {
+pub(crate) fn matches(selector: &str, rule: &Rule) -> bool {
     selector.eq_ignore_ascii_case("all")
         || rule.name.eq_ignore_ascii_case(selector)
         || (!selector.is_empty()
@@ -59,7 +58,7 @@ pub fn matches(selector: &str, rule: &Rule) -> bool {
 }
 
 /// Checks that `selector` names at least one rule.
-pub fn validate(selector: &str) -> Result<(), SelectorError> {
+pub(crate) fn validate(selector: &str) -> Result<(), SelectorError> {
     if rules::ALL.iter().any(|r| matches(selector, r)) {
         Ok(())
     } else {
@@ -94,18 +93,18 @@ pub fn parse_severity(arg: &str) -> Result<(String, Level), SelectorError> {
 
 /// Select, ignore and severity settings, applied in that order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RuleFilter {
+pub(crate) struct RuleFilter {
     /// Keep only findings of rules matching one of these; empty keeps all.
-    pub select: Vec<String>,
+    pub(crate) select: Vec<String>,
     /// Drop findings of rules matching one of these (after `select`).
-    pub ignore: Vec<String>,
+    pub(crate) ignore: Vec<String>,
     /// Severity overrides; a later entry wins over an earlier one.
-    pub severity: Vec<(String, Level)>,
+    pub(crate) severity: Vec<(String, Level)>,
 }
 
 impl RuleFilter {
     /// Checks every selector.
-    pub fn validate(&self) -> Result<(), SelectorError> {
+    pub(crate) fn validate(&self) -> Result<(), SelectorError> {
         for s in self.select.iter().chain(&self.ignore) {
             validate(s)?;
         }
@@ -117,7 +116,7 @@ impl RuleFilter {
 
     /// What happens to findings of `rule`: dropped (`None`) or reported at
     /// a severity (`Some`); `default` is the finding's own severity.
-    pub fn judge(&self, rule: &Rule, default: Severity) -> Option<Severity> {
+    pub(crate) fn judge(&self, rule: &Rule, default: Severity) -> Option<Severity> {
         if !self.select.is_empty() && !self.select.iter().any(|s| matches(s, rule)) {
             return None;
         }
@@ -128,19 +127,6 @@ impl RuleFilter {
             Some((_, level)) => level.severity(),
             None => Some(default),
         }
-    }
-
-    /// Applies the filter to one file's findings, in place.
-    pub fn apply(&self, report: &mut FileReport) {
-        report
-            .diagnostics
-            .retain_mut(|d| match self.judge(d.rule, d.severity) {
-                Some(s) => {
-                    d.severity = s;
-                    true
-                }
-                None => false,
-            });
     }
 }
 

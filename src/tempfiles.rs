@@ -26,14 +26,14 @@ static RENAMES: Mutex<()> = Mutex::new(());
 
 /// Holds off [`remove_all`] (and so the end of the run by a signal) until
 /// dropped: for renames that belong together.
-pub fn renaming() -> impl Drop {
+pub(crate) fn renaming() -> impl Drop {
     RENAMES.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A temporary file, deleted when dropped (as `NamedTempFile` is) and
 /// listed for [`remove_all`] until then or until it is persisted.
 #[derive(Debug)]
-pub struct Temp {
+pub(crate) struct Temp {
     file: NamedTempFile,
     listing: Listing,
 }
@@ -65,7 +65,7 @@ fn list(make: impl FnOnce() -> io::Result<NamedTempFile>) -> io::Result<Temp> {
 
 /// A new temporary file in `dir` (hidden, named `<prefix>` and a random
 /// part), so a rename from it to its target stays on one file system.
-pub fn beside(dir: &Path, prefix: &str) -> io::Result<Temp> {
+pub(crate) fn beside(dir: &Path, prefix: &str) -> io::Result<Temp> {
     list(|| tempfile::Builder::new().prefix(prefix).tempfile_in(dir))
 }
 
@@ -73,7 +73,7 @@ pub fn beside(dir: &Path, prefix: &str) -> io::Result<Temp> {
 /// (`0o666` under the umask) instead of `0o600`: for a file that did not
 /// exist before (a new report, baseline or `--split` half), which should be
 /// readable as any file the user makes, with no `chmod` racing the rename.
-pub fn beside_new(dir: &Path, prefix: &str) -> io::Result<Temp> {
+pub(crate) fn beside_new(dir: &Path, prefix: &str) -> io::Result<Temp> {
     let mut b = tempfile::Builder::new();
     b.prefix(prefix);
     #[cfg(unix)]
@@ -87,12 +87,12 @@ pub fn beside_new(dir: &Path, prefix: &str) -> io::Result<Temp> {
 
 /// A new temporary file in the system's temporary directory (standard
 /// input read once, to be read again).
-pub fn anywhere(prefix: &str) -> io::Result<Temp> {
+pub(crate) fn anywhere(prefix: &str) -> io::Result<Temp> {
     list(|| tempfile::Builder::new().prefix(prefix).tempfile())
 }
 
 /// The directory a file at `path` lives in (`.` for a bare name).
-pub fn dir_of(path: &Path) -> &Path {
+pub(crate) fn dir_of(path: &Path) -> &Path {
     match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -103,7 +103,7 @@ impl Temp {
     /// Renames the file to `path` (atomically, on one file system); it is
     /// unlisted once it is no longer a temporary file. On failure the
     /// temporary file is deleted.
-    pub fn persist(self, path: &Path) -> io::Result<File> {
+    pub(crate) fn persist(self, path: &Path) -> io::Result<File> {
         let Temp { file, listing } = self;
         let r = file.persist(path).map_err(|e| e.error);
         drop(listing);
@@ -115,7 +115,7 @@ impl Temp {
     /// The caller renamed the file away from its temporary name (into
     /// place, where a rename that may have to be undone is its own):
     /// forget it, deleting nothing.
-    pub fn renamed(self) {
+    pub(crate) fn renamed(self) {
         let Temp { file, listing } = self;
         // No file system call: the temporary name is already gone.
         let _ = file.into_temp_path().keep();

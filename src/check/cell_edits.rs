@@ -26,9 +26,9 @@ pub(crate) fn csv_field(s: &str) -> String {
 
 /// The raw spans of a cell's value and of the spaces around it.
 pub(crate) struct CellParts {
-    pub lead: Range<usize>,
-    pub value: Range<usize>,
-    pub trail: Range<usize>,
+    pub(crate) lead: Range<usize>,
+    pub(crate) value: Range<usize>,
+    pub(crate) trail: Range<usize>,
     quoted: bool,
 }
 

@@ -425,17 +425,17 @@ pub(crate) enum IdentityKind {
 /// columns in order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct IdentityFinding {
-    pub kind: IdentityKind,
+    pub(crate) kind: IdentityKind,
     /// The slot whose value matched an earlier row.
-    pub key: usize,
+    pub(crate) key: usize,
     /// The slot whose cell the finding points at.
-    pub at: usize,
+    pub(crate) at: usize,
     /// The line that established the key's tuple.
-    pub first: u32,
+    pub(crate) first: u32,
     /// Slots filled on this row.
-    pub current: [bool; 3],
+    pub(crate) current: [bool; 3],
     /// Slots filled on the earlier row.
-    pub earlier: [bool; 3],
+    pub(crate) earlier: [bool; 3],
 }
 
 /// Compares a row's tuple with the one established for its value in slot

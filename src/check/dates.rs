@@ -24,7 +24,7 @@ use crate::schema::{ColumnId, Shape};
 
 /// How a column's cells order day and month, as far as they tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Order {
+pub(crate) enum Order {
     /// No cell reads only one way.
     #[default]
     Unknown,
@@ -47,12 +47,12 @@ pub(crate) enum Kind {
 
 /// The cells of one kind in a column: how many, and the first of them.
 #[derive(Debug, Clone, Default)]
-pub struct Seen {
-    pub count: u64,
+pub(crate) struct Seen {
+    pub(crate) count: u64,
     /// The first one's line (chunk-relative until folded).
-    pub line: u64,
+    pub(crate) line: u64,
     /// The first one's value, for messages.
-    pub value: Box<str>,
+    pub(crate) value: Box<str>,
 }
 
 impl Seen {
@@ -70,19 +70,19 @@ impl Seen {
 
 /// What one date column's cells show.
 #[derive(Debug, Clone, Default)]
-pub struct Evidence {
-    pub month_first: Seen,
-    pub day_first: Seen,
-    pub ambiguous: Seen,
+pub(crate) struct Evidence {
+    pub(crate) month_first: Seen,
+    pub(crate) day_first: Seen,
+    pub(crate) ambiguous: Seen,
     /// A pass of `--fix` before this one made the column's valid cells
     /// that read as two dates month first (`day-first-date`'s fix): what they
     /// hold now is what the fixes wrote, which a later pass must not read
     /// day first again. (Set by [`DateOrders::valid_fixed`].)
-    pub valid_fixed: bool,
+    pub(crate) valid_fixed: bool,
 }
 
 impl Evidence {
-    pub fn order(&self) -> Order {
+    pub(crate) fn order(&self) -> Order {
         match (self.month_first.count > 0, self.day_first.count > 0) {
             (false, false) => Order::Unknown,
             (true, false) => Order::MonthFirst,
@@ -138,12 +138,8 @@ impl DateOrders {
     }
 
     /// What column `col` shows.
-    pub fn column(&self, col: ColumnId) -> Option<&Evidence> {
+    pub(crate) fn column(&self, col: ColumnId) -> Option<&Evidence> {
         self.cols.get(col)
-    }
-
-    pub fn order(&self, col: ColumnId) -> Order {
-        self.column(col).map_or(Order::Unknown, Evidence::order)
     }
 
     /// Whether the verdicts of a check made without the orders known up
@@ -165,7 +161,7 @@ impl DateOrders {
     /// What column `col` shows, if its valid cells that read as two dates
     /// are read by it (`day-first-date`): it is day-first or written both
     /// ways, and no earlier pass of `--fix` rewrote them.
-    pub fn reads_valid(&self, col: ColumnId) -> Option<&Evidence> {
+    pub(crate) fn reads_valid(&self, col: ColumnId) -> Option<&Evidence> {
         self.column(col)
             .filter(|e| !e.valid_fixed && matches!(e.order(), Order::DayFirst | Order::Mixed))
     }
@@ -179,7 +175,7 @@ impl DateOrders {
     /// back. A column written both ways keeps its cells (none of them has
     /// a fix that would take its order from the file) and is read as
     /// before.
-    pub fn valid_fixed(&mut self) {
+    pub(crate) fn valid_fixed(&mut self) {
         for e in &mut self.cols {
             if e.order() == Order::DayFirst {
                 e.valid_fixed = true;
@@ -198,14 +194,14 @@ impl DateOrders {
 
     /// See [`DateOrders::settle`]: the check must be made again with these
     /// orders up front for its findings to be the file's.
-    pub fn late(&self) -> bool {
+    pub(crate) fn late(&self) -> bool {
         self.late
     }
 
     /// The columns whose order was learned late, with what shows it:
     /// (column, evidence). Those without ambiguous cells matter only if
     /// they are `MM/DD/YYYY` columns (see [`DateOrders::settle`]).
-    pub fn late_columns(&self) -> impl Iterator<Item = (ColumnId, &Evidence)> {
+    pub(crate) fn late_columns(&self) -> impl Iterator<Item = (ColumnId, &Evidence)> {
         self.cols
             .iter()
             .enumerate()
@@ -236,7 +232,7 @@ pub(crate) fn shown(e: &Evidence) -> String {
 /// read before the order was known, and one (`day-first-date`, info) per such
 /// `MM/DD/YYYY` column, whose valid cells that read as two dates drew no
 /// warning. `format` names the table the file was checked as.
-pub fn late_notes(dates: &DateOrders, format: Option<&str>) -> Vec<Diagnostic> {
+pub(crate) fn late_notes(dates: &DateOrders, format: Option<&str>) -> Vec<Diagnostic> {
     let Some(table) = format.and_then(|f| crate::schema::table(f).ok().flatten()) else {
         return Vec::new();
     };
@@ -301,7 +297,7 @@ mod tests {
         assert_eq!(&*e.day_first.value, "26/07/2021");
         assert_eq!((e.ambiguous.count, e.ambiguous.line), (2, 3));
         assert!(file.late());
-        assert_eq!(file.order(0), Order::Unknown);
+        assert!(file.column(0).is_none_or(|e| e.order() == Order::Unknown));
     }
 
     #[test]

@@ -19,44 +19,36 @@ pub const HEAD_LEN: usize = 64 << 10;
 const SAMPLE: usize = 50;
 
 /// The delimiters bdxlint recognises. The platform's is the first.
-pub const DELIMITERS: [u8; 4] = [b',', b';', b'\t', b'|'];
+pub(crate) const DELIMITERS: [u8; 4] = [b',', b';', b'\t', b'|'];
 
 /// Excel's first line naming the delimiter (`sep=;`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SepLine {
+pub(crate) struct SepLine {
     /// The line, without its line ending, in file offsets.
-    pub span: Range<usize>,
-    pub delim: u8,
+    pub(crate) span: Range<usize>,
+    pub(crate) delim: u8,
 }
 
 /// What the head of a file says about how to read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Dialect {
-    pub delim: u8,
+pub(crate) struct Dialect {
+    pub(crate) delim: u8,
     /// Where reading starts: past a UTF-8 BOM and a `sep=` line.
-    pub skip: usize,
+    pub(crate) skip: usize,
     /// Lines skipped before `skip` (the `sep=` line).
-    pub skip_lines: u64,
-    pub sep_line: Option<SepLine>,
+    pub(crate) skip_lines: u64,
+    pub(crate) sep_line: Option<SepLine>,
 }
 
 impl Dialect {
-    /// The platform's dialect: commas, nothing skipped.
-    pub const COMMA: Dialect = Dialect {
-        delim: b',',
-        skip: 0,
-        skip_lines: 0,
-        sep_line: None,
-    };
-
     /// A scanner of `buf` in this dialect.
-    pub fn scanner<'a>(&self, buf: &'a [u8], pos: usize, line: u64) -> Scanner<'a> {
+    pub(crate) fn scanner<'a>(&self, buf: &'a [u8], pos: usize, line: u64) -> Scanner<'a> {
         Scanner::with_delimiter(buf, pos, line, self.delim)
     }
 }
 
 /// How the delimiter is named in messages.
-pub fn delimiter_name(d: u8) -> &'static str {
+pub(crate) fn delimiter_name(d: u8) -> &'static str {
     match d {
         b',' => "`,` (comma)",
         b';' => "`;` (semicolon)",
@@ -68,7 +60,7 @@ pub fn delimiter_name(d: u8) -> &'static str {
 
 /// The dialect of a file whose first bytes are `head` (at most
 /// [`HEAD_LEN`] of them are read; `whole` says `head` is the whole file).
-pub fn sniff(head: &[u8], whole: bool) -> Dialect {
+pub(crate) fn sniff(head: &[u8], whole: bool) -> Dialect {
     let head = &head[..head.len().min(HEAD_LEN)];
     let whole = whole && head.len() < HEAD_LEN;
     let bom = if head.starts_with(&UTF8_BOM) {

@@ -124,20 +124,20 @@ pub(crate) fn from_head(head: &[u8], whole: bool) -> State {
 #[derive(Debug, Default)]
 pub(crate) struct Decoded {
     /// The chunk's bytes as they are in the file.
-    pub original: Vec<u8>,
+    pub(crate) original: Vec<u8>,
     /// For each byte that decoded to several: the decoded offset just past
     /// its character, and the bytes gained up to there.
-    pub grown: Vec<(usize, usize)>,
+    pub(crate) grown: Vec<(usize, usize)>,
     /// Decoded offsets of the characters whose byte is not UTF-8 in the
     /// file, in order.
-    pub bad: Vec<usize>,
+    pub(crate) bad: Vec<usize>,
     /// Bytes 0x80-0x9F: printable in Windows-1252, controls in Latin-1.
-    pub c1: u64,
+    pub(crate) c1: u64,
 }
 
 impl Decoded {
     /// The original offset of decoded offset `o` (a character boundary).
-    pub fn original_offset(&self, o: usize) -> usize {
+    pub(crate) fn original_offset(&self, o: usize) -> usize {
         let k = self.grown.partition_point(|&(end, _)| end <= o);
         let extra = k.checked_sub(1).map_or(0, |k| self.grown[k].1);
         o.saturating_sub(extra)
@@ -145,7 +145,7 @@ impl Decoded {
 
     /// The part of this chunk from decoded offset `at` on, `data` being
     /// its decoded bytes: what a chunk split there keeps.
-    pub fn split_off(&self, at: usize) -> Decoded {
+    pub(crate) fn split_off(&self, at: usize) -> Decoded {
         let k = self.grown.partition_point(|&(end, _)| end <= at);
         let gained = k.checked_sub(1).map_or(0, |k| self.grown[k].1);
         let from = at - gained;

@@ -33,8 +33,8 @@ pub trait FixedChunks: Send {
 pub struct RowFixes {
     /// Whether a finding's fix is to be applied (its applicability, the
     /// rule filter). Only fixes with edits are asked about.
-    pub applies: Box<dyn Fn(&Diagnostic) -> bool + Send + Sync>,
-    pub out: Mutex<Box<dyn FixedChunks>>,
+    pub(crate) applies: Box<dyn Fn(&Diagnostic) -> bool + Send + Sync>,
+    pub(crate) out: Mutex<Box<dyn FixedChunks>>,
     /// Buffers of fixed chunks, once written: reused, since a new one per
     /// chunk is a megabyte of fresh pages the kernel zeroes each time.
     spare: Mutex<Vec<Vec<u8>>>,

@@ -19,20 +19,20 @@ pub(crate) const MAX_CELL_FINDINGS: usize = 10;
 /// A finding inside a JSON cell, on offsets into the document's text.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct JsonFinding {
-    pub rule: &'static Rule,
+    pub(crate) rule: &'static Rule,
     /// `None` keeps the rule's.
-    pub severity: Option<Severity>,
-    pub span: Range<usize>,
-    pub message: String,
-    pub help: Option<String>,
+    pub(crate) severity: Option<Severity>,
+    pub(crate) span: Range<usize>,
+    pub(crate) message: String,
+    pub(crate) help: Option<String>,
 }
 
 /// The findings of one cell, capped.
 #[derive(Debug, Default)]
 pub(crate) struct Findings {
-    pub list: Vec<JsonFinding>,
+    pub(crate) list: Vec<JsonFinding>,
     /// How many more were found but not kept.
-    pub hidden: usize,
+    pub(crate) hidden: usize,
     /// The walk's path, kept to be reused by the next cell.
     path: Vec<Step>,
 }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// The header's names, decoded.
 pub(crate) struct Header {
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
 }
 
 /// Decodes the header record's names (lossily: invalid UTF-8 is reported by
@@ -35,10 +35,10 @@ pub(crate) fn read_header(data: &[u8], rec: &Record) -> Header {
 
 /// How each field of the header maps to a column.
 pub(crate) struct Mapping {
-    pub field_col: Vec<Option<ColumnId>>,
-    pub col_field: Vec<Option<usize>>,
+    pub(crate) field_col: Vec<Option<ColumnId>>,
+    pub(crate) col_field: Vec<Option<usize>>,
     /// The names as written in the file, shared by every diagnostic.
-    pub names: Vec<Arc<str>>,
+    pub(crate) names: Vec<Arc<str>>,
 }
 
 /// Renames header field `f` to the spec's `name`: the whole field, quotes

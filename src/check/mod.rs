@@ -31,14 +31,14 @@ mod cross;
 pub mod dates;
 pub mod dialect;
 mod emit;
-pub mod encoding;
+pub(crate) mod encoding;
 mod filter_grammar;
 mod finding;
 mod fixed_chunks;
 mod fold;
 mod fptable;
 mod grammar;
-pub mod header;
+pub(crate) mod header;
 #[cfg(test)]
 mod layers_tests;
 mod options;
@@ -48,11 +48,11 @@ mod record;
 pub mod refs;
 mod row;
 mod row_fixer;
-pub mod shapes;
+pub(crate) mod shapes;
 mod sheet;
 #[cfg(test)]
 mod sniff_tests;
-pub mod split;
+pub(crate) mod split;
 mod text;
 
 use crate::diagnostic::Diagnostic;
@@ -139,7 +139,7 @@ pub fn check_reader_with<R: Read>(
 /// that can read the input again checks it again with
 /// [`Options::date_orders`] set to these, and its findings (and fixes) are
 /// then the whole file's. Given orders up front, they are returned.
-pub fn check_reader_dated<R: Read>(
+pub(crate) fn check_reader_dated<R: Read>(
     reader: R,
     display: &str,
     file_name: Option<&str>,

@@ -70,11 +70,11 @@ pub struct Options {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CrossRules {
     /// `X001`-`X003`: a map entry per distinct identity value.
-    pub identity: bool,
+    pub(crate) identity: bool,
     /// `X004`: a map entry per distinct key value.
-    pub unique: bool,
+    pub(crate) unique: bool,
     /// `X005`: a map entry per distinct row.
-    pub rows: bool,
+    pub(crate) rows: bool,
 }
 
 impl Default for CrossRules {

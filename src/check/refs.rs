@@ -56,11 +56,11 @@ use xxhash_rust::xxh3::xxh3_64;
 /// `gone` drops.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Spec {
-    pub target: &'static str,
-    pub key: &'static str,
-    pub type_key: Option<&'static str>,
-    pub ignore_case: bool,
-    pub gone: Option<&'static Values>,
+    pub(crate) target: &'static str,
+    pub(crate) key: &'static str,
+    pub(crate) type_key: Option<&'static str>,
+    pub(crate) ignore_case: bool,
+    pub(crate) gone: Option<&'static Values>,
     /// Every file of the target format is a source, one whose header lacks
     /// the key columns defining no key: so for references that say what
     /// went unchecked, for which such a file is no reason to be silent (it
@@ -73,7 +73,7 @@ pub(crate) struct Spec {
 }
 
 impl Spec {
-    pub fn of(r: &'static Reference) -> Spec {
+    pub(crate) fn of(r: &'static Reference) -> Spec {
         Spec {
             target: &r.target,
             key: &r.key,
@@ -88,7 +88,7 @@ impl Spec {
     /// employees file's own unique check of Work Email compares them); the
     /// type of a compound key compares without case, as the enum shapes of
     /// the tables read types.
-    pub fn fingerprint(&self, ty: Option<&str>, key: &str) -> u64 {
+    pub(crate) fn fingerprint(&self, ty: Option<&str>, key: &str) -> u64 {
         let key = key.trim();
         match ty {
             None if self.ignore_case => xxh3_64(key.to_lowercase().as_bytes()),
@@ -120,7 +120,7 @@ type Places = HashMap<u64, (u32, u32), BuildHasherDefault<IdentityHasher>>;
 pub(crate) struct KeySet {
     /// Some file read is a source for the spec (see [`Spec::any_file`]);
     /// with none, the references to the set are not checked.
-    pub defined: bool,
+    pub(crate) defined: bool,
     /// Keys some row creates or updates.
     kept: FpSet,
     /// Keys a `gone` row deletes, and where the first such row is.
@@ -162,7 +162,7 @@ impl KeySet {
 
     /// A key both kept and deleted (two rows) counts as kept: the finding
     /// would be about the contradiction, which is not this module's.
-    pub fn find(&self, key: u64) -> Found {
+    pub(crate) fn find(&self, key: u64) -> Found {
         if self.kept.contains(&key) {
             Found::Kept {
                 published: self.published.get(&key).copied(),
@@ -232,6 +232,7 @@ impl Keys {
         self.sets.iter().map(|(_, s)| s.len()).sum()
     }
 
+    /// Whether no key was collected.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -239,13 +240,13 @@ impl Keys {
 
 /// Where a file's references find their keys.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct RefSources<'a> {
+pub(crate) struct RefSources<'a> {
     /// The CSV files of the run.
-    pub run: Option<&'a Keys>,
+    pub(crate) run: Option<&'a Keys>,
     /// The other member of the ZIP bundle the file is a member of.
-    pub bundle: Option<&'a Keys>,
+    pub(crate) bundle: Option<&'a Keys>,
     /// The files given with `--entities`.
-    pub entities: Option<&'a Keys>,
+    pub(crate) entities: Option<&'a Keys>,
 }
 
 impl<'a> RefSources<'a> {
@@ -262,9 +263,9 @@ impl<'a> RefSources<'a> {
 /// the batch state rules: the header columns it reads, and whether a row
 /// (`removed` when `gone` drops it) publishes and drafts its key.
 pub(crate) struct Marker<'a> {
-    pub columns: &'a [&'a str],
+    pub(crate) columns: &'a [&'a str],
     #[allow(clippy::type_complexity)]
-    pub mark: &'a dyn Fn(&[u8], &Record, &[Option<usize>], bool) -> (bool, bool),
+    pub(crate) mark: &'a dyn Fn(&[u8], &Record, &[Option<usize>], bool) -> (bool, bool),
 }
 
 /// Header names to stream, each once; `add` returns a name's index.
@@ -394,7 +395,7 @@ fn specs_from(formats: &[&str], from: KeySource, target: Option<&str>) -> Vec<Sp
 /// Whether `format`'s references are checked in a pass of their own after
 /// the file's check (a format whose table says what went unchecked), not
 /// with the batch.
-pub fn checked_after(format: &str) -> bool {
+pub(crate) fn checked_after(format: &str) -> bool {
     schema::table(format)
         .ok()
         .flatten()
@@ -426,7 +427,7 @@ pub fn collect_entities<R: Read>(reader: R, opts: &Options, keys: &mut Keys) -> 
 
 /// The keys a bundle member of format `member` holds for the references
 /// of `referring` (the other member's format) that read the bundle.
-pub fn collect_bundle<R: Read>(
+pub(crate) fn collect_bundle<R: Read>(
     reader: R,
     opts: &Options,
     referring: &str,
@@ -444,7 +445,11 @@ pub fn collect_bundle<R: Read>(
 /// references of `referring` formats [`checked_after`] that read the run.
 /// `None` when a file cannot be read (its own check reports that; a
 /// partial set would make false findings) or nothing needs reading.
-pub fn collect_run(files: &[(&Path, &str)], referring: &[&str], opts: &Options) -> Option<Keys> {
+pub(crate) fn collect_run(
+    files: &[(&Path, &str)],
+    referring: &[&str],
+    opts: &Options,
+) -> Option<Keys> {
     let after: Vec<&str> = referring
         .iter()
         .copied()
@@ -495,18 +500,18 @@ pub fn collect_run_file<R: Read>(
 /// One `[[references]]` entry a referring file is checked for.
 #[derive(Clone, Copy)]
 pub(crate) struct Active {
-    pub reference: &'static Reference,
+    pub(crate) reference: &'static Reference,
     /// The referring column's name, as findings name it.
-    pub column: &'static str,
+    pub(crate) column: &'static str,
     /// The referring type column's name, for a compound key.
-    pub type_column: Option<&'static str>,
-    pub spec: Spec,
+    pub(crate) type_column: Option<&'static str>,
+    pub(crate) spec: Spec,
     /// The batch state rules ride on this reference's found keys.
-    pub state: bool,
+    pub(crate) state: bool,
 }
 
 impl Active {
-    pub fn of(table: &'static Table, reference: &'static Reference) -> Active {
+    pub(crate) fn of(table: &'static Table, reference: &'static Reference) -> Active {
         Active {
             reference,
             column: &table.columns[reference.column].name,
@@ -521,9 +526,9 @@ impl Active {
 
 /// Where a reference finding points: `span`, inside field `f` of `column`.
 pub(crate) struct At<'a> {
-    pub f: &'a FieldSpan,
-    pub span: Range<usize>,
-    pub column: &'a str,
+    pub(crate) f: &'a FieldSpan,
+    pub(crate) span: Range<usize>,
+    pub(crate) column: &'a str,
 }
 
 /// A finding of `rule` at `at`; `severity` `None` keeps the rule's default.
@@ -869,7 +874,7 @@ pub(crate) fn check_batch_file<R: Read>(
 /// findings to `sink` as each chunk is done, in file order; the table's
 /// one info on what went unchecked comes last (it is known only at the
 /// end).
-pub fn check_references_into<R: Read>(
+pub(crate) fn check_references_into<R: Read>(
     reader: R,
     opts: &Options,
     format: &str,
@@ -913,7 +918,8 @@ pub fn check_references_into<R: Read>(
 
 /// Checks the references of a file of `format`, returning the findings in
 /// position order (the info on what went unchecked last).
-pub fn check_references<R: Read>(
+#[cfg(test)]
+pub(crate) fn check_references<R: Read>(
     reader: R,
     opts: &Options,
     format: &str,

@@ -21,7 +21,7 @@ fn digits(b: &[u8], at: usize, n: usize) -> Option<u32> {
 
 /// Why a date or time is wrong: the shape, or a value that does not exist.
 #[derive(Debug, PartialEq, Eq)]
-pub enum DateError {
+pub(crate) enum DateError {
     Shape,
     /// The shape is right but the date or time does not exist.
     NotReal(String),
@@ -118,7 +118,7 @@ fn offset(b: &[u8]) -> Result<(), DateError> {
 /// The instant a value that passed [`check_date`] names, as (seconds since
 /// the Unix epoch in UTC, nanoseconds), for comparing two cells. Values
 /// without an offset are read as UTC, so two of them compare as written.
-pub fn instant(shape: DateShape, s: &str) -> Option<(i64, u32)> {
+pub(crate) fn instant(shape: DateShape, s: &str) -> Option<(i64, u32)> {
     let b = s.as_bytes();
     let num = |at: usize, n: usize| digits(b, at, n);
     let date = match shape {
@@ -166,7 +166,7 @@ pub fn instant(shape: DateShape, s: &str) -> Option<(i64, u32)> {
 }
 
 /// Validates a date or date-time against its shape.
-pub fn check_date(shape: DateShape, s: &str) -> Result<(), DateError> {
+pub(crate) fn check_date(shape: DateShape, s: &str) -> Result<(), DateError> {
     check_date_bytes(shape, s.as_bytes())
 }
 
@@ -244,7 +244,7 @@ pub(crate) fn check_date_bytes(shape: DateShape, b: &[u8]) -> Result<(), DateErr
 /// a domain of at least two dot-separated labels of letters, digits and `-`.
 /// Deliberately narrower than RFC 5322 (no quoted local parts): the
 /// platform's rule is unknown and real addresses do not use them.
-pub fn is_email(s: &str) -> bool {
+pub(crate) fn is_email(s: &str) -> bool {
     is_email_bytes(s.as_bytes())
 }
 
@@ -468,7 +468,7 @@ static EMAIL_CLASS: [u8; 256] = {
 /// ASCII whitespace is Unicode whitespace, so trimming it first changes
 /// nothing that `str::trim` would do after.
 #[inline]
-pub fn trim(s: &str) -> &str {
+pub(crate) fn trim(s: &str) -> &str {
     let done = |t: &str| match (t.as_bytes().first(), t.as_bytes().last()) {
         (None, _) => true,
         (Some(&f), Some(&l)) => visible_ascii(f) && visible_ascii(l),
@@ -487,7 +487,7 @@ pub fn trim(s: &str) -> &str {
 
 /// Whether `s` holds anything but (Unicode) whitespace.
 #[inline]
-pub fn is_filled(s: &str) -> bool {
+pub(crate) fn is_filled(s: &str) -> bool {
     match s.as_bytes().first() {
         None => false,
         Some(&f) if visible_ascii(f) => true,
@@ -501,7 +501,7 @@ pub(crate) fn visible_ascii(b: u8) -> bool {
 }
 
 /// What is wrong with an `<app>/<integration_id>` reference, if anything.
-pub fn integration_ref_problem(s: &str) -> Option<&'static str> {
+pub(crate) fn integration_ref_problem(s: &str) -> Option<&'static str> {
     if s.chars().any(char::is_whitespace) {
         return Some("it contains spaces");
     }
@@ -517,7 +517,7 @@ pub fn integration_ref_problem(s: &str) -> Option<&'static str> {
 /// What is wrong with a BRN, if anything: at least three colon-separated
 /// segments, the first and last non-empty, no whitespace. Inner segments may
 /// be empty: a BRN can embed an AWS ARN (`arn:aws:iam::123:role/x`).
-pub fn brn_problem(s: &str) -> Option<&'static str> {
+pub(crate) fn brn_problem(s: &str) -> Option<&'static str> {
     if s.chars().any(char::is_whitespace) {
         Some("it contains spaces")
     } else if s.split(':').count() < 3 {
@@ -534,7 +534,7 @@ pub fn brn_problem(s: &str) -> Option<&'static str> {
 /// `True`, `TRUE` and the same for false), which is the evidence for
 /// warning rather than failing (rules/README.md, the one exception).
 /// `tRuE`, which no such parser reads, is `None`: an invalid boolean.
-pub fn bool_case_variant(v: &str, spelling: BoolSpelling) -> Option<&'static str> {
+pub(crate) fn bool_case_variant(v: &str, spelling: BoolSpelling) -> Option<&'static str> {
     let (t, f) = spelling.words();
     match v {
         "true" | "True" | "TRUE" => Some(t),
@@ -545,7 +545,7 @@ pub fn bool_case_variant(v: &str, spelling: BoolSpelling) -> Option<&'static str
 
 /// What is wrong with a `url` cell.
 #[derive(Debug, PartialEq, Eq)]
-pub enum UrlProblem {
+pub(crate) enum UrlProblem {
     /// Not `<scheme>://<host>...` at all.
     NotUrl,
     /// A URL, but of a scheme other than http or https (the scheme, as
@@ -557,7 +557,7 @@ pub enum UrlProblem {
 /// the scheme as RFC 3986 spells one (a letter, then letters, digits, `+`,
 /// `-`, `.`). An http(s) URL has no problem; another scheme is
 /// [`UrlProblem::NotHttp`] with the scheme's length.
-pub fn url_problem(s: &str) -> Option<UrlProblem> {
+pub(crate) fn url_problem(s: &str) -> Option<UrlProblem> {
     let Some((scheme, rest)) = s.split_once("://") else {
         return Some(UrlProblem::NotUrl);
     };
@@ -595,14 +595,14 @@ pub fn url_problem(s: &str) -> Option<UrlProblem> {
 
 /// Why a cell is not a usable integer.
 #[derive(Debug, PartialEq, Eq)]
-pub enum IntError {
+pub(crate) enum IntError {
     NotInteger,
     /// Digits only, but beyond what any range here allows (i64).
     TooLarge,
 }
 
 /// Parses an optionally negative decimal integer (digits only).
-pub fn parse_integer(s: &str) -> Result<i64, IntError> {
+pub(crate) fn parse_integer(s: &str) -> Result<i64, IntError> {
     let digits = s.strip_prefix('-').unwrap_or(s);
     if digits.is_empty() || !digits.bytes().all(|c| c.is_ascii_digit()) {
         return Err(IntError::NotInteger);

@@ -94,11 +94,11 @@ pub(crate) fn maybe_exponent(v: &[u8]) -> bool {
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Scientific {
     /// Significant digits kept in the mantissa.
-    pub kept: usize,
+    pub(crate) kept: usize,
     /// Digits of the integer the number stands for, when it is one.
-    pub digits: Option<usize>,
+    pub(crate) digits: Option<usize>,
     /// That integer, when the mantissa holds all of its digits.
-    pub exact: Option<String>,
+    pub(crate) exact: Option<String>,
 }
 
 /// `v` as `d[.ddd]E±xx` (two or three exponent digits), if it is one.
@@ -149,19 +149,19 @@ pub(crate) fn scientific(v: &str) -> Option<Scientific> {
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct SheetDate {
     /// How the spreadsheet wrote it, for the message.
-    pub what: &'static str,
+    pub(crate) what: &'static str,
     /// The value in the column's shape (read month first where two orders
     /// give two dates).
-    pub meant: String,
+    pub(crate) meant: String,
     /// A caveat about the reading (day and month order, the offset).
-    pub note: Option<&'static str>,
+    pub(crate) note: Option<&'static str>,
     /// What the value shows of its column's order of day and month, as
     /// `invalid-date`'s readings do: one order only gives a date
     /// (`13/1/2024 9:00`), or both give two (`7/1/2024 9:00`).
-    pub kind: Option<Kind>,
+    pub(crate) kind: Option<Kind>,
     /// Where both orders give two dates: the day-first one in the column's
     /// shape, and the caveat that goes with it (the offset's).
-    pub day_first: Option<(String, Option<&'static str>)>,
+    pub(crate) day_first: Option<(String, Option<&'static str>)>,
 }
 
 /// Serial numbers read as dates: 1950-01-01 to 2099-12-31. A smaller

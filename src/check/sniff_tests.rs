@@ -11,7 +11,7 @@ use std::io::Read;
 fn from_the_whole_mib(text: &[u8]) -> Vec<String> {
     let mut buf = Vec::new();
     text.take(MAX_HEADER).read_to_end(&mut buf).expect("reads");
-    let data = crate::scan::strip_bom(&buf);
+    let data = buf.strip_prefix(&crate::scan::UTF8_BOM[..]).unwrap_or(&buf);
     let mut rec = Record::default();
     if !Scanner::new(data, 0, 1).next_record(&mut rec) {
         return Vec::new();

@@ -25,14 +25,14 @@ use std::ops::Range;
 
 /// What a split wrote.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub struct Split {
-    pub good: u64,
-    pub bad: u64,
+pub(crate) struct Split {
+    pub(crate) good: u64,
+    pub(crate) bad: u64,
 }
 
 /// Why a file cannot be split.
 #[derive(Debug, thiserror::Error)]
-pub enum SplitError {
+pub(crate) enum SplitError {
     #[error(
         "the header has errors, so no row would be accepted as it is: fix the header first (`--fix` with the split may)"
     )]
@@ -124,16 +124,16 @@ pub(crate) fn walk_records(
 /// [`refusal`]), so that it stops the walk over the records where it is
 /// found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Doubt {
+pub(crate) struct Doubt {
     /// 1-based line where the record in doubt starts (or the doubtful byte
     /// is).
-    pub line: u64,
-    pub what: InDoubt,
+    pub(crate) line: u64,
+    pub(crate) what: InDoubt,
 }
 
 /// What is in doubt about a record (see [`Doubt`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum InDoubt {
+pub(crate) enum InDoubt {
     /// A quote where RFC 4180 has none: readers disagree on where the
     /// field, and often the record, ends.
     Quote(QuoteProblemKind),
@@ -203,7 +203,7 @@ impl std::error::Error for Doubt {}
 
 /// The [`Doubt`] a rewrite was refused for, if `e` is one (otherwise it
 /// is a failure to read or write).
-pub fn refusal(e: &io::Error) -> Option<&Doubt> {
+pub(crate) fn refusal(e: &io::Error) -> Option<&Doubt> {
     e.get_ref().and_then(|e| e.downcast_ref::<Doubt>())
 }
 
@@ -259,7 +259,7 @@ impl Verify {
 /// `want` as its delimiter (and has a `sep=` line only if `sep`): a rewrite
 /// changes the bytes the dialect is told from, and a record read with
 /// another delimiter has other fields.
-pub fn verify_dialect_of(reader: impl Read, want: u8, sep: bool) -> io::Result<()> {
+pub(crate) fn verify_dialect_of(reader: impl Read, want: u8, sep: bool) -> io::Result<()> {
     let (found, has_sep) = dialect_of(reader)?;
     if found != want || has_sep != sep {
         return Err(io::Error::other(Doubt {
@@ -273,7 +273,7 @@ pub fn verify_dialect_of(reader: impl Read, want: u8, sep: bool) -> io::Result<(
 /// The dialect of the file `reader` reads, as the check tells it from its
 /// first [`dialect::HEAD_LEN`] bytes: its delimiter and whether it has a
 /// `sep=` line.
-pub fn dialect_of(reader: impl Read) -> io::Result<(u8, bool)> {
+pub(crate) fn dialect_of(reader: impl Read) -> io::Result<(u8, bool)> {
     let mut head = Vec::new();
     reader
         .take(dialect::HEAD_LEN as u64)
@@ -284,7 +284,7 @@ pub fn dialect_of(reader: impl Read) -> io::Result<(u8, bool)> {
 
 /// The dialect a file read as `source` (its delimiter, a `sep=` line) must
 /// still be read in after `t`.
-pub fn dialect_after(t: Transform, source: (u8, bool)) -> (u8, bool) {
+pub(crate) fn dialect_after(t: Transform, source: (u8, bool)) -> (u8, bool) {
     match t {
         Transform::ToCommas => (b',', false),
         _ => source,
@@ -302,7 +302,7 @@ fn ending_len(e: Option<LineEnding>) -> usize {
 /// Copies the records of `reader` to `good` or `bad`: a record holding one
 /// of the `errors` (byte offsets in the file, sorted) goes to `bad`. The
 /// header, and what comes before it (a BOM, blank lines), goes to both.
-pub fn split_rows(
+pub(crate) fn split_rows(
     reader: impl Read,
     opts: &Options,
     errors: &[u64],
@@ -371,7 +371,7 @@ pub fn split_rows(
 /// endings of the same file, `(lf, crlf)`, from [`count_endings`]. Refused
 /// (a [`Doubt`]) at a record with a quoting problem or a carriage return
 /// outside quotes: which breaks end records is then in doubt.
-pub fn normalise_endings(
+pub(crate) fn normalise_endings(
     reader: impl Read,
     opts: &Options,
     counts: (u64, u64),
@@ -409,7 +409,7 @@ pub fn normalise_endings(
 /// another number of fields than the header's: the delimiter was told from
 /// records that all have the header's, and one that does not may not be
 /// written with it.
-pub fn to_commas(reader: impl Read, opts: &Options, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn to_commas(reader: impl Read, opts: &Options, out: &mut dyn Write) -> io::Result<()> {
     let mut verify = Verify::new(true);
     walk_records(reader, opts, &mut |data, range, from, piece| {
         let rec = match piece {
@@ -452,7 +452,7 @@ pub fn to_commas(reader: impl Read, opts: &Options, out: &mut dyn Write) -> io::
 /// another number of fields than the header's (its cells have shifted: its
 /// last fields may not be the empty columns), or a value in a field that
 /// goes.
-pub fn drop_trailing_fields(
+pub(crate) fn drop_trailing_fields(
     reader: impl Read,
     opts: &Options,
     n: usize,
@@ -492,7 +492,11 @@ pub fn drop_trailing_fields(
 /// and line endings stay, so records split where they did; refused (a
 /// [`Doubt`]) all the same at a record with a quoting problem or a carriage
 /// return outside quotes, as every whole-file rewrite is.
-pub fn cp1252_to_utf8(reader: impl Read, opts: &Options, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn cp1252_to_utf8(
+    reader: impl Read,
+    opts: &Options,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let mut verify = Verify::new(false);
     let mut text = String::new();
     walk_records(reader, opts, &mut |data, range, _, piece| {
@@ -507,7 +511,7 @@ pub fn cp1252_to_utf8(reader: impl Read, opts: &Options, out: &mut dyn Write) ->
 }
 
 /// The record endings of `reader`: `(lf, crlf, the header's)`.
-pub fn count_endings(
+pub(crate) fn count_endings(
     reader: impl Read,
     opts: &Options,
 ) -> io::Result<(u64, u64, Option<LineEnding>)> {

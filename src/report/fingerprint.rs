@@ -16,7 +16,7 @@ use crate::diagnostic::Diagnostic;
 use std::collections::HashMap;
 
 /// The content hash of one finding in the file `path`.
-pub fn content_hash(path: &str, d: &Diagnostic) -> u64 {
+pub(crate) fn content_hash(path: &str, d: &Diagnostic) -> u64 {
     // `./uploads/a.csv` (a walk of `.`) and `uploads/a.csv` (pre-commit
     // naming the file) are one file: hash the path as reports print it.
     let path = super::model::uri(path);
@@ -43,31 +43,22 @@ pub fn content_hash(path: &str, d: &Diagnostic) -> u64 {
     xxhash_rust::xxh3::xxh3_64(&buf)
 }
 
-/// Unique fingerprints for a file's findings, in order: `<hash>:<n>`.
-pub fn numbered(path: &str, diagnostics: &[Diagnostic]) -> Vec<String> {
-    let mut numbering = Numbering::default();
-    diagnostics
-        .iter()
-        .map(|d| numbering.fingerprint(path, d))
-        .collect()
-}
-
 /// [`numbered`] one finding at a time, for writers that put findings out
 /// as they arrive: the occurrences seen so far of each content hash in the
 /// current file. It holds one entry per distinct hash, not the findings.
 #[derive(Debug, Default)]
-pub struct Numbering {
+pub(crate) struct Numbering {
     seen: HashMap<u64, u32>,
 }
 
 impl Numbering {
     /// Forgets the previous file: occurrence numbers count within a file.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.seen.clear();
     }
 
     /// The fingerprint of the file's next finding, `<hash>:<n>`.
-    pub fn fingerprint(&mut self, path: &str, d: &Diagnostic) -> String {
+    pub(crate) fn fingerprint(&mut self, path: &str, d: &Diagnostic) -> String {
         let h = content_hash(path, d);
         let n = self.seen.entry(h).or_insert(0);
         *n += 1;

@@ -11,10 +11,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Findings of one rule on one column shown before the rest are folded.
-pub const SHOWN: usize = 5;
+pub(crate) const SHOWN: usize = 5;
 
 /// Values counted per rule × column ([`TopValues`]).
-pub const SLOTS: usize = 8;
+pub(crate) const SLOTS: usize = 8;
 
 /// Longest value kept, in characters.
 const MAX_VALUE: usize = 40;
@@ -23,28 +23,28 @@ const MAX_VALUE: usize = 40;
 /// [`SHOWN`], as the human report sums them up.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Folded {
-    pub rule: &'static Rule,
-    pub severity: Severity,
-    pub column: Option<Arc<str>>,
+    pub(crate) rule: &'static Rule,
+    pub(crate) severity: Severity,
+    pub(crate) column: Option<Arc<str>>,
     /// Every finding of the group, the shown ones included.
-    pub total: u64,
+    pub(crate) total: u64,
     /// Those not shown.
-    pub folded: u64,
+    pub(crate) folded: u64,
     /// Of the first [`SHOWN`], those the report printed: fewer when the
     /// file's `--max-diagnostics` cap hid the rest.
-    pub shown: u64,
+    pub(crate) shown: u64,
     /// The most common values of the group (all of them, shown or not), most
     /// frequent first: only values known to be more frequent than any the
     /// table lost count of, each with a count that is exact or, for a value
     /// that took a lost one's place, a lower bound.
-    pub values: Vec<(String, Count)>,
+    pub(crate) values: Vec<(String, Count)>,
     /// More distinct values came than the table holds.
-    pub overflowed: bool,
+    pub(crate) overflowed: bool,
 }
 
 /// How often a value was seen, as far as the table can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Count {
+pub(crate) enum Count {
     Exact(u64),
     /// At least this many: the value was counted from when it took a
     /// place in the table, and may have been seen before that.
@@ -146,7 +146,7 @@ struct Group {
 
 /// The groups of the current file, in the order they were first met.
 #[derive(Default)]
-pub struct Folder {
+pub(crate) struct Folder {
     groups: Vec<Group>,
     index: HashMap<(&'static str, Severity, Option<Arc<str>>), usize>,
     /// The group of the last finding: a file's findings come in runs of
@@ -157,7 +157,7 @@ pub struct Folder {
 impl Folder {
     /// Counts `d`; true when it is past the first [`SHOWN`] of its rule
     /// and column, and so not to be shown.
-    pub fn fold(&mut self, d: &Diagnostic) -> bool {
+    pub(crate) fn fold(&mut self, d: &Diagnostic) -> bool {
         let same = |g: &Group| {
             std::ptr::eq(g.rule, d.rule) && g.severity == d.severity && g.column == d.column
         };
@@ -194,7 +194,7 @@ impl Folder {
     /// The last finding [`Folder::fold`] let through was not printed after
     /// all (past the file's `--max-diagnostics`), so its group's line must
     /// not count it as shown.
-    pub fn not_shown(&mut self) {
+    pub(crate) fn not_shown(&mut self) {
         if let Some(g) = self.last.and_then(|k| self.groups.get_mut(k)) {
             g.shown = g.shown.saturating_sub(1);
         }
@@ -202,7 +202,7 @@ impl Folder {
 
     /// The groups that folded findings, in the order first met, and a
     /// fresh start for the next file.
-    pub fn finish(&mut self) -> Vec<Folded> {
+    pub(crate) fn finish(&mut self) -> Vec<Folded> {
         self.index.clear();
         self.last = None;
         std::mem::take(&mut self.groups)
@@ -246,7 +246,7 @@ fn value_of(d: &Diagnostic) -> Option<&str> {
 }
 
 /// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (k, c) in digits.chars().enumerate() {

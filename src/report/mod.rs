@@ -2,8 +2,8 @@
 //! [`crate::diagnostic::Diagnostic`]s. The library never prints; renderers
 //! write into any `io::Write` the binary hands them.
 
-pub mod fingerprint;
-pub mod fold;
+pub(crate) mod fingerprint;
+pub(crate) mod fold;
 mod github;
 mod gitlab;
 mod human;
@@ -11,7 +11,7 @@ mod json;
 mod jsonl;
 mod junit;
 mod model;
-pub mod position;
+pub(crate) mod position;
 mod pretty;
 mod rdjsonl;
 mod safe;
@@ -21,13 +21,12 @@ pub(crate) mod spill;
 mod stream;
 
 use crate::diagnostic::FileReport;
-use crate::diagnostic::Severity;
 use std::io::{self, Write};
 
 pub use human::HumanOptions;
 pub use model::{stale_baseline_note, summary_line, uri, Failure, OutputFormat, Report, Summary};
 pub use safe::{display_name, display_path, excerpt, git_quoted, printable};
-pub use sink::Statistics;
+pub(crate) use sink::Statistics;
 pub use stream::StreamWriter;
 
 /// The writer of `format`, writing to `out` as findings arrive.
@@ -41,7 +40,7 @@ pub fn writer<'w>(
 
 /// [`writer`], with the most results a SARIF log takes (`None`: the
 /// 25,000 GitHub code scanning accepts in a run).
-pub fn writer_capped<'w>(
+pub(crate) fn writer_capped<'w>(
     out: &'w mut dyn Write,
     format: OutputFormat,
     human: &HumanOptions,
@@ -95,19 +94,6 @@ fn replay(
         w.end_file(r.format, r.records)?;
     }
     w.finish(failures, summary)
-}
-
-/// Findings per rule, most frequent first (then by code), for
-/// `--statistics`.
-pub fn statistics(reports: &[FileReport]) -> Vec<(&'static crate::rules::Rule, Severity, usize)> {
-    let mut counts = sink::Counts::new();
-    for d in reports.iter().flat_map(|r| &r.diagnostics) {
-        counts
-            .entry((d.rule.code, d.severity))
-            .or_insert((d.rule, 0))
-            .1 += 1;
-    }
-    sink::ranked(counts)
 }
 
 #[cfg(test)]

@@ -139,7 +139,7 @@ impl OutputFormat {
 
     /// Whether it is plain text for a person (`--quiet` then prints only
     /// the counts).
-    pub fn is_plain_text(self) -> bool {
+    pub(crate) fn is_plain_text(self) -> bool {
         match self {
             OutputFormat::Human | OutputFormat::Concise => true,
             OutputFormat::Json
@@ -154,7 +154,7 @@ impl OutputFormat {
 
     /// Whether each finding carries the offending cell's text (JSON's
     /// `value`).
-    pub fn carries_values(self) -> bool {
+    pub(crate) fn carries_values(self) -> bool {
         match self {
             OutputFormat::Json | OutputFormat::Jsonl => true,
             OutputFormat::Human
@@ -169,7 +169,7 @@ impl OutputFormat {
 
     /// Whether the renderer needs the snippets captured while checking (for
     /// source lines, end columns or fingerprints).
-    pub fn needs_snippets(self) -> bool {
+    pub(crate) fn needs_snippets(self) -> bool {
         match self {
             OutputFormat::Concise | OutputFormat::Json | OutputFormat::Jsonl => false,
             OutputFormat::Human
@@ -197,8 +197,8 @@ const _: () = {
 /// A file that could not be checked at all, and why.
 #[derive(Debug)]
 pub struct Failure {
-    pub path: String,
-    pub reason: String,
+    pub(crate) path: String,
+    pub(crate) reason: String,
 }
 
 /// Totals over a run.

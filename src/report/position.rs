@@ -12,41 +12,27 @@ use crate::diagnostic::Diagnostic;
 /// A finding's region. Columns are 1-based; ends are exclusive (the column
 /// after the last character), as SARIF defines `endColumn`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Region {
-    pub start_line: u64,
+pub(crate) struct Region {
+    pub(crate) start_line: u64,
     /// Unicode code points from the line start.
-    pub start_col: u64,
-    pub end_line: u64,
-    pub end_col: u64,
+    pub(crate) start_col: u64,
+    pub(crate) end_line: u64,
+    pub(crate) end_col: u64,
     /// UTF-8 bytes from the line start (reviewdog counts bytes).
-    pub start_byte_col: u64,
-    pub end_byte_col: u64,
+    pub(crate) start_byte_col: u64,
+    pub(crate) end_byte_col: u64,
 }
 
 /// The span's text, when the snippet covers it.
-pub fn span_text(d: &Diagnostic) -> Option<&str> {
+pub(crate) fn span_text(d: &Diagnostic) -> Option<&str> {
     let s = d.snippet.as_ref()?;
     let start = usize::try_from(d.span.start.checked_sub(s.offset)?).ok()?;
     let end = usize::try_from(d.span.end.checked_sub(s.offset)?).ok()?;
     s.text.get(start..end)
 }
 
-/// The whole physical line(s) holding the span, when the snippet covers
-/// them: the row's content, used to fingerprint a finding without its line
-/// number.
-pub fn row_text(d: &Diagnostic) -> Option<&str> {
-    let s = d.snippet.as_ref()?;
-    let start = usize::try_from(d.span.start.checked_sub(s.offset)?).ok()?;
-    let end = usize::try_from(d.span.end.checked_sub(s.offset)?).ok()?;
-    let text = s.text.as_str();
-    text.get(start..end)?;
-    let from = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let upto = text[end..].find('\n').map_or(text.len(), |i| end + i);
-    Some(text[from..upto].trim_end_matches('\r'))
-}
-
 /// Computes the region of `d`.
-pub fn region(d: &Diagnostic) -> Region {
+pub(crate) fn region(d: &Diagnostic) -> Region {
     let start_line = d.line.max(1);
     let start_col = d.col.max(1);
     let mut r = Region {
@@ -133,7 +119,6 @@ mod tests {
             (3, 3, 3, 6)
         );
         assert_eq!((r.start_byte_col, r.end_byte_col), (4, 8));
-        assert_eq!(row_text(&d), Some("é,née,x"));
     }
 
     #[test]
@@ -156,6 +141,5 @@ mod tests {
             (r.start_line, r.start_col, r.end_line, r.end_col),
             (7, 9, 7, 9)
         );
-        assert_eq!(row_text(&d), None);
     }
 }

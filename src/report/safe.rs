@@ -110,7 +110,7 @@ pub fn git_quoted(name: &str) -> Cow<'_, str> {
 /// the last byte, whose LF was not captured) becomes a space, so the line
 /// structure is the LFs alone and no `^M` shows; every other control
 /// character but tab and LF becomes `?`, one per byte.
-pub fn printable_lines(s: &str) -> Cow<'_, str> {
+pub(crate) fn printable_lines(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
     let ends_line = |i: usize| matches!(b.get(i + 1), None | Some(b'\n'));
     let bad = |c: char| unsafe_char(c) && c != '\n';

@@ -104,7 +104,7 @@ struct Notification<'a> {
 
 /// The most results a log carries: GitHub code scanning refuses an upload
 /// with more in a run (and shows the 5,000 most severe of those it takes).
-pub const MAX_RESULTS: usize = 25_000;
+pub(crate) const MAX_RESULTS: usize = 25_000;
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -42,7 +42,7 @@ enum Shows {
 /// the summary line, or a JSON array with `--output-format json`. Also
 /// `--quiet` with `human` or `concise` ([`Statistics::quiet`]): only the
 /// summary line, and nothing when there is no finding and no failure.
-pub struct Statistics<'w> {
+pub(crate) struct Statistics<'w> {
     out: &'w mut dyn Write,
     shows: Shows,
     counts: Counts,
@@ -54,11 +54,11 @@ pub struct Statistics<'w> {
 }
 
 impl<'w> Statistics<'w> {
-    pub fn new(out: &'w mut dyn Write, json: bool) -> Self {
+    pub(crate) fn new(out: &'w mut dyn Write, json: bool) -> Self {
         Self::showing(out, Shows::Table { json })
     }
 
-    pub fn quiet(out: &'w mut dyn Write) -> Self {
+    pub(crate) fn quiet(out: &'w mut dyn Write) -> Self {
         Self::showing(out, Shows::Summary)
     }
 

@@ -32,7 +32,7 @@ pub struct StreamWriter<'w> {
 impl<'w> StreamWriter<'w> {
     /// Whether `format` is one this writer writes (the others have writers
     /// of their own, see [`super::writer`]).
-    pub fn streams(format: OutputFormat) -> bool {
+    pub(crate) fn streams(format: OutputFormat) -> bool {
         match format {
             OutputFormat::Json
             | OutputFormat::Jsonl
@@ -50,7 +50,7 @@ impl<'w> StreamWriter<'w> {
     /// is an error (it has a writer of its own, see [`super::writer`]).
     ///
     /// [`streams`]: StreamWriter::streams
-    pub fn new(
+    pub(crate) fn new(
         out: &'w mut dyn Write,
         format: OutputFormat,
         human: &HumanOptions,
@@ -80,7 +80,7 @@ impl<'w> StreamWriter<'w> {
     /// Starts a file; its findings follow, then [`StreamWriter::end_file`].
     /// Nothing is written until the first finding or the end, so a file
     /// that turns out unreadable leaves no trace here (it is a failure).
-    pub fn start_file(&mut self, path: &str, member: Option<&str>) {
+    pub(crate) fn start_file(&mut self, path: &str, member: Option<&str>) {
         self.path = path.to_owned();
         self.member = member.map(str::to_owned);
         self.location = match member {
@@ -112,7 +112,7 @@ impl<'w> StreamWriter<'w> {
         Ok(())
     }
 
-    pub fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
+    pub(crate) fn diagnostic(&mut self, d: &Diagnostic) -> io::Result<()> {
         self.open()?;
         let member = self.member.as_deref();
         match self.format {
@@ -170,7 +170,7 @@ impl<'w> StreamWriter<'w> {
 
     /// One line for the findings of one rule on one column that were
     /// folded (human output; the other formats get every finding).
-    pub fn folded(&mut self, f: &super::fold::Folded) -> io::Result<()> {
+    pub(crate) fn folded(&mut self, f: &super::fold::Folded) -> io::Result<()> {
         if self.format != OutputFormat::Human {
             return Ok(());
         }
@@ -230,12 +230,12 @@ impl<'w> StreamWriter<'w> {
     }
 
     /// Pushes buffered output out (before a progress bar redraws).
-    pub fn flush(&mut self) -> io::Result<()> {
+    pub(crate) fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
 
     /// Ends the current file with what is known only at its end.
-    pub fn end_file(&mut self, format: Option<&str>, records: u64) -> io::Result<()> {
+    pub(crate) fn end_file(&mut self, format: Option<&str>, records: u64) -> io::Result<()> {
         self.open()?;
         if self.format == OutputFormat::Json {
             self.out.write_all(b"],\"format\":")?;
@@ -247,7 +247,7 @@ impl<'w> StreamWriter<'w> {
 
     /// Ends the current file if anything of it was written (reading it
     /// failed part way) and says so; otherwise leaves no trace of it.
-    pub fn abandon_file(&mut self) -> io::Result<bool> {
+    pub(crate) fn abandon_file(&mut self) -> io::Result<bool> {
         if !self.open {
             return Ok(false);
         }
@@ -256,7 +256,7 @@ impl<'w> StreamWriter<'w> {
     }
 
     /// Ends the run: files that could not be checked, then the summary.
-    pub fn finish(&mut self, failures: &[Failure], s: &Summary) -> io::Result<()> {
+    pub(crate) fn finish(&mut self, failures: &[Failure], s: &Summary) -> io::Result<()> {
         match self.format {
             OutputFormat::Json => {
                 #[derive(Serialize)]

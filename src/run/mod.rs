@@ -494,7 +494,7 @@ fn load_entities(path: &Path, opts: &Options, keys: &mut Keys) -> Result<(), Ent
     (&mut file).take(check::MAX_HEADER).read_to_end(&mut head)?;
     let names = check::header_names(&head[..])?;
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let tables = schema::tables().map_err(|e| EntitiesError::Table(e.clone()))?;
+    let tables = schema::tables().map_err(|e| EntitiesError::Table(Box::new(e.clone())))?;
     let only = ["entities", "entities-download"];
     let file_name = path.file_name().and_then(|n| n.to_str());
     if !matches!(

@@ -59,7 +59,7 @@ pub(crate) enum EntitiesError {
     Io(#[from] io::Error),
     /// A compiled-in table that does not parse (a bug of the build).
     #[error("{0}")]
-    Table(crate::schema::TableError),
+    Table(Box<crate::schema::TableError>),
     #[error("not an entities CSV: its header fits neither the entities upload nor the entities download")]
     NotEntities,
 }

@@ -42,10 +42,10 @@ pub enum Grammar {
 /// condition holds.
 #[derive(Debug)]
 pub struct JsonRule {
-    pub column: ColumnId,
-    pub grammar: Grammar,
-    pub when: Vec<Condition>,
-    pub trace: Trace,
+    pub(crate) column: ColumnId,
+    pub(crate) grammar: Grammar,
+    pub(crate) when: Vec<Condition>,
+    pub(crate) trace: Trace,
 }
 
 /// Compiles the `[[json]]` bindings: each names a JSON column and exactly

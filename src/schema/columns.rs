@@ -67,29 +67,29 @@ fn optional() -> Requirement {
 pub struct Column {
     pub name: String,
     /// `name` as compared with header names (see [`normalize_name`]).
-    pub normalized: String,
+    pub(crate) normalized: String,
     /// Whether cells must be filled.
     pub requirement: Requirement,
     /// Whether the header must name the column.
     pub header: Requirement,
     pub shape: Shape,
     /// Severity of shape findings on this column; `None` keeps the rule's.
-    pub severity: Option<Severity>,
+    pub(crate) severity: Option<Severity>,
     /// Severity of a list element that repeats an earlier one; `None`
     /// keeps `severity`.
-    pub repeat_severity: Option<Severity>,
+    pub(crate) repeat_severity: Option<Severity>,
     /// Severity of a list element that is not one of `values` (where the
     /// spec lists the values "used"); `None` keeps `severity`.
-    pub values_severity: Option<Severity>,
+    pub(crate) values_severity: Option<Severity>,
     /// Severity of an integer outside `min..=max`; `None` keeps `severity`.
-    pub range_severity: Option<Severity>,
+    pub(crate) range_severity: Option<Severity>,
     /// The cells are identifiers (IDs of records, people, entities): a
     /// spreadsheet that took one for a number loses digits
     /// (`scientific-notation-id`).
-    pub identifier: bool,
+    pub(crate) identifier: bool,
     pub note: Option<String>,
     pub example: Option<String>,
-    pub trace: Trace,
+    pub(crate) trace: Trace,
 }
 
 /// Columns are referred to by their index in `Table::columns`.
@@ -172,13 +172,13 @@ fn column(format: &str, c: RawColumn) -> Result<Column, TableError> {
 /// A table's compiled columns, as the other parts of the table name them:
 /// each part resolves its column names here, and its errors name the file.
 pub(super) struct Scope<'a> {
-    pub format: &'a str,
-    pub columns: &'a [Column],
+    pub(crate) format: &'a str,
+    pub(crate) columns: &'a [Column],
 }
 
 impl Scope<'_> {
     /// The column a condition or a row rule names.
-    pub fn find(&self, name: &str) -> Result<ColumnId, TableError> {
+    pub(crate) fn find(&self, name: &str) -> Result<ColumnId, TableError> {
         self.position(name)
             .ok_or_else(|| TableError::UnknownColumn {
                 format: self.format.to_owned(),
@@ -186,13 +186,13 @@ impl Scope<'_> {
             })
     }
 
-    pub fn position(&self, name: &str) -> Option<ColumnId> {
+    pub(crate) fn position(&self, name: &str) -> Option<ColumnId> {
         self.columns.iter().position(|c| c.name == name)
     }
 
     /// Resolves a non-empty list of distinct column names of a `key`
     /// section (`identity`, `unique`).
-    pub fn distinct(
+    pub(crate) fn distinct(
         &self,
         names: &[String],
         key: &'static str,

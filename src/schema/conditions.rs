@@ -12,7 +12,7 @@ use serde::Deserialize;
 /// A state of a cell that a condition tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum CellState {
+pub(crate) enum CellState {
     /// The column is in the header and the cell is non-empty.
     Present,
     /// The column is absent or the cell is empty.
@@ -30,7 +30,7 @@ pub(super) struct RawCondition {
 }
 
 #[derive(Debug)]
-pub enum Condition {
+pub(crate) enum Condition {
     Always,
     Present(ColumnId),
     Empty(ColumnId),
@@ -56,13 +56,13 @@ pub(super) struct RawRequires {
 }
 
 #[derive(Debug)]
-pub struct Requires {
-    pub when: Condition,
-    pub all: Vec<ColumnId>,
-    pub any: Vec<ColumnId>,
-    pub severity: Option<Severity>,
-    pub reason: String,
-    pub trace: Trace,
+pub(crate) struct Requires {
+    pub(crate) when: Condition,
+    pub(crate) all: Vec<ColumnId>,
+    pub(crate) any: Vec<ColumnId>,
+    pub(crate) severity: Option<Severity>,
+    pub(crate) reason: String,
+    pub(crate) trace: Trace,
 }
 
 #[derive(Debug, Deserialize)]
@@ -82,13 +82,13 @@ pub(super) struct RawEqual {
 }
 
 #[derive(Debug)]
-pub struct Equal {
-    pub column: ColumnId,
-    pub to: ColumnId,
-    pub ignore_case: bool,
-    pub severity: Option<Severity>,
-    pub reason: String,
-    pub trace: Trace,
+pub(crate) struct Equal {
+    pub(crate) column: ColumnId,
+    pub(crate) to: ColumnId,
+    pub(crate) ignore_case: bool,
+    pub(crate) severity: Option<Severity>,
+    pub(crate) reason: String,
+    pub(crate) trace: Trace,
 }
 
 #[derive(Debug, Deserialize)]
@@ -105,11 +105,11 @@ pub(super) struct RawOneOrAll {
 }
 
 #[derive(Debug)]
-pub struct OneOrAll {
-    pub columns: Vec<ColumnId>,
-    pub severity: Option<Severity>,
-    pub reason: String,
-    pub trace: Trace,
+pub(crate) struct OneOrAll {
+    pub(crate) columns: Vec<ColumnId>,
+    pub(crate) severity: Option<Severity>,
+    pub(crate) reason: String,
+    pub(crate) trace: Trace,
 }
 
 #[derive(Debug, Deserialize)]
@@ -128,12 +128,12 @@ pub(super) struct RawOrder {
 
 /// Two date columns whose values must not be in reverse order.
 #[derive(Debug)]
-pub struct Order {
-    pub earlier: ColumnId,
-    pub later: ColumnId,
-    pub severity: Option<Severity>,
-    pub reason: String,
-    pub trace: Trace,
+pub(crate) struct Order {
+    pub(crate) earlier: ColumnId,
+    pub(crate) later: ColumnId,
+    pub(crate) severity: Option<Severity>,
+    pub(crate) reason: String,
+    pub(crate) trace: Trace,
 }
 
 /// Compiles a condition on a cell: exactly one state or set of values.

@@ -37,19 +37,19 @@ pub(super) struct RawUnique {
 /// Always three: the cross-row state stores, per value, the fingerprints of
 /// its two partner columns (see `src/check/cross.rs`).
 #[derive(Debug)]
-pub struct Identity {
-    pub columns: [ColumnId; 3],
-    pub trace: Trace,
+pub(crate) struct Identity {
+    pub(crate) columns: [ColumnId; 3],
+    pub(crate) trace: Trace,
 }
 
 /// A column, or a composite of columns, whose value must not repeat.
 #[derive(Debug)]
-pub struct Unique {
-    pub columns: Vec<ColumnId>,
-    pub severity: Option<Severity>,
-    pub ignore_case: bool,
-    pub reason: String,
-    pub trace: Trace,
+pub(crate) struct Unique {
+    pub(crate) columns: Vec<ColumnId>,
+    pub(crate) severity: Option<Severity>,
+    pub(crate) ignore_case: bool,
+    pub(crate) reason: String,
+    pub(crate) trace: Trace,
 }
 
 pub(super) fn identity(

@@ -6,7 +6,7 @@ use crate::names::{closest, typo_budget};
 
 /// The outcome of detection.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Detection {
+pub(crate) enum Detection {
     Found(&'static str),
     /// Several formats fit equally well.
     Ambiguous(Vec<&'static str>),
@@ -28,7 +28,7 @@ struct Score {
 /// it knows at least half of the header's names, or when the header has all
 /// its required columns; the best fit wins. Equal fits, or no fit at all,
 /// are resolved by `file_hints` in the file name, else reported.
-pub fn detect_format(
+pub(crate) fn detect_format(
     tables: &'static [&'static Table],
     header: &[&str],
     file_name: Option<&str>,
@@ -39,7 +39,7 @@ pub fn detect_format(
 /// [`detect_format`] restricted to the tables named in `only` (all tables
 /// when `only` is empty): a ZIP bundle's members can only be one of its two
 /// roles, and a wider pool would let a download table win a tie.
-pub fn detect_format_among(
+pub(crate) fn detect_format_among(
     tables: &'static [&'static Table],
     only: &[&str],
     header: &[&str],

@@ -15,7 +15,7 @@ const TEXT: &str = include_str!("../../rules/json.toml");
 /// The type a JSON value must have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum JsonType {
+pub(crate) enum JsonType {
     Any,
     String,
     Number,
@@ -27,7 +27,7 @@ pub enum JsonType {
 
 impl JsonType {
     /// Whether a value of kind `kind` has this type.
-    pub fn fits(self, kind: Kind) -> bool {
+    pub(crate) fn fits(self, kind: Kind) -> bool {
         matches!(
             (self, kind),
             (JsonType::Any, _)
@@ -44,7 +44,7 @@ impl JsonType {
 /// What a key that a schema does not list gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
-pub enum Unknown {
+pub(crate) enum Unknown {
     #[default]
     Warn,
     Allow,
@@ -53,7 +53,7 @@ pub enum Unknown {
 /// A string shape checked inside JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum StringShape {
+pub(crate) enum StringShape {
     IntegrationRef,
 }
 
@@ -94,19 +94,19 @@ enum NullIs {
 /// A compiled schema node.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Spec {
-    pub ty: JsonType,
+    pub(crate) ty: JsonType,
     /// Object members, sorted by key.
-    pub keys: Vec<(String, Spec)>,
-    pub unknown: Unknown,
-    pub required: bool,
-    pub items: Option<Box<Spec>>,
-    pub values: Option<Vec<String>>,
-    pub shape: Option<StringShape>,
+    pub(crate) keys: Vec<(String, Spec)>,
+    pub(crate) unknown: Unknown,
+    pub(crate) required: bool,
+    pub(crate) items: Option<Box<Spec>>,
+    pub(crate) values: Option<Vec<String>>,
+    pub(crate) shape: Option<StringShape>,
     /// A `null` here is a warning, not a type mismatch.
-    pub null_warns: bool,
+    pub(crate) null_warns: bool,
     /// Severity of a wrong type or value here, where the spec's words are
     /// soft about it; `None` keeps the rule's.
-    pub severity: Option<crate::diagnostic::Severity>,
+    pub(crate) severity: Option<crate::diagnostic::Severity>,
     /// `keys` as words to match member keys on, by length, each with its
     /// index in `keys`: a member key is compared only with the keys of its
     /// length (at most one or two), not with every key.
@@ -114,7 +114,7 @@ pub struct Spec {
     /// Where the keys of each length are in `words`, by length.
     by_len: Vec<(usize, usize)>,
     /// The required keys among the first 64, as bits of their indexes.
-    pub required_keys: u64,
+    pub(crate) required_keys: u64,
     /// The kinds of value that meet this spec whatever they hold, as bits
     /// of `Kind as u8`: see [`Spec::accepts_as_is`].
     as_is: u8,
@@ -227,7 +227,7 @@ impl Spec {
     /// unknown key of an object (`unknown = "warn"`), a `null` marked
     /// `null = "warning"`, or a node whose `severity` is a warning, here or
     /// below. Traceability asks such a binding to name its clause.
-    pub fn can_warn(&self) -> bool {
+    pub(crate) fn can_warn(&self) -> bool {
         (self.ty == JsonType::Object && self.unknown == Unknown::Warn)
             || self.null_warns
             || self.severity == Some(crate::diagnostic::Severity::Warning)
@@ -238,7 +238,7 @@ impl Spec {
     /// Which of `keys` is the member key at `key` in `text` (the text may
     /// go on past it). The same as comparing with each key as a string.
     #[inline]
-    pub fn key_at(&self, text: &[u8], key: Range<usize>) -> Option<usize> {
+    pub(crate) fn key_at(&self, text: &[u8], key: Range<usize>) -> Option<usize> {
         let &(from, to) = self.by_len.get(key.len())?;
         let w = KeyWords::of(text, &key);
         let candidates = self.words.get(from..to).unwrap_or_default();
@@ -263,7 +263,11 @@ impl Spec {
     /// read the key twice. `None` says only that the key is not written
     /// so; the caller then scans it and asks [`Spec::key_at`].
     #[inline]
-    pub fn key_token<const Q: usize>(&self, b: &[u8], from: usize) -> Option<(usize, usize)> {
+    pub(crate) fn key_token<const Q: usize>(
+        &self,
+        b: &[u8],
+        from: usize,
+    ) -> Option<(usize, usize)> {
         let lead = *b.get(from)?;
         let &(start, end) = self.lead_spans.get(usize::from(lead))?;
         let tokens = self
@@ -290,12 +294,12 @@ impl Spec {
     /// check. Most object members are such leaves; one bit test settles
     /// them.
     #[inline]
-    pub fn accepts_as_is(&self, kind: Kind) -> bool {
+    pub(crate) fn accepts_as_is(&self, kind: Kind) -> bool {
         self.as_is & 1 << kind as u8 != 0
     }
 
     /// Which of `keys` is `key`.
-    pub fn key_named(&self, key: &str) -> Option<usize> {
+    pub(crate) fn key_named(&self, key: &str) -> Option<usize> {
         self.key_at(key.as_bytes(), 0..key.len())
     }
 }
@@ -303,7 +307,7 @@ impl Spec {
 /// What a comparison operator takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Operand {
+pub(crate) enum Operand {
     String,
     /// An array of strings.
     Strings,
@@ -321,15 +325,15 @@ struct RawFilter {
 
 /// The data of the filter-expression grammar.
 #[derive(Debug)]
-pub struct FilterData {
+pub(crate) struct FilterData {
     /// Comparison operators (`_eq`, `_in`) and what they take.
-    pub operators: BTreeMap<String, Operand>,
+    pub(crate) operators: BTreeMap<String, Operand>,
     /// Field name -> the filter type whose fields it takes as sub-fields.
-    pub nested: BTreeMap<String, String>,
+    pub(crate) nested: BTreeMap<String, String>,
     /// Help for fields that are near a listed one by more than spelling.
-    pub hints: BTreeMap<String, String>,
+    pub(crate) hints: BTreeMap<String, String>,
     /// Filter type -> its fields.
-    pub fields: BTreeMap<String, Vec<String>>,
+    pub(crate) fields: BTreeMap<String, Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -341,13 +345,13 @@ struct RawFile {
 
 /// Everything `rules/json.toml` defines.
 #[derive(Debug)]
-pub struct Grammars {
-    pub schemas: HashMap<String, Spec>,
-    pub filter: FilterData,
+pub(crate) struct Grammars {
+    pub(crate) schemas: HashMap<String, Spec>,
+    pub(crate) filter: FilterData,
 }
 
 impl Grammars {
-    pub fn parse(text: &str) -> Result<Grammars, GrammarError> {
+    pub(crate) fn parse(text: &str) -> Result<Grammars, GrammarError> {
         let raw: RawFile = toml::from_str(text).map_err(|e| GrammarError::Toml(e.to_string()))?;
         let mut schemas = HashMap::new();
         for name in raw.schemas.keys() {
@@ -515,7 +519,7 @@ fn compile(
 
 /// The grammars, parsed once. An error is a bug in `rules/json.toml`,
 /// caught by the tests.
-pub fn grammars() -> Result<&'static Grammars, &'static GrammarError> {
+pub(crate) fn grammars() -> Result<&'static Grammars, &'static GrammarError> {
     static G: OnceLock<Result<Grammars, GrammarError>> = OnceLock::new();
     G.get_or_init(|| Grammars::parse(TEXT)).as_ref()
 }
@@ -544,8 +548,8 @@ pub enum GrammarError {
 #[error("{}{problem}", keys.iter().map(|k| format!("{k}: ")).collect::<String>())]
 pub struct SpecError {
     /// The member keys from the schema down to the node, outermost first.
-    pub keys: Vec<String>,
-    pub problem: SpecProblem,
+    pub(crate) keys: Vec<String>,
+    pub(crate) problem: SpecProblem,
 }
 
 impl From<SpecProblem> for SpecError {
@@ -559,7 +563,7 @@ impl From<SpecProblem> for SpecError {
 
 /// What a schema node gets wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SpecProblem {
+pub(crate) enum SpecProblem {
     #[error("`ref = {0:?}` takes no other keys but `required`")]
     RefNotAlone(String),
     #[error("`ref = {0:?}` refers to itself")]

@@ -25,11 +25,11 @@ mod conditions;
 mod cross;
 mod detect;
 mod error;
-pub mod json;
+pub(crate) mod json;
 mod link;
 mod references;
 mod registry;
-pub mod shape;
+pub(crate) mod shape;
 mod table;
 mod trace;
 mod unchecked;
@@ -41,17 +41,14 @@ mod tests;
 pub use bindings::{Grammar, JsonRule};
 pub use checks::Check;
 pub use columns::{normalize_name, Column, ColumnId, Requirement};
-pub use conditions::{CellState, Condition, Equal, OneOrAll, Order, Requires};
-pub use cross::{Identity, Unique};
-pub use detect::{detect_format, detect_format_among, Detection};
+pub(crate) use conditions::{Condition, Requires};
+pub(crate) use detect::{detect_format, detect_format_among, Detection};
 pub use error::TableError;
 pub use references::{KeySource, Part, Reference, Source, SpanOf, UncheckedMode, Values};
 pub use registry::format_names;
 pub use shape::{BoolSpelling, Braces, Shape};
 pub use table::{Direction, Table};
 pub use trace::{normalize_quote, Clause, Trace};
-pub use unchecked::Unchecked;
-pub use words::{COUNT_PLACEHOLDERS, PLACEHOLDERS};
 
 use registry::TABLES;
 use std::sync::OnceLock;
@@ -84,7 +81,7 @@ pub fn tables() -> Result<&'static [&'static Table], &'static TableError> {
 }
 
 /// Looks a table up by its `--format` name.
-pub fn table(name: &str) -> Result<Option<&'static Table>, &'static TableError> {
+pub(crate) fn table(name: &str) -> Result<Option<&'static Table>, &'static TableError> {
     TABLES
         .iter()
         .position(|(n, _)| *n == name)

@@ -96,12 +96,12 @@ pub enum Part {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Values {
     /// A header name of the format the match is made in.
-    pub column: String,
-    pub values: Vec<String>,
+    pub(crate) column: String,
+    pub(crate) values: Vec<String>,
 }
 
 impl Values {
-    pub fn matches(&self, cell: &str) -> bool {
+    pub(crate) fn matches(&self, cell: &str) -> bool {
         let cell = cell.trim();
         self.values.iter().any(|v| cell.eq_ignore_ascii_case(v))
     }
@@ -115,46 +115,46 @@ impl Values {
 #[derive(Debug)]
 pub struct Reference {
     /// The referring column.
-    pub column: ColumnId,
+    pub(crate) column: ColumnId,
     /// The cell is a comma-separated list; each element is a reference.
-    pub list: bool,
+    pub(crate) list: bool,
     /// Which part of a value (or element) is the key; `None`: all of it.
-    pub part: Option<Part>,
+    pub(crate) part: Option<Part>,
     /// A compound key: the referring row's type column, whose value goes
     /// with the cell's as `(type, key)`; set exactly when `type_key` is.
-    pub type_column: Option<ColumnId>,
+    pub(crate) type_column: Option<ColumnId>,
     /// The format whose rows define keys.
-    pub target: String,
+    pub(crate) target: String,
     /// The target's key column, a header name.
-    pub key: String,
+    pub(crate) key: String,
     /// The target's type column of a compound key, a header name.
-    pub type_key: Option<String>,
+    pub(crate) type_key: Option<String>,
     /// Keys compare ignoring case (types of a compound key always do).
-    pub ignore_case: bool,
+    pub(crate) ignore_case: bool,
     /// The key column is not one the target's table declares (the
     /// campaigns upload has no `ID`; an edited download has one).
-    pub undeclared_key: bool,
+    pub(crate) undeclared_key: bool,
     /// Target rows that do not define their key (they delete it).
-    pub gone: Option<Values>,
+    pub(crate) gone: Option<Values>,
     /// Referring rows that are not checked (a column of this table).
-    pub skip: Option<Values>,
+    pub(crate) skip: Option<Values>,
     /// Only referring rows whose column holds one of the values are
     /// checked (a column of this table): with `skip` on another entry, it
     /// routes one cell to one of two targets by the row's type.
-    pub when: Option<Values>,
+    pub(crate) when: Option<Values>,
     /// Where the target's keys come from, in the order that decides which
     /// source's rule and message an undefined key gets.
-    pub sources: Vec<Source>,
+    pub(crate) sources: Vec<Source>,
     /// Whether, and how, references no source could check are said in the
     /// table's `[[unchecked]]` info; `None`: nothing is said.
-    pub unchecked: Option<UncheckedMode>,
+    pub(crate) unchecked: Option<UncheckedMode>,
     /// What a finding points at.
-    pub span: SpanOf,
+    pub(crate) span: SpanOf,
     /// Message and help for a key only `gone` rows hold; set exactly when
     /// `gone` is.
-    pub gone_message: Option<String>,
-    pub gone_help: Option<String>,
-    pub trace: Trace,
+    pub(crate) gone_message: Option<String>,
+    pub(crate) gone_help: Option<String>,
+    pub(crate) trace: Trace,
 }
 
 /// Where the keys of a reference's target come from.
@@ -173,7 +173,7 @@ pub enum KeySource {
 }
 
 impl KeySource {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             KeySource::Run => "run",
             KeySource::Bundle => "bundle",
@@ -186,20 +186,20 @@ impl KeySource {
 /// decides.
 #[derive(Debug)]
 pub struct Source {
-    pub from: KeySource,
+    pub(crate) from: KeySource,
     /// The source decides only for rows whose type (compound key) is one
     /// of these, in any case; `None`: for every row.
-    pub types: Option<Vec<String>>,
+    pub(crate) types: Option<Vec<String>>,
     /// The registry rule findings report, at its default severity.
-    pub rule: &'static Rule,
+    pub(crate) rule: &'static Rule,
     /// Message and help for a key no available source defines.
-    pub message: String,
-    pub help: String,
+    pub(crate) message: String,
+    pub(crate) help: String,
 }
 
 impl Source {
     /// Whether the source decides for a row of type `ty`.
-    pub fn covers(&self, ty: Option<&str>) -> bool {
+    pub(crate) fn covers(&self, ty: Option<&str>) -> bool {
         match (&self.types, ty) {
             (None, _) => true,
             (Some(types), Some(ty)) => types.iter().any(|t| ty.trim().eq_ignore_ascii_case(t)),

@@ -13,7 +13,7 @@ pub enum BoolSpelling {
 }
 
 impl BoolSpelling {
-    pub fn words(self) -> (&'static str, &'static str) {
+    pub(crate) fn words(self) -> (&'static str, &'static str) {
         match self {
             BoolSpelling::Lower => ("true", "false"),
             BoolSpelling::Upper => ("TRUE", "FALSE"),
@@ -58,7 +58,7 @@ pub enum DateShape {
 
 impl DateShape {
     /// What the shape looks like, for messages.
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             DateShape::Mdy => "MM/DD/YYYY (e.g. 03/07/2024)",
             DateShape::Ymd => "YYYY-MM-DD (e.g. 2024-03-07)",

@@ -32,6 +32,9 @@ struct RawTable {
     name: String,
     title: String,
     spec_section: String,
+    // Upload or download: the grammar asks every table to say which, and
+    // serde holds it to the two values; no check depends on it.
+    #[allow(dead_code)]
     direction: Direction,
     #[serde(default)]
     file_hints: Vec<String>,
@@ -66,35 +69,34 @@ pub struct Table {
     pub name: String,
     pub title: String,
     pub spec_section: String,
-    pub direction: Direction,
-    pub file_hints: Vec<String>,
+    pub(crate) file_hints: Vec<String>,
     pub deprecated: Option<String>,
     pub notes: Vec<String>,
     pub columns: Vec<Column>,
-    pub requires: Vec<Requires>,
-    pub equal: Vec<Equal>,
-    pub one_or_all: Vec<OneOrAll>,
-    pub json: Vec<JsonRule>,
-    pub order: Vec<Order>,
+    pub(crate) requires: Vec<Requires>,
+    pub(crate) equal: Vec<Equal>,
+    pub(crate) one_or_all: Vec<OneOrAll>,
+    pub(crate) json: Vec<JsonRule>,
+    pub(crate) order: Vec<Order>,
     /// Columns that together identify a person across rows (cross-row
     /// consistency, `identity-*` rules).
-    pub identity: Option<Identity>,
+    pub(crate) identity: Option<Identity>,
     /// Values (or composites) that must not repeat in a file.
-    pub unique: Vec<Unique>,
+    pub(crate) unique: Vec<Unique>,
     /// Cells that name a record another file defines: the run's files, a
     /// bundle's other member, `--entities` (the engine of
     /// `src/check/refs.rs`).
-    pub references: Vec<Reference>,
+    pub(crate) references: Vec<Reference>,
     /// What a file says, once and last, about references no source could
     /// check. A format that has these has its references checked in a pass
     /// after the file's own check (`src/check/refs.rs`), not with the batch.
-    pub unchecked: Vec<Unchecked>,
+    pub(crate) unchecked: Vec<Unchecked>,
 }
 
 impl Table {
     /// Parses and validates one table, part by part: the columns first,
     /// as every other part names them.
-    pub fn parse(format: &str, text: &str) -> Result<Table, TableError> {
+    pub(crate) fn parse(format: &str, text: &str) -> Result<Table, TableError> {
         let raw: RawTable = toml::from_str(text).map_err(|e| TableError::Toml {
             format: format.to_owned(),
             reason: e.to_string(),
@@ -123,7 +125,6 @@ impl Table {
             name: raw.name,
             title: raw.title,
             spec_section: raw.spec_section,
-            direction: raw.direction,
             file_hints: raw.file_hints,
             deprecated: raw.deprecated,
             notes: raw.notes,
@@ -140,7 +141,7 @@ impl Table {
         })
     }
 
-    pub fn column(&self, name: &str) -> Option<ColumnId> {
+    pub(crate) fn column(&self, name: &str) -> Option<ColumnId> {
         self.columns.iter().position(|c| c.name == name)
     }
 }

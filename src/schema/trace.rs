@@ -50,7 +50,7 @@ impl Clause {
 /// `clause` says why the check only warns, where it does.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Trace {
-    pub spec: Option<String>,
+    pub(crate) spec: Option<String>,
     pub clause: Option<Clause>,
 }
 

@@ -27,12 +27,12 @@ pub(super) struct RawUnchecked {
 /// A table's `[[unchecked]]`: one info a file, after its references, when
 /// references to exactly `targets` went unchecked.
 #[derive(Debug)]
-pub struct Unchecked {
-    pub targets: Vec<String>,
-    pub rule: &'static Rule,
-    pub message: String,
-    pub help: String,
-    pub trace: Trace,
+pub(crate) struct Unchecked {
+    pub(crate) targets: Vec<String>,
+    pub(crate) rule: &'static Rule,
+    pub(crate) message: String,
+    pub(crate) help: String,
+    pub(crate) trace: Trace,
 }
 
 /// The `[[unchecked]]` entries of a table, held to its references: every

@@ -9,15 +9,15 @@ use crate::rules::Rule;
 /// key as written (trimmed, whole), the type of a compound key (trimmed)
 /// and, for a `gone` key only, the file and line of the row that deletes
 /// it.
-pub const PLACEHOLDERS: [&str; 5] = ["{value}", "{cell}", "{key}", "{type}", "{place}"];
+pub(crate) const PLACEHOLDERS: [&str; 5] = ["{value}", "{cell}", "{key}", "{type}", "{place}"];
 
 /// The placeholders of an `[[unchecked]]` message: the number of cells a
 /// `count` target left unchecked, and `s` / `was` agreeing with it.
-pub const COUNT_PLACEHOLDERS: [&str; 3] = ["{count}", "{s}", "{was}"];
+pub(crate) const COUNT_PLACEHOLDERS: [&str; 3] = ["{count}", "{s}", "{was}"];
 
 /// Why a reference's or an `[[unchecked]]`'s rule or words do not compile.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WordsError {
+pub(crate) enum WordsError {
     #[error("unknown placeholder in {text:?} (known here: {known:?})")]
     Placeholder {
         text: String,

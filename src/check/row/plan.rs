@@ -147,10 +147,6 @@ impl Plan {
         }
     }
 
-    pub fn table(&self) -> &'static Table {
-        self.table
-    }
-
     /// Gives the plan the order of day and month in each date column,
     /// known up front ([`crate::check::Options::date_orders`]). An `MM/DD/YYYY`
     /// column whose valid cells that read as two dates are read by its
