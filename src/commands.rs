@@ -27,6 +27,15 @@ pub fn explain(rule: &str, out: &mut dyn Write) -> Result<u8, Failure> {
     writeln!(out, "{} {} ({})\n", r.code, r.name, r.severity)?;
     writeln!(out, "{}\n", r.summary)?;
     writeln!(out, "{}\n", r.explanation)?;
+    // The finding's own words, from the template the check fills, so
+    // what `explain` shows and what a check prints are one text.
+    if let Some(m) = r.message_template() {
+        writeln!(out, "Message: {m}")?;
+        if let Some(h) = r.help_template() {
+            writeln!(out, "Help: {h}")?;
+        }
+        writeln!(out)?;
+    }
     if let Some(f) = &r.fix {
         writeln!(
             out,

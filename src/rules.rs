@@ -55,6 +55,20 @@ pub struct Rule {
     pub(crate) help: Option<&'static str>,
 }
 
+impl Rule {
+    /// The message its findings carry, with `{name}`s where the check
+    /// fills in the file's values; `None` when the check words it per
+    /// case.
+    pub fn message_template(&self) -> Option<&'static str> {
+        self.message
+    }
+
+    /// The help its findings carry, templated as the message is.
+    pub fn help_template(&self) -> Option<&'static str> {
+        self.help
+    }
+}
+
 /// `template` with each `{name}` that `values` names replaced by its
 /// value, in one pass (a value is not read again for names). Other braces
 /// stay as they are.

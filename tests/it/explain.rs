@@ -16,6 +16,32 @@ fn run(args: &[&str]) -> String {
     String::from_utf8(out).expect("utf-8")
 }
 
+/// The template `explain` shows is the one findings are made from: a
+/// header without `Start Date` gets H001's message with the column filled
+/// in, word for word.
+#[test]
+fn explain_shows_the_words_a_finding_is_made_from() {
+    let h001 = rules::lookup("H001").expect("H001");
+    let template = h001.message_template().expect("H001 has a template");
+    assert!(run(&["explain", "H001"]).contains(&format!("Message: {template}\n")));
+    let out = Command::cargo_bin("bdxlint")
+        .expect("binary builds")
+        .args([
+            "check",
+            "--format",
+            "entitlements",
+            "--output-format",
+            "json",
+            "-",
+        ])
+        .write_stdin("Integration ID,Entitlement ID,Name\n")
+        .output()
+        .expect("runs");
+    let json = String::from_utf8(out.stdout).expect("utf-8");
+    let want = template.replace("{column}", "Privilege Value");
+    assert!(json.contains(&want), "{want:?} in {json}");
+}
+
 #[test]
 fn explain_prints_every_rule_by_code_and_by_name() {
     for r in rules::ALL {
@@ -24,10 +50,16 @@ fn explain_prints_every_rule_by_code_and_by_name() {
             Some(f) => format!("{}: {} (`bdxlint check --fix`)\n\n", f.headline(), f.text),
             None => String::new(),
         };
+        // A rule whose findings' words are a template shows it.
+        let words = match (r.message_template(), r.help_template()) {
+            (Some(m), Some(h)) => format!("Message: {m}\nHelp: {h}\n\n"),
+            (Some(m), None) => format!("Message: {m}\n\n"),
+            _ => String::new(),
+        };
         assert_eq!(
             by_code,
             format!(
-                "{} {} ({})\n\n{}\n\n{}\n\n{fix}Spec: {}\n",
+                "{} {} ({})\n\n{}\n\n{}\n\n{words}{fix}Spec: {}\n",
                 r.code, r.name, r.severity, r.summary, r.explanation, r.spec
             )
         );
