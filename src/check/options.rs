@@ -64,6 +64,32 @@ pub struct Options {
     /// [`dates::DateOrders`], whether it must be made again with them
     /// (see [`check_reader_dated`](crate::check::check_reader_dated)).
     pub date_orders: Option<Arc<dates::DateOrders>>,
+    /// The run's own pool (`--threads`), into which the parallel steps
+    /// spawn; `None` uses rayon's current pool. The thread that reads a
+    /// file stays the caller's, beside the pool, as it is without one:
+    /// running it on a worker of the pool made its large allocations
+    /// come from a thread arena, whose reservations took a dense file's
+    /// check past 256 MiB of address space now and then.
+    pub pool: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl Options {
+    /// How many threads check chunks: the run's pool's, or rayon's.
+    pub(crate) fn threads(&self) -> usize {
+        self.pool
+            .as_ref()
+            .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
+    }
+
+    /// Runs `op` where the parallel steps use the run's pool (`install`
+    /// blocks this thread until it is done, as a parallel iterator does);
+    /// without a pool, here.
+    pub(crate) fn in_pool<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        match &self.pool {
+            Some(p) => p.install(op),
+            None => op(),
+        }
+    }
 }
 
 /// The cross-row rules to run, by the state they keep.
@@ -104,6 +130,7 @@ impl Default for Options {
             cancel: None,
             row_fixes: None,
             date_orders: None,
+            pool: None,
         }
     }
 }

@@ -60,8 +60,9 @@ pub(super) fn check_stream<R: Read>(
         snippets,
         fixes: opts.row_fixes.as_deref(),
         display,
+        pool: opts.pool.as_deref(),
     };
-    let mut fold = if rayon::current_num_threads() <= 1 {
+    let mut fold = if opts.threads() <= 1 {
         run.sequential(first_rest, &mut chunks, fold, sink)?
     } else {
         run.parallel(first_rest, &mut chunks, fold, sink)?
@@ -170,6 +171,8 @@ struct Run<'a> {
     snippets: Snippets,
     fixes: Option<&'a RowFixes>,
     display: &'a str,
+    /// The run's own pool, if it has one (`Options::pool`).
+    pool: Option<&'a rayon::ThreadPool>,
 }
 
 impl Run<'_> {
@@ -216,7 +219,11 @@ impl Run<'_> {
     ) -> Result<Fold, Error> {
         let (rows, fixes) = (self.rows, self.fixes);
         let io = |e| Error::io(self.display, e);
-        let in_flight = rayon::current_num_threads() * 2 + 2;
+        let in_flight = self
+            .pool
+            .map_or_else(rayon::current_num_threads, |p| p.current_num_threads())
+            * 2
+            + 2;
         let (tx, rx) = std::sync::mpsc::channel::<std::thread::Result<Folded>>();
         let pipeline = Stage {
             waiting: Mutex::new(std::collections::BTreeMap::new()),
@@ -244,7 +251,7 @@ impl Run<'_> {
                 drop((writing, give_back));
             }
             let to_writer = fixes.map(|_| to_writer);
-            rayon::in_place_scope_fifo(|s| -> Result<(), Error> {
+            scope_fifo(self.pool, |s| -> Result<(), Error> {
                 let (mut sent, mut done) = (0u64, 0u64);
                 let mut next = Some(first_rest);
                 loop {
@@ -392,6 +399,18 @@ impl Stage {
                 return;
             }
         }
+    }
+}
+
+/// A FIFO scope whose tasks go to `pool` (or rayon's current pool), the
+/// calling thread staying the caller's.
+fn scope_fifo<'scope, R>(
+    pool: Option<&rayon::ThreadPool>,
+    op: impl FnOnce(&rayon::ScopeFifo<'scope>) -> R,
+) -> R {
+    match pool {
+        Some(p) => p.in_place_scope_fifo(op),
+        None => rayon::in_place_scope_fifo(op),
     }
 }
 

@@ -130,7 +130,7 @@ impl Run<'_> {
                 format,
             })
             .collect();
-        match batch::check_batch(&files, self.opts) {
+        match self.opts.in_pool(|| batch::check_batch(&files, self.opts)) {
             Ok(found) => found.into_iter().collect(),
             Err(e) => {
                 failures.push(failure(e));
@@ -167,7 +167,7 @@ impl Run<'_> {
             }
             return Ok(());
         }
-        let window = 2 * rayon::current_num_threads().max(1);
+        let window = 2 * self.opts.threads().max(1);
         // Fewer inputs than the window share the bytes among themselves: a
         // file checked alone keeps its findings (and is checked again when
         // it learns its dates' order late) whatever the thread count.
@@ -183,20 +183,22 @@ impl Run<'_> {
                 self.stream_input(&inputs[i], &per_input[i], more, failures, w, t);
                 i += 1;
             } else {
-                let kept: Vec<Result<Collector, Error>> = (i..j)
-                    .into_par_iter()
-                    .map(|k| {
-                        let (format, filter) = &per_input[k];
-                        let mut c = Collector::with_budget(budget);
-                        let opts = Options {
-                            cancel: c.cancel.clone(),
-                            ..self.opts_for(*format, filter)
-                        };
-                        let more = extra.get(&k).cloned().unwrap_or_default();
-                        self.check_into(&inputs[k], *format, &opts, more, None, &mut c)
-                            .map(|()| c)
-                    })
-                    .collect();
+                let kept: Vec<Result<Collector, Error>> = self.opts.in_pool(|| {
+                    (i..j)
+                        .into_par_iter()
+                        .map(|k| {
+                            let (format, filter) = &per_input[k];
+                            let mut c = Collector::with_budget(budget);
+                            let opts = Options {
+                                cancel: c.cancel.clone(),
+                                ..self.opts_for(*format, filter)
+                            };
+                            let more = extra.get(&k).cloned().unwrap_or_default();
+                            self.check_into(&inputs[k], *format, &opts, more, None, &mut c)
+                                .map(|()| c)
+                        })
+                        .collect()
+                });
                 for (k, r) in (i..j).zip(kept) {
                     let more = extra.remove(&k).unwrap_or_default();
                     match r {

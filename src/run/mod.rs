@@ -98,10 +98,9 @@ pub fn check(
     out: &mut (dyn Write + Send),
     err: &mut (dyn Write + Send),
 ) -> io::Result<u8> {
-    let outcome = validate(req).map_err(Halt::from).and_then(|mut valid| {
-        let pool = valid.pool.take();
-        in_pool(pool.as_ref(), || valid.run(req, out, &mut *err))
-    });
+    let outcome = validate(req)
+        .map_err(Halt::from)
+        .and_then(|valid| valid.run(req, out, &mut *err));
     match outcome {
         Ok(code) => Ok(code),
         // The one place a run's trouble becomes its message and status.
@@ -110,16 +109,6 @@ pub fn check(
             Ok(EXIT_TROUBLE)
         }
         Err(Halt::Io(e)) => Err(e),
-    }
-}
-
-/// Runs `op` in `pool`, where every parallel step of the check (rayon's
-/// `current_num_threads`, its scopes and parallel iterators) uses that
-/// pool; without one, here.
-fn in_pool<R: Send>(pool: Option<&rayon::ThreadPool>, op: impl FnOnce() -> R + Send) -> R {
-    match pool {
-        Some(p) => p.install(op),
-        None => op(),
     }
 }
 
@@ -155,14 +144,18 @@ impl Valid {
             mut failures,
             stdin_count,
             halves,
-            pool: _,
+            pool,
         } = self;
         if stdin_count > 0 && req.format.as_deref().and_then(Kind::from_name).is_some() {
             return Err(SetupError::ZipFromStdin.into());
         }
         // Build: what every input is checked with, then the report and
         // the tally.
-        let opts = settings.options(req);
+        // The parallel steps spawn into the run's pool; this thread reads.
+        let opts = Options {
+            pool: pool.map(std::sync::Arc::new),
+            ..settings.options(req)
+        };
         let external = load_all_entities(req, &opts)?;
         // Per input: the config overrides that match it may name its format
         // (`--format` still wins) and add to its rule filter.
@@ -554,7 +547,12 @@ mod tests {
             }) else {
                 panic!("valid");
             };
-            assert_eq!(in_pool(pool.as_ref(), rayon::current_num_threads), n);
+            let opts = Options {
+                pool: pool.map(std::sync::Arc::new),
+                ..Options::default()
+            };
+            assert_eq!(opts.threads(), n);
+            assert_eq!(opts.in_pool(rayon::current_num_threads), n);
         }
         let one = run(1);
         let two = run(2);

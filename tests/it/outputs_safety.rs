@@ -625,3 +625,39 @@ fn a_file_replaced_while_it_is_checked_is_not_split() {
     assert!(!d.join("g.csv").exists() && !d.join("b.csv").exists());
     assert_eq!(names(d), ["in.csv"]);
 }
+
+/// A run that cannot start (a baseline that does not read, `--entities`
+/// that is not an entities file) changes no output: an `--output-file`
+/// report from an earlier run stays as it was, and none is created.
+#[test]
+fn a_run_that_cannot_start_leaves_the_report_file_as_it_was() {
+    let dir = setup();
+    std::fs::write(dir.path().join("not-entities.csv"), "a,b\n1,2\n").expect("write");
+    for args in [
+        &["--baseline", "missing.json"][..],
+        &["--entities", "not-entities.csv"][..],
+    ] {
+        std::fs::remove_file(dir.path().join("report.json")).ok();
+        let mut all = vec!["--output-format", "json", "--output-file", "report.json"];
+        all.extend_from_slice(args);
+        all.push("in.csv");
+        let (code, _, err) = check(dir.path(), &all);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            !dir.path().join("report.json").exists(),
+            "{args:?}: created"
+        );
+        std::fs::write(dir.path().join("report.json"), "earlier").expect("write");
+        let (code, _, err) = check(dir.path(), &all);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("report.json")).expect("report"),
+            "earlier",
+            "{args:?}"
+        );
+        assert_eq!(
+            names(dir.path()),
+            ["in.csv", "not-entities.csv", "report.json"]
+        );
+    }
+}
