@@ -39,8 +39,6 @@ mod fold;
 mod fptable;
 mod grammar;
 pub(crate) mod header;
-#[cfg(test)]
-mod layers_tests;
 mod options;
 mod pipeline;
 mod preamble;

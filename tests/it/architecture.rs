@@ -52,7 +52,6 @@ const ORDERS: &[(&str, &[&[&str]])] = &[
                 "fixed_chunks",
                 "fptable",
                 "text",
-                "layers_tests",
             ],
             &["dates", "shapes"],
             &["cell_edits", "grammar", "options", "sheet"],
