@@ -594,7 +594,10 @@ fn a_file_replaced_while_it_is_checked_is_not_split() {
     let d = dir.path();
     let rows = |email: &str| {
         let mut s = String::from("Full Name,Work Email,Start Date\n");
-        for i in 0..300_000 {
+        // Long enough that the rename lands while the check runs, even
+        // when this test's thread waits its turn on a loaded machine
+        // (300,000 rows once lost that race in a full parallel run).
+        for i in 0..1_000_000 {
             s.push_str(&format!("Ada {i},{email},03/07/2024\n"));
         }
         s
