@@ -434,7 +434,7 @@ impl Settings {
 
     /// The tally every finding passes through on its way to the report:
     /// the baseline read (`old`), the one being recorded, the caps.
-    pub(super) fn tally(&self, req: &Request, old: Option<&Baseline>) -> Tally {
+    pub(super) fn tally(&self, req: &Request, old: Option<Baseline>) -> Tally {
         let counting = self.counting(req);
         let mut t = Tally::new(
             self.fail_on,
