@@ -13,18 +13,20 @@ use std::process::Output;
 /// 256 MiB of address space, in KiB, as `memory.rs` has it.
 const LIMIT_KIB: u64 = 256 << 10;
 
+/// The binary under test: another build can be measured the same way (an
+/// older one, to see these tests fail on it).
+fn bin() -> std::ffi::OsString {
+    std::env::var_os("BDXLINT_UNDER_TEST")
+        .unwrap_or_else(|| assert_cmd::cargo::cargo_bin("bdxlint").into_os_string())
+}
+
 /// `bdxlint ARGS` in `dir` under the limit, on two threads with two
 /// allocator arenas; never killed by it.
 fn limited(dir: &Path, args: &[&str]) -> Output {
     let out = std::process::Command::new("bash")
         .arg("-c")
         .arg(format!("ulimit -v {LIMIT_KIB}; exec \"$0\" \"$@\""))
-        // Another build can be measured the same way (an older one, to see
-        // these tests fail on it).
-        .arg(
-            std::env::var_os("BDXLINT_UNDER_TEST")
-                .unwrap_or_else(|| assert_cmd::cargo::cargo_bin("bdxlint").into_os_string()),
-        )
+        .arg(bin())
         .args(args)
         .current_dir(dir)
         .env("MALLOC_ARENA_MAX", "2")
@@ -154,7 +156,7 @@ fn an_endless_baseline_of_valid_lines_stops_at_its_size() {
         .arg(format!(
             "ulimit -v {LIMIT_KIB}; exec \"$0\" check --baseline <(echo 'bdxlint baseline 2'; echo 'file \"a\"'; yes 'C004 0123456789abcdef 1') employees.csv"
         ))
-        .arg(assert_cmd::cargo::cargo_bin("bdxlint"))
+        .arg(bin())
         .current_dir(d)
         .env("MALLOC_ARENA_MAX", "2")
         .output()
@@ -201,7 +203,7 @@ fn a_config_at_its_bound_of_globs_checks_a_thousand_files() {
     let dir = tempfile::tempdir().expect("tempdir");
     let d = dir.path();
     thousand_files(d);
-    std::fs::write(d.join("bdxlint.toml"), many_globs(4095)).expect("write");
+    std::fs::write(d.join("bdxlint.toml"), many_globs(1023)).expect("write");
     let out = limited(d, &["check", "--statistics", "files"]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -214,11 +216,11 @@ fn a_config_over_its_bound_of_globs_is_refused() {
     let d = dir.path();
     thousand_files(d);
     // Refused, naming the bound, before any glob is compiled or file read.
-    std::fs::write(d.join("bdxlint.toml"), many_globs(4096)).expect("write");
+    std::fs::write(d.join("bdxlint.toml"), many_globs(1024)).expect("write");
     let out = limited(d, &["check", "files"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("4097 globs (exclude, extend-exclude, per-file-ignores and the overrides' paths), more than the 4096 a config may hold"),
+        stderr(&out).contains("1025 globs (exclude, extend-exclude, per-file-ignores and the overrides' paths), more than the 1024 a config may hold"),
         "{}",
         stderr(&out)
     );
