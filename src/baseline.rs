@@ -46,10 +46,10 @@ const HEADER: &str = "bdxlint baseline 2";
 const ABOUT: &str = "# Findings `bdxlint check --baseline` does not report: under each file, a rule, a fingerprint and how many. Write it again with --write-baseline.";
 /// The largest baseline written or read: about 2.5 million distinct
 /// findings (24-30 bytes each).
-pub(crate) const MAX_BYTES: u64 = 64 << 20;
+const MAX_BYTES: u64 = 64 << 20;
 /// The longest line of a baseline: a `file` line of a long path (a path
 /// is at most 4 KiB on Linux, escaped for JSON it may grow).
-pub(crate) const MAX_LINE: usize = 16 << 10;
+const MAX_LINE: usize = 16 << 10;
 /// The fewest bytes an entry's line takes (`C004 <16 hex> 1\n`): the
 /// recorder stops once its distinct findings could not fit in [`MAX_BYTES`].
 const MIN_ENTRY_LINE: u64 = 4 + 1 + 16 + 1 + 1 + 1;
@@ -65,8 +65,9 @@ pub(crate) enum BaselineError {
     TooLarge { path: PathBuf, limit: u64 },
     #[error("baseline {}: line {line} is longer than {} KiB, longer than any line of a baseline; is this the right file?", display_path(.path), MAX_LINE >> 10)]
     LongLine { path: PathBuf, line: u64 },
-    /// A baseline of version 1 (JSON), which is not read: its entries
-    /// cannot be told from garbage without holding it whole.
+    /// A baseline of version 1 (JSON), which is not read: one reader of one
+    /// form, and a large run's version 1 was past what its own reader took;
+    /// one run writes it again.
     #[error("baseline {}: a baseline of an older bdxlint (JSON, version 1), which this version does not read; write it again with `bdxlint check --write-baseline {}` and the files it covers", display_path(.path), display_path(.path))]
     Version1 { path: PathBuf },
     #[error("baseline {}: not a bdxlint baseline (its first line is not `{HEADER}`); write one with `bdxlint check --write-baseline {}`", display_path(.path), display_path(.path))]
@@ -99,7 +100,7 @@ fn group_hash(path: &str, member: Option<&str>) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(path.as_bytes());
     if let Some(m) = member {
-        // 0xFF occurs in no UTF-8 text: ("a", "b") is not ("a\u{ff}b", None).
+        // 0xFF occurs in no UTF-8 text, so no path runs into its member.
         h.update(&[0xFF]);
         h.update(m.as_bytes());
     }
