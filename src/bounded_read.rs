@@ -1,16 +1,15 @@
-//! Reading the small files bdxlint is told to read (a configuration, a
-//! baseline) with a bound (named for that: it was `files.rs`, a name the
-//! run's checking of every input had too): a path such as `/dev/zero` or an endless pipe
-//! stops at the bound with a clear error instead of growing memory until
-//! the kernel kills the process.
+//! Reading a small file bdxlint is told to read whole (a configuration;
+//! a baseline is read line by line, in `baseline.rs`) with a bound (named
+//! for that: it was `files.rs`, a name the run's checking of every input
+//! had too): a path such as `/dev/zero` or an endless pipe stops at the
+//! bound with a clear error instead of growing memory until the kernel
+//! kills the process.
 
 use std::io::Read;
 use std::path::Path;
 
 /// Largest configuration file read.
 pub(crate) const MAX_CONFIG_BYTES: u64 = 1 << 20;
-/// Largest baseline read (about a million recorded findings).
-pub(crate) const MAX_BASELINE_BYTES: u64 = 256 << 20;
 
 /// Why a bounded file could not be read; the caller names the file.
 #[derive(Debug, thiserror::Error)]

@@ -187,7 +187,7 @@ impl Valid {
         let mut report_w = streams.report_w();
         let mut content_w = Shared(&out_cell);
         let mut w = settings.report(req, &mut report_w)?;
-        let mut t = settings.tally(req, old.as_ref());
+        let mut t = settings.tally(req, old);
         // `--split --fix`: the fixed copy is made beside GOOD and kept to
         // be split; the input stays as it is.
         let split_dir = halves.as_ref().map(split::Halves::copy_dir);
@@ -381,7 +381,6 @@ fn write_baseline(
     let (Some(p), Some(r)) = (&req.write_baseline, t.recorder.take()) else {
         return Ok(true);
     };
-    let b = r.finish();
     // A run that could not check (or fix) every file has not seen all
     // the findings: a baseline of it would drop the others' entries.
     if s.failures > 0 || s.not_fixed > 0 {
@@ -396,9 +395,9 @@ fn write_baseline(
         )?;
         return Ok(true);
     }
-    match b.save(p) {
+    let n = r.findings();
+    match r.save(p) {
         Ok(()) => {
-            let n: u32 = b.findings.iter().map(|e| e.count).sum();
             writeln!(err, "bdxlint: recorded {n} findings in {}", display_path(p))?;
             Ok(true)
         }

@@ -20,7 +20,7 @@ use super::tally::Tally;
 use crate::baseline::{Baseline, Matcher, Recorder};
 use crate::bundle::{self, Kind};
 use crate::check::Options;
-use crate::config::{self, Config, ConfigError, Exclude, FailOn, PerFileIgnore};
+use crate::config::{self, Config, ConfigError, Exclude, FailOn, PerFileIgnores};
 use crate::diagnostic::Severity;
 use crate::report::{self, OutputFormat, Report, Statistics};
 use crate::select::{Level, RuleFilter, SelectorError};
@@ -66,7 +66,7 @@ pub(super) struct Scope {
     /// the matching overrides and per-file ignores, then `cli_severity`.
     filter: RuleFilter,
     /// `--per-file-ignores`, or else the config's `[per-file-ignores]`.
-    per_file_ignores: Vec<PerFileIgnore>,
+    per_file_ignores: Arc<PerFileIgnores>,
     /// What walks skip: the config's `exclude` (or `--exclude`, which
     /// replaces it), its `extend-exclude` and `--extend-exclude`.
     pub(super) exclude: Vec<Exclude>,
@@ -122,12 +122,10 @@ impl Scope {
         exclude.push(cli_globs(&req.extend_exclude, "--extend-exclude")?);
         // The flag replaces the table, as ruff's does.
         let per_file_ignores = if req.per_file_ignores.is_empty() {
-            c.map(|c| c.per_file_ignores.clone()).unwrap_or_default()
+            c.map(|c| Arc::clone(&c.per_file_ignores))
+                .unwrap_or_default()
         } else {
-            req.per_file_ignores
-                .iter()
-                .map(|a| PerFileIgnore::parse(a, cwd))
-                .collect::<Result<_, _>>()?
+            Arc::new(PerFileIgnores::parse(&req.per_file_ignores, cwd)?)
         };
         Ok(Scope {
             config,
@@ -313,7 +311,7 @@ impl Settings {
         if let Input::File(p) = input {
             filter
                 .ignore
-                .extend(config::ignored_in(&scope.per_file_ignores, p, &self.cwd).cloned());
+                .extend(scope.per_file_ignores.ignored_in(p, &self.cwd));
         }
         (format, filter)
     }
@@ -434,7 +432,7 @@ impl Settings {
 
     /// The tally every finding passes through on its way to the report:
     /// the baseline read (`old`), the one being recorded, the caps.
-    pub(super) fn tally(&self, req: &Request, old: Option<&Baseline>) -> Tally {
+    pub(super) fn tally(&self, req: &Request, old: Option<Baseline>) -> Tally {
         let counting = self.counting(req);
         let mut t = Tally::new(
             self.fail_on,

@@ -86,7 +86,7 @@ impl Tally {
         self.path = path.to_owned();
         self.member = member.map(str::to_owned);
         if let Some(m) = &mut self.baseline {
-            m.start_file(path);
+            m.start_file(path, member);
         }
     }
 
@@ -103,7 +103,7 @@ impl Tally {
             r.add(&self.path, member, &d);
         }
         let known = match &mut self.baseline {
-            Some(m) => m.matches(&self.path, member, &d),
+            Some(m) => m.matches(&self.path, &d),
             None => self.recorder.is_some(),
         };
         if known {

@@ -94,7 +94,7 @@ fn identical_output_at_1_2_and_7_threads_streamed_or_collected() {
     let file = dir.join("entitlements.csv");
     generate(&file);
     let baseline = dir.join("empty-baseline.json");
-    std::fs::write(&baseline, "{\"version\":1,\"findings\":[]}\n").expect("baseline");
+    std::fs::write(&baseline, "bdxlint baseline 2\n").expect("baseline");
     let f = file.to_str().expect("utf-8 temp path");
     let b = baseline.to_str().expect("utf-8 temp path");
     for format in ["json", "concise"] {

@@ -663,7 +663,7 @@ fn the_readme_pre_commit_snippet_names_this_hook() {
         .split(',')
         .map(str::trim)
         .collect();
-    assert_eq!(args, ["--baseline", ".bdxlint-baseline.json"]);
+    assert_eq!(args, ["--baseline", ".bdxlint-baseline"]);
     let files = vec!["uploads/e.csv".to_owned()];
     let out = run_entry_in(dir.path(), &["--write-baseline", args[1]], &files);
     assert_eq!(out.status.code(), Some(0), "{out:?}");

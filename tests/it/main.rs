@@ -27,6 +27,7 @@ mod grammar;
 mod integrations;
 mod json_doubled;
 mod memory;
+mod memory_settings;
 mod outputs;
 mod outputs_safety;
 mod readme;

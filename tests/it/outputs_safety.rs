@@ -264,7 +264,7 @@ fn a_fifo_output_is_written_to_its_reader_and_stays_a_fifo() {
     assert!(expected.contains("C004"), "{expected}");
     let cases: [(&[&str], &str); 3] = [
         (&["--output-format", "concise", "-o", "fifo"], "C004"),
-        (&["--write-baseline", "fifo"], "\"fingerprint\""),
+        (&["--write-baseline", "fifo"], "bdxlint baseline 2\n"),
         (&["-q", "--split", "good.csv", "fifo"], "Bob Byron"),
     ];
     for (args, wanted) in cases {
