@@ -183,7 +183,7 @@ install() {
     else
         # A branch's binary left by an earlier job on a self-hosted runner
         # is older code: never reuse it.
-        rm -rf "$dir/bin"
+        rm -rf "${dir:?}/bin"
         download "$(target)"
     fi
     "$dir/bin/$exe" --version >&2 || fail "the installed bdxlint does not run"
