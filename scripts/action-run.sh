@@ -3,8 +3,14 @@
 # so it can be run and tested outside GitHub (tests/it/integrations.rs).
 #
 # Inputs arrive as environment variables:
-#   BDXLINT_PATHS        files or directories, split on whitespace, newlines
-#                        included (default ".")
+#   BDXLINT_PATHS        files, directories or glob patterns, one a line
+#                        (a line is one path, spaces and all; blank lines
+#                        and the spaces around a line are dropped; default
+#                        "."). A line that names no file but holds `*`, `?`
+#                        or `[` is a pattern, expanded here (`**` crosses
+#                        directories, hidden files only where the pattern
+#                        names them); a pattern that matches nothing is an
+#                        error (exit 2), as a missing file is.
 #   BDXLINT_FORMAT       "github" (annotations) or "sarif" (a file to upload)
 #   BDXLINT_ARGS         extra flags for `bdxlint check`, split as a shell
 #                        splits words (quotes kept together), never run
@@ -22,10 +28,41 @@
 # silent.
 set -uo pipefail
 
-# -d '': read every line, not only the first, so that a workflow's
-# `paths: |` block (one path per line) is checked whole. read then returns
-# 1 at the end of its input, which is expected here.
-read -r -d '' -a paths <<< "${BDXLINT_PATHS:-.}"
+# One path a line, so that a path with spaces (`HR exports/May.csv`)
+# stays one; `lines` keeps them as written, for the default category, and
+# `paths` holds what the patterns matched.
+lines=()
+paths=()
+LC_COLLATE=C
+shopt -s globstar nullglob
+while IFS= read -r line || [ -n "$line" ]; do
+    line="${line#"${line%%[![:space:]]*}"}"
+    line="${line%"${line##*[![:space:]]}"}"
+    [ -n "$line" ] || continue
+    lines+=("$line")
+    if [ -e "$line" ] || [[ "$line" != *[\*\?\[]* ]]; then
+        paths+=("$line")
+        continue
+    fi
+    # Unquoted to expand the pattern, with IFS empty so that its spaces do
+    # not split it; sorted bytewise (LC_COLLATE), the same on every runner.
+    saved_ifs="$IFS"
+    IFS=
+    # shellcheck disable=SC2206 # the expansion is the point
+    matches=($line)
+    IFS="$saved_ifs"
+    if [ "${#matches[@]}" -eq 0 ]; then
+        echo "bdxlint action: paths: $line matches no file" >&2
+        echo "exit-code=2" >> "${GITHUB_OUTPUT:-/dev/null}"
+        exit 2
+    fi
+    paths+=("${matches[@]}")
+done <<< "${BDXLINT_PATHS:-.}"
+shopt -u globstar nullglob
+if [ "${#lines[@]}" -eq 0 ]; then
+    lines=(.)
+    paths=(.)
+fi
 # xargs splits words as a shell would (quotes and backslashes), without
 # running anything: `--baseline "my baseline.json"` stays one argument.
 extra=()
@@ -66,7 +103,15 @@ case "$format" in
         fi
         category="${BDXLINT_CATEGORY:-}"
         if [ -z "$category" ]; then
-            category="bdxlint:$(printf '%s,' "${paths[@]}" | sed 's/,$//')"
+            category="bdxlint:$(printf '%s,' "${lines[@]}" | sed 's/,$//')"
+        fi
+        # A log left by an earlier step or run must not pass for this run's:
+        # bdxlint leaves an --output-file as it was when it cannot start (a
+        # usage error), and the upload step would send the stale one.
+        if ! rm -f -- "$sarif" || [ -e "$sarif" ] || [ -L "$sarif" ]; then
+            echo "bdxlint action: cannot remove the earlier $sarif; choose another sarif-file" >&2
+            echo "exit-code=2" >> "$output"
+            exit 2
         fi
         # --output-file writes the log whole or not at all, and prints the
         # summary line on stderr, into the step's log.

@@ -17,7 +17,7 @@ use crate::exit::Failure;
 #[derive(Debug, Parser)]
 #[command(
     name = "bdxlint",
-    version,
+    version = env!("BDXLINT_VERSION"),
     about = "Check Bulk Data Exchange CSV files before you upload them",
     long_about = "Check Bulk Data Exchange API CSV files offline, before you upload them.\n\n\
         bdxlint reads each file's header, picks its format (employees, entitlements, reviews, ...), \

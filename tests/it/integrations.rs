@@ -9,8 +9,13 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// `key: value` of each hook of the manifest, read without a YAML crate:
 /// the manifest is a flat list of scalars, and this test keeps it so.
 fn hooks() -> Vec<Vec<(String, String)>> {
-    let text = std::fs::read_to_string(Path::new(ROOT).join(".pre-commit-hooks.yaml"))
-        .expect(".pre-commit-hooks.yaml at the repository root");
+    hooks_of(".pre-commit-hooks.yaml")
+}
+
+/// The hooks of the manifest at `rel` (the root's, or the hook mirror's).
+fn hooks_of(rel: &str) -> Vec<Vec<(String, String)>> {
+    let text =
+        std::fs::read_to_string(Path::new(ROOT).join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));
     let mut hooks: Vec<Vec<(String, String)>> = Vec::new();
     for line in text.lines() {
         let t = line.trim_start();
@@ -377,7 +382,7 @@ fn action(format: &str, dir: &Path) -> (std::process::Output, String) {
     action_on(
         format,
         dir,
-        "testdata/example/employees.csv testdata/example/entitlements.csv",
+        "testdata/example/employees.csv\ntestdata/example/entitlements.csv",
     )
 }
 
@@ -459,7 +464,7 @@ fn the_action_script_writes_sarif_for_upload() {
     let (out, outputs) = action_on(
         "sarif",
         partial.path(),
-        "testdata/example/employees.csv no-such-file.csv",
+        "testdata/example/employees.csv\nno-such-file.csv",
     );
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(outputs.contains("sarif-ready=true"), "{outputs}");
@@ -616,7 +621,41 @@ fn the_action_passes_its_inputs_to_the_script_and_the_readme_uses_only_those() {
         );
     }
     assert!(action.contains("run: bash \"$GITHUB_ACTION_PATH/scripts/action-run.sh\""));
-    assert!(action.contains("cargo install --locked --quiet --path \"$GITHUB_ACTION_PATH\""));
+    // The install: the script locates the release (from the action's own
+    // ref), the cache keeps it, the script downloads or builds it.
+    // tests/dist runs the script against a server.
+    for step in [
+        "run: bash \"$GITHUB_ACTION_PATH/scripts/action-install.sh\" locate",
+        "uses: actions/cache@v5",
+        "if: ${{ steps.locate.outputs.cacheable == 'true' }}",
+        "path: ${{ steps.locate.outputs.dir }}",
+        "key: ${{ steps.locate.outputs.key }}",
+        "BDXLINT_INSTALL_DIR: ${{ steps.locate.outputs.dir }}",
+        "run: bash \"$GITHUB_ACTION_PATH/scripts/action-install.sh\" install",
+        "uses: github/codeql-action/upload-sarif@v4",
+    ] {
+        assert!(action.contains(step), "{step}");
+    }
+    assert_eq!(
+        action
+            .matches("BDXLINT_ACTION_REPOSITORY: ${{ github.action_repository }}")
+            .count(),
+        2
+    );
+    assert_eq!(
+        action
+            .matches("BDXLINT_ACTION_REF: ${{ github.action_ref }}")
+            .count(),
+        2
+    );
+    // No address of a server in the action: the script takes the runner's.
+    let script = std::fs::read_to_string(Path::new(ROOT).join("scripts/action-install.sh"))
+        .expect("the install script");
+    for text in [&action, &script] {
+        assert!(!text.contains("https://"), "an address in the action");
+    }
+    // The one build from source is cargo install with the lock file.
+    assert!(script.contains("cargo install --locked --quiet --path \"$GITHUB_ACTION_PATH\""));
     // The README's workflow sets only inputs the action has, and its args
     // are flags bdxlint accepts.
     let workflow = readme_block("**GitHub Actions**");
@@ -806,4 +845,264 @@ fn the_action_with_default_inputs_checks_the_users_checkout_under_its_config() {
         std::fs::read_to_string(&gh_output).expect("outputs"),
         "exit-code=1\nsarif-file=bdxlint.sarif\ncategory=bdxlint:.\nsarif-ready=true\nexit-code=1\n"
     );
+}
+
+/// A SARIF log left at `sarif-file` by an earlier step is deleted before
+/// the run: a run that writes none (a usage error) uploads nothing, rather
+/// than the stale log as this run's.
+#[test]
+fn the_action_script_deletes_a_stale_sarif_log_before_the_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sarif = dir.path().join("bdxlint.sarif");
+    std::fs::write(&sarif, "{\"stale\": true}").expect("stale log");
+    let gh_output = dir.path().join("github_output");
+    let out = action_env(&[
+        ("BDXLINT_PATHS", "testdata/example".as_ref()),
+        ("BDXLINT_FORMAT", "sarif".as_ref()),
+        ("BDXLINT_ARGS", "--no-such-flag".as_ref()),
+        ("BDXLINT_SARIF_FILE", sarif.as_os_str()),
+        ("GITHUB_OUTPUT", gh_output.as_os_str()),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(!sarif.exists(), "the stale log is still there");
+    let outputs = std::fs::read_to_string(&gh_output).expect("outputs");
+    assert!(!outputs.contains("sarif-ready"), "{outputs}");
+    // A run that writes its log replaces the stale one.
+    std::fs::write(&sarif, "{\"stale\": true}").expect("stale log");
+    let out = action_env(&[
+        ("BDXLINT_PATHS", "testdata/example".as_ref()),
+        ("BDXLINT_FORMAT", "sarif".as_ref()),
+        ("BDXLINT_SARIF_FILE", sarif.as_os_str()),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif).expect("log")).expect("JSON");
+    assert_eq!(doc["runs"][0]["results"].as_array().map(Vec::len), Some(6));
+}
+
+/// `paths` holds one path a line: a path with spaces stays one, blank
+/// lines and surrounding spaces are dropped, and glob patterns (`**`
+/// included) are expanded; a pattern that matches nothing is exit 2.
+#[test]
+fn the_action_script_takes_paths_with_spaces_and_globs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    put(
+        root,
+        "HR exports/May 2024.csv",
+        &fixture("example/employees.csv"),
+    );
+    put(
+        root,
+        "HR exports/old/entitlements.csv",
+        &fixture("example/entitlements.csv"),
+    );
+    put(root, "other/valid.csv", &fixture("employees/valid.csv"));
+    let gh_output = root.join("github_output");
+    let run = |paths: &str| {
+        let _ = std::fs::remove_file(&gh_output);
+        let out = Command::new("bash")
+            .arg(Path::new(ROOT).join("scripts/action-run.sh"))
+            .current_dir(root)
+            .env("PATH", path_with_binary())
+            .env("BDXLINT_PATHS", paths)
+            .env("BDXLINT_FORMAT", "github")
+            .env("GITHUB_OUTPUT", &gh_output)
+            .output()
+            .expect("bash runs");
+        let outputs = std::fs::read_to_string(&gh_output).unwrap_or_default();
+        (out, outputs)
+    };
+    let files = |out: &std::process::Output| -> Vec<String> {
+        let mut files: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| {
+                l.split_once(" file=")?
+                    .1
+                    .split_once(',')
+                    .map(|f| f.0.to_owned())
+            })
+            .collect();
+        files.dedup();
+        files
+    };
+    let (out, outputs) = run("  HR exports/May 2024.csv  \n\n");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(files(&out), ["HR exports/May 2024.csv"]);
+    assert_eq!(outputs, "exit-code=1\n");
+    let (out, _) = run("HR exports/**/*.csv\nother/*.csv");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        files(&out),
+        ["HR exports/May 2024.csv", "HR exports/old/entitlements.csv"]
+    );
+    let (out, _) = run("other/[v]alid.csv");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let (out, outputs) = run("other/valid.csv\nuploads/*.csv");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("paths: uploads/*.csv matches no file"),
+        "{out:?}"
+    );
+    assert_eq!(outputs, "exit-code=2\n");
+}
+
+fn read(rel: &str) -> String {
+    std::fs::read_to_string(Path::new(ROOT).join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The package version in Cargo.toml.
+fn cargo_version() -> String {
+    read("Cargo.toml")
+        .lines()
+        .find_map(|l| l.strip_prefix("version = \""))
+        .and_then(|v| v.strip_suffix('"'))
+        .expect("a version")
+        .to_owned()
+}
+
+/// The hook mirror (`dist/pre-commit/`) offers the root manifest's hooks
+/// with the same ids and file filters, its `bdxlint` hook installing the
+/// wheel (`language: python`), and its package depends on exactly this
+/// version of bdxlint and carries the same version (the mirror's tag).
+#[test]
+fn the_hook_mirror_matches_the_manifest_and_this_version() {
+    let root = hooks();
+    let mirror = hooks_of("dist/pre-commit/.pre-commit-hooks.yaml");
+    let ids = |hooks: &[Vec<(String, String)>]| -> Vec<String> {
+        hooks.iter().map(|h| get(h, "id").to_owned()).collect()
+    };
+    assert_eq!(ids(&mirror), ids(&root));
+    for (m, r) in mirror.iter().zip(&root) {
+        for key in [
+            "name",
+            "files",
+            "types_or",
+            "require_serial",
+            "minimum_pre_commit_version",
+        ] {
+            assert_eq!(get(m, key), get(r, key), "{key}");
+        }
+    }
+    assert_eq!(get(&mirror[0], "language"), "python");
+    assert_eq!(get(&mirror[0], "entry"), "bdxlint check --force-exclude");
+    assert_eq!(get(&mirror[1], "language"), "system");
+    assert_eq!(get(&mirror[1], "entry"), get(&root[1], "entry"));
+    let version = cargo_version();
+    let project = read("dist/pre-commit/pyproject.toml");
+    assert!(
+        project.contains(&format!("\nversion = \"{version}\"\n")),
+        "the mirror's version is not {version}"
+    );
+    assert!(
+        project.contains(&format!("\ndependencies = [\"bdxlint=={version}\"]\n")),
+        "the mirror does not pin bdxlint=={version}"
+    );
+    // The release workflow refuses a tag whose versions disagree, reading
+    // them with the same patterns.
+    let release = read(".github/workflows/release.yml");
+    assert!(release.contains(
+        r#"sed -n 's/^dependencies = \["bdxlint==\(.*\)"\]$/\1/p' dist/pre-commit/pyproject.toml"#
+    ));
+}
+
+/// The wheel is the binary alone (maturin's bin bindings), its version
+/// taken from Cargo.toml rather than written twice.
+#[test]
+fn the_python_package_is_the_binary_with_cargos_version() {
+    let project = read("pyproject.toml");
+    assert!(project.contains("build-backend = \"maturin\""));
+    assert!(project.contains("\nname = \"bdxlint\"\n"));
+    assert!(project.contains("\nbindings = \"bin\"\n"));
+    let dynamic = project
+        .lines()
+        .find(|l| l.starts_with("dynamic = "))
+        .expect("dynamic metadata");
+    assert!(dynamic.contains("\"version\""), "{dynamic}");
+    assert!(
+        !project.lines().any(|l| l.starts_with("version = ")),
+        "a version written in pyproject.toml"
+    );
+}
+
+/// The release workflow's targets, the action's platforms and the archive
+/// names `cargo binstall` looks for are the same list.
+#[test]
+fn the_release_targets_are_what_the_action_and_binstall_fetch() {
+    let release = read(".github/workflows/release.yml");
+    let mut built: Vec<&str> = release
+        .lines()
+        .filter_map(|l| l.split_once(" target: ")?.1.split_once(','))
+        .map(|(t, _)| t.trim())
+        .collect();
+    built.sort_unstable();
+    assert_eq!(
+        built,
+        [
+            "aarch64-apple-darwin",
+            "aarch64-unknown-linux-gnu",
+            "x86_64-apple-darwin",
+            "x86_64-pc-windows-msvc",
+            "x86_64-unknown-linux-gnu",
+        ]
+    );
+    let script = read("scripts/action-install.sh");
+    let mut fetched: Vec<&str> = script
+        .lines()
+        .filter_map(|l| l.trim().split_once(") echo ")?.1.strip_suffix(" ;;"))
+        .filter(|t| !t.contains('"'))
+        .collect();
+    fetched.sort_unstable();
+    assert_eq!(fetched, built);
+    // The archives: bdxlint-TARGET.tar.gz, .zip on Windows, named alike
+    // by the workflow, the action and binstall.
+    assert!(release.contains(r#"f"archives/bdxlint-{target}.tar.gz""#));
+    assert!(release.contains(r#"f"archives/bdxlint-{target}.zip""#));
+    assert!(script.contains(r#"asset="bdxlint-$t.tar.gz""#));
+    assert!(script.contains(r#"asset="bdxlint-$t.zip""#));
+    let manifest = read("Cargo.toml");
+    assert!(manifest.contains(
+        "pkg-url = \"{ repo }/releases/download/v{ version }/{ name }-{ target }.tar.gz\""
+    ));
+    assert!(manifest.contains(
+        "[package.metadata.binstall.overrides.x86_64-pc-windows-msvc]\npkg-url = \"{ repo }/releases/download/v{ version }/{ name }-{ target }.zip\""
+    ));
+    assert!(release.contains("sha256sum -- * > SHA256SUMS"));
+    assert!(script.contains("$url/SHA256SUMS"));
+}
+
+/// `bdxlint --version` names the commit and its date (build.rs), from git
+/// in a checkout.
+#[test]
+fn the_version_names_the_commit_and_its_date() {
+    let out = Command::new(env!("CARGO_BIN_EXE_bdxlint"))
+        .arg("--version")
+        .output()
+        .expect("runs");
+    let line = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(ROOT)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    // As build.rs does: only a checkout of this package itself counts.
+    let top = git(&["rev-parse", "--show-toplevel"])
+        .and_then(|t| Path::new(&t).canonicalize().ok())
+        .filter(|t| Path::new(ROOT).canonicalize().ok().as_ref() == Some(t));
+    let build =
+        top.and_then(|_| git(&["log", "-1", "--abbrev=7", "--date=short", "--format=%h %cd"]));
+    match build {
+        Some(build) => {
+            assert_eq!(line, format!("bdxlint {} ({build})", cargo_version()));
+            let re =
+                regex::Regex::new(r"^bdxlint \d+\.\d+\.\d+ \([0-9a-f]{7,} \d{4}-\d{2}-\d{2}\)$")
+                    .expect("regex");
+            assert!(re.is_match(&line), "{line}");
+        }
+        None => assert_eq!(line, format!("bdxlint {}", cargo_version())),
+    }
 }
