@@ -265,6 +265,11 @@ rules! {
          Why it matters: the platform reads UTF-8; `José` saved as Windows-1252 arrives as `Jos\\u{FFFD}` or fails the upload.\n\
          Example: a file saved by Excel as \"CSV (Comma delimited)\" on Windows, with `Müller` in it. Fix: save it as \"CSV UTF-8 (Comma delimited)\", or convert it: `iconv -f WINDOWS-1252 -t UTF-8 in.csv > out.csv`.",
         fix Sometimes Unsafe "Unsafe (the encoding is a guess): rewrites the whole file as UTF-8, every byte read as Windows-1252 (the five bytes it leaves undefined as Latin-1's C1 controls); ASCII bytes, quoting and line endings stay. Refused, as every whole-file rewrite is, while a record reads two ways (a record with a quoting problem or a carriage return outside quotes).";
+    NOT_CSV = "F013", "not-csv", Error, "What the service does",
+        "The file is not a CSV file (a ZIP, an Excel workbook, a PDF, gzip)",
+        "What it does: tells from the first bytes a file that is not CSV text (a ZIP archive, an Excel workbook (.xlsx: a ZIP with `xl/` parts; .xls: an OLE2 file), an OpenDocument spreadsheet, a PDF, gzip) and says what it is and how to make a CSV of it, as the file's one finding: nothing else is checked. UTF-16 and UTF-32 text is `unsupported-encoding`. A `.zip` path is a bundle and keeps its ZIP checks.\n\
+         Why it matters: \"the body is the file: a CSV in the format of that resource\"; the platform cannot read a workbook or an archive as CSV, and reading one as CSV text gives findings about bytes that are not rows (a bare quote, a header that fits no format).\n\
+         Example: `employees.csv` that is really an `.xlsx` renamed. Fix: open it in Excel and save it as \"CSV UTF-8 (Comma delimited)\".";
     UNTERMINATED_QUOTE = "Q001", "unterminated-quote", Error, "CSV practice (RFC 4180)",
         "A quoted field is never closed",
         "What it does: points at the opening quote of a field whose closing quote never comes.\n\
