@@ -147,7 +147,7 @@ fn local_header(head: &[u8], at: usize) -> Option<LocalHeader<'_>> {
     let (name_len, extra_len) = (u16_at(26), u16_at(28));
     let name = h.get(30..30 + name_len)?;
     let data = at + 30 + name_len + extra_len;
-    let size = (flags & 8 == 0 && size != u32::MAX).then(|| size as usize);
+    let size = (flags & 8 == 0 && size != u32::MAX).then_some(size as usize);
     Some(LocalHeader { name, data, size })
 }
 
