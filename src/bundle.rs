@@ -430,10 +430,7 @@ fn open_archive(
     // same name hides the first, which would never be checked. Found from
     // the central directory itself, whatever its end record looks like.
     if !unread.shared.is_empty() {
-        let found = unread
-            .shared
-            .iter()
-            .map(|(name, numbers)| refusal(shared_name(name, numbers)));
+        let found = unread.shared.iter().map(|s| refusal(shared_name(s)));
         emit_archive(out, display, found.collect(), forced);
         return Ok(None);
     }
@@ -455,20 +452,19 @@ fn open_archive(
     Ok(Some((zip, found.into_iter().flatten().collect())))
 }
 
-/// The refusal of entries that share `name`: `numbers` are their places in
-/// the central directory.
-fn shared_name(name: &str, numbers: &[u64]) -> String {
-    let listed: Vec<String> = numbers.iter().map(|n| format!("#{n}")).collect();
-    if numbers.len() > 1 {
+/// The refusal of entries that share a name.
+fn shared_name(shared: &layout::Shared) -> String {
+    let name = &shared.name;
+    let listed: Vec<String> = shared.numbers.iter().map(|n| format!("#{n}")).collect();
+    let listed = format!("{}{}", listed.join(", "), more(shared.total, listed.len()));
+    if shared.total > 1 {
         format!(
-            "{} entries of the central directory are named `{name}` ({}): the archive reader keeps only the last, so the others would never be checked",
-            numbers.len(),
-            listed.join(", ")
+            "{} entries of the central directory are named `{name}` ({listed}): the archive reader keeps only the last, so the others would never be checked",
+            shared.total
         )
     } else {
         format!(
-            "entry {} of the central directory (`{name}`) is hidden by a later entry of the same name: it would never be checked",
-            listed.join(", ")
+            "entry {listed} of the central directory (`{name}`) is hidden by a later entry of the same name: it would never be checked"
         )
     }
 }

@@ -84,13 +84,31 @@ pub(super) fn overlapping(listed: &[Listed]) -> Option<(usize, usize)> {
 /// list, as a walk of the directory finds them.
 #[derive(Debug, Default)]
 pub(super) struct Unread {
-    /// Names that several entries share, and the entries' numbers in the
-    /// directory (1-based): the reader keeps the last of each.
-    pub(super) shared: Vec<(String, Vec<u64>)>,
+    /// Names that several entries share: the reader keeps the last of
+    /// each.
+    pub(super) shared: Vec<Shared>,
     /// Entries after the last the end record counts: (number, name), the
     /// first few.
     pub(super) uncounted: Vec<(u64, String)>,
     pub(super) uncounted_total: u64,
+}
+
+/// A name several entries of the central directory share.
+#[derive(Debug)]
+pub(super) struct Shared {
+    pub(super) name: String,
+    /// The first few entries' numbers in the directory (1-based).
+    pub(super) numbers: Vec<u64>,
+    pub(super) total: u64,
+}
+
+impl Shared {
+    fn add(&mut self, number: u64) {
+        self.total += 1;
+        if self.numbers.len() < SHOWN {
+            self.numbers.push(number);
+        }
+    }
 }
 
 /// Entries named in a finding; the rest are counted.
@@ -144,15 +162,17 @@ pub(super) fn unread(file: &File, dir_start: u64, listed: &[Listed]) -> io::Resu
             let next = found.shared.len();
             let g = *groups.entry(name.clone()).or_insert(next);
             if g == next {
-                found
-                    .shared
-                    .push((String::from_utf8_lossy(&name).into_owned(), Vec::new()));
+                found.shared.push(Shared {
+                    name: String::from_utf8_lossy(&name).into_owned(),
+                    numbers: Vec::new(),
+                    total: 0,
+                });
             }
-            found.shared[g].1.push(number);
+            found.shared[g].add(number);
         } else if let Some(&g) = groups.get(&name) {
             // The entry that replaced them (its name is theirs, byte for
             // byte, or the reader would not have matched them).
-            found.shared[g].1.push(number);
+            found.shared[g].add(number);
         }
     }
     Ok(found)
@@ -181,10 +201,12 @@ pub(super) fn unlisted(file: &File, dir_start: u64, listed: &[Listed]) -> io::Re
     let mut found = Unlisted::default();
     let mut r = file;
     let mut cursor = 0u64;
+    // One buffer for every gap: most are a few bytes (a data descriptor).
+    let mut buf = vec![0u8; WINDOW + LOCAL.len() - 1];
     for (start, end) in spans.into_iter().chain([(dir_start, dir_start)]) {
         let gap_end = start.min(dir_start);
         if cursor < gap_end {
-            scan_gap(&mut r, cursor, gap_end, &mut found)?;
+            scan_gap(&mut r, (cursor, gap_end), &mut buf, &mut found)?;
         }
         cursor = cursor.max(end);
     }
@@ -192,9 +214,13 @@ pub(super) fn unlisted(file: &File, dir_start: u64, listed: &[Listed]) -> io::Re
 }
 
 /// Searches `[from, to)` for local header signatures (each may run past
-/// `to`).
-fn scan_gap(r: &mut &File, from: u64, to: u64, found: &mut Unlisted) -> io::Result<()> {
-    let mut buf = vec![0u8; WINDOW + LOCAL.len() - 1];
+/// `to`), reading into `buf` ([`WINDOW`] bytes and a signature's less one).
+fn scan_gap(
+    r: &mut &File,
+    (from, to): (u64, u64),
+    buf: &mut [u8],
+    found: &mut Unlisted,
+) -> io::Result<()> {
     let mut pos = from;
     while pos < to {
         let want = usize::try_from(to - pos).map_or(WINDOW, |n| n.min(WINDOW));

@@ -912,3 +912,82 @@ fn overlapping_entries_are_refused() {
         reps[0].diagnostics[0].message
     );
 }
+
+/// Archives of 100,000 entries are read in time linear in their bytes,
+/// whatever they hold: members each followed by a data descriptor (a
+/// gap to search after every one), one member's bytes named by every entry
+/// (an overlap bomb), one name shared by every entry.
+#[test]
+#[ignore = "scale: minutes unoptimised; .ci/run runs it in release"]
+fn archives_of_a_hundred_thousand_entries_stay_linear() {
+    const N: usize = 100_000;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let timed = |path: &Path| {
+        let t = std::time::Instant::now();
+        let reps = check(path, None, &Limits::default());
+        let took = t.elapsed();
+        // Seconds on a loaded two-core machine; a walk quadratic in the
+        // entries takes hours.
+        assert!(took.as_secs() < 20, "{}: {took:?}", path.display());
+        reps
+    };
+
+    // Streamed: every member's sizes follow its data.
+    let many = d.join("many.zip");
+    let mut w = zip::ZipWriter::new_stream(std::fs::File::create(&many).expect("create"));
+    w.start_file("e.csv", stored).expect("member");
+    w.write_all(ENTITIES.as_bytes()).expect("write");
+    w.start_file("r.csv", stored).expect("member");
+    w.write_all(RELATIONS.as_bytes()).expect("write");
+    for i in 0..N {
+        w.start_file(format!("__MACOSX/._{i:06}"), stored)
+            .expect("member");
+        w.write_all(b"\x00\x05\x16\x07").expect("write");
+    }
+    w.finish().expect("zip");
+    let reps = timed(&many);
+    assert_eq!(findings(&reps), vec![("".into(), "B015", 1, 1)]);
+    assert!(
+        reps[0].diagnostics[0]
+            .message
+            .starts_with(&format!("the archive holds {N} files")),
+        "{}",
+        reps[0].diagnostics[0].message
+    );
+
+    // Every entry names the first member's bytes.
+    let bomb = d.join("bomb.zip");
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&bomb).expect("create"));
+    w.start_file("e.csv", stored).expect("member");
+    w.write_all(ENTITIES.as_bytes()).expect("write");
+    for i in 0..N {
+        w.shallow_copy_file("e.csv", &format!("{i:06}.csv"))
+            .expect("copy");
+    }
+    w.finish().expect("zip");
+    let reps = timed(&bomb);
+    assert_eq!(findings(&reps), vec![("".into(), "B005", 1, 1)]);
+    assert!(reps[0].diagnostics[0].message.contains("overlap"));
+
+    // Every entry of one name: one finding, the first five numbers.
+    let shared = d.join("shared.zip");
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&shared).expect("create"));
+    for i in 0..N {
+        w.start_file(format!("{i:06}.csv"), stored).expect("member");
+        w.write_all(b"x").expect("write");
+    }
+    w.finish().expect("zip");
+    let mut bytes = std::fs::read(&shared).expect("zip");
+    for at in central_headers(&bytes) {
+        bytes[at + 46..at + 52].copy_from_slice(b"000000");
+    }
+    std::fs::write(&shared, &bytes).expect("write");
+    let reps = timed(&shared);
+    assert_eq!(findings(&reps), vec![("".into(), "B005", 1, 1)]);
+    assert_eq!(
+        reps[0].diagnostics[0].message,
+        format!("{N} entries of the central directory are named `000000.csv` (#1, #2, #3, #4, #5, and {} more): the archive reader keeps only the last, so the others would never be checked", N - 5)
+    );
+}
