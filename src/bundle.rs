@@ -425,7 +425,8 @@ fn open_archive(
     };
     let listed = layout::listed(&mut zip);
     let dir_start = zip.central_directory_start();
-    let unread = layout::unread(&raw, dir_start, &listed).map_err(|e| Error::io(path, e))?;
+    let unread =
+        layout::unread(&raw, dir_start, &listed, zip.len()).map_err(|e| Error::io(path, e))?;
     // The archive reader keeps one entry per name: a second member of the
     // same name hides the first, which would never be checked. Found from
     // the central directory itself, whatever its end record looks like.
@@ -536,7 +537,7 @@ struct Member {
 /// Pass 1: every member's header read and matched against the tables a
 /// member of this bundle can be (both kinds' relations unless the kind is
 /// forced). What is not a CSV member of those tables is said in `archive`,
-/// with one warning for all the files the operating system added.
+/// with one finding for all the files the operating system added.
 fn identify_members(
     zip: &mut zip::ZipArchive<std::fs::File>,
     reading: &Reading<'_>,
@@ -554,7 +555,7 @@ fn identify_members(
     };
     let mut found: Vec<Member> = Vec::new();
     // Files the operating system added (Finder's `__MACOSX/`, `.DS_Store`):
-    // one warning for all of them, and none is taken for a member.
+    // one finding for all of them, and none is taken for a member.
     let mut junk: Vec<String> = Vec::new();
     for i in 0..zip.len() {
         let Some(name) = csv_member(zip, i, archive, &mut junk) else {
@@ -1024,7 +1025,7 @@ fn junk_content<R: Read + io::Seek>(zip: &mut zip::ZipArchive<R>, i: usize) -> b
         || (name_ends_db && head.starts_with(&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1]))
 }
 
-/// The one `archive-junk` warning of an archive holding `junk`, with the
+/// The one `archive-junk` finding of an archive holding `junk`, with the
 /// command that deletes them.
 fn junk_finding(path: &Path, junk: &[String]) -> Diagnostic {
     const SHOWN: usize = 5;

@@ -617,7 +617,7 @@ rules! {
          Example: a relation to employee `ada.lovelace@example.org` when `employees.csv` lists `ada.lovelace@example.com`. Fix: correct the e-mail, or add the employee to the employees CSV.";
     ARCHIVE_JUNK = "B015", "archive-junk", Error, "Entity RBAC ZIP (upload)",
         "A ZIP holds operating-system files (`__MACOSX/`, `._*`, `.DS_Store`, `Thumbs.db`)",
-        "What it does: recognises the files macOS Finder and Windows Explorer add to a ZIP (the `__MACOSX/` folder, AppleDouble `._name` files, `.DS_Store`, `Thumbs.db`) by name and by content, names them in one warning per archive with the command that removes them, and takes none of them for a member of the bundle.\n\
+        "What it does: recognises the files macOS Finder and Windows Explorer add to a ZIP (the `__MACOSX/` folder, AppleDouble `._name` files, `.DS_Store`, `Thumbs.db`) by name and by content, names them in one error per archive with the command that removes them, and takes none of them for a member of the bundle.\n\
          Why it matters: \"the ZIP holds two CSV files: an entities CSV and an entity relations CSV\", and the upload \"accepts only a ZIP holding the entities CSV and entity relations CSV\": a file the operating system added is a file the platform does not expect, an error as any other member (`bundle-unknown-member`) is; it may also take `__MACOSX/._relations.csv` for a second relations file. bdxlint checks the two CSV files without them.\n\
          Example: `bundle.zip` made with Finder's Compress holds `__MACOSX/._relations.csv`. Fix: `zip -d bundle.zip '__MACOSX/*' '*.DS_Store'`, or make the ZIP with `zip -X`.";
     ARCHIVE_HIDDEN_ENTRY = "B016", "archive-hidden-entry", Warning, "Entity RBAC ZIP (upload)",

@@ -119,9 +119,16 @@ pub(super) const SHOWN: usize = 5;
 /// it), header by header while their signature lasts, and tells which of
 /// them the reader does not list (`listed`): a second entry of one name
 /// replaces the first in its table, and the end record's count may stop
-/// short of the headers. Linear in the directory's bytes; names are kept
-/// only for the entries reported.
-pub(super) fn unread(file: &File, dir_start: u64, listed: &[Listed]) -> io::Result<Unread> {
+/// short of the headers. `reader_count` is how many entries the reader
+/// lists (`listed` leaves out those whose local header it cannot read).
+/// Linear in the directory's bytes; names are kept only for the entries
+/// reported.
+pub(super) fn unread(
+    file: &File,
+    dir_start: u64,
+    listed: &[Listed],
+    reader_count: usize,
+) -> io::Result<Unread> {
     let mut kept: Vec<u64> = listed.iter().map(|l| l.central).collect();
     kept.sort_unstable();
     let last_kept = kept.last().copied();
@@ -133,6 +140,8 @@ pub(super) fn unread(file: &File, dir_start: u64, listed: &[Listed]) -> io::Resu
     let mut groups: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut header = [0u8; 46];
     let mut number = 0u64;
+    // The number of the last entry the reader lists.
+    let mut last_kept_number = 0u64;
     loop {
         if read_up_to(&mut r, &mut header)? < header.len() || header[..4] != *CENTRAL {
             break;
@@ -148,6 +157,9 @@ pub(super) fn unread(file: &File, dir_start: u64, listed: &[Listed]) -> io::Resu
         let here = at;
         at += 46 + name_len + rest;
         let is_kept = kept.binary_search(&here).is_ok();
+        if is_kept {
+            last_kept_number = number;
+        }
         if !is_kept && last_kept.is_some_and(|last| here > last) {
             // Past every entry the reader read: the end record's count
             // stopped before it.
@@ -170,10 +182,23 @@ pub(super) fn unread(file: &File, dir_start: u64, listed: &[Listed]) -> io::Resu
             }
             found.shared[g].add(number);
         } else if let Some(&g) = groups.get(&name) {
-            // The entry that replaced them (its name is theirs, byte for
-            // byte, or the reader would not have matched them).
+            // The entry that replaced them, its name theirs byte for byte.
             found.shared[g].add(number);
         }
+    }
+    // An entry the reader lists but cannot open looks hidden too, alone
+    // under its name: it is said when its member is read. Entries alone
+    // stay only while the reader dropped more entries than the groups
+    // explain (a name it decoded alike from other bytes).
+    let dropped = last_kept_number.saturating_sub(reader_count as u64);
+    let explained: u64 = found
+        .shared
+        .iter()
+        .filter(|s| s.total > 1)
+        .map(|s| s.total - 1)
+        .sum();
+    if dropped <= explained {
+        found.shared.retain(|s| s.total > 1);
     }
     Ok(found)
 }

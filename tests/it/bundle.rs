@@ -762,6 +762,37 @@ fn members_that_share_a_name_are_refused_not_hidden() {
         ],
         "{reps:?}"
     );
+    // An entry whose local header is broken is not hidden by a name: it
+    // is a member that cannot be read.
+    let broken = zip_of(
+        dir.path(),
+        "broken.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("x.csv", b"x"),
+            ("r.csv", RELATIONS.as_bytes()),
+        ],
+    );
+    let mut bytes = std::fs::read(&broken).expect("zip");
+    let second = bytes
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x03\x04")
+        .map(|(i, _)| i)
+        .nth(1)
+        .expect("a second local header");
+    bytes[second + 3] = 5;
+    std::fs::write(&broken, &bytes).expect("write");
+    let reps = check(&broken, None, &Limits::default());
+    let messages: Vec<&str> = reps[0]
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        messages.len() == 1 && messages[0].starts_with("member #1 cannot be read"),
+        "{messages:?}"
+    );
 }
 
 /// `zip` without the central directory record of member `name`: its local
