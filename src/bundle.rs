@@ -7,6 +7,8 @@
 //! goes through a [`Guard`] that counts what was actually inflated, so a
 //! lying header cannot smuggle a zip bomb past the size and ratio limits.
 
+mod layout;
+
 use crate::check::refs::{self, Keys, RefSources};
 use crate::check::{self, FileReport, Options};
 use crate::diagnostic::{Collector, Diagnostic, Reports};
@@ -315,7 +317,7 @@ pub(crate) fn check_zip_into(
     out: &mut dyn Reports,
 ) -> Result<(), Error> {
     let display = path.display().to_string();
-    let Some(mut zip) = open_archive(path, &display, forced, out)? else {
+    let Some((mut zip, mut archive)) = open_archive(path, &display, forced, out)? else {
         return Ok(());
     };
     let total = Cell::new(0u64);
@@ -331,7 +333,6 @@ pub(crate) fn check_zip_into(
         display: &display,
     };
     // Pass 1: identify each member by its header.
-    let mut archive: Vec<Diagnostic> = Vec::new();
     let found = identify_members(&mut zip, &reading, path, forced, &mut archive)?;
     let members = Members::assign(found, forced, &mut archive);
     emit_archive(out, &display, archive, members.kind);
@@ -361,19 +362,25 @@ fn emit_archive(
     out.end_file(kind.map(Kind::name), 0);
 }
 
+/// An archive opened, and the findings about its layout that do not stop
+/// its reading.
+type Opened = (zip::ZipArchive<std::fs::File>, Vec<Diagnostic>);
+
 /// Opens the file as a ZIP archive, or says in the archive's own report
 /// why it is not read: not a ZIP, unreadable, or built so that a member
-/// would go unchecked or inflate without bound. Only failing to open or
-/// read the file is an error.
+/// would go unchecked or inflate without bound. An archive that is read
+/// comes with the findings about its layout that do not stop its reading
+/// (entries another reader would see and bdxlint does not). Only failing
+/// to open or read the file is an error.
 fn open_archive(
     path: &Path,
     display: &str,
     forced: Option<Kind>,
     out: &mut dyn Reports,
-) -> Result<Option<zip::ZipArchive<std::fs::File>>, Error> {
+) -> Result<Option<Opened>, Error> {
     let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
     let mut head = [0u8; 4];
-    let got = read_up_to(&mut file, &mut head).map_err(|e| Error::io(path, e))?;
+    let got = layout::read_up_to(&mut file, &mut head).map_err(|e| Error::io(path, e))?;
     file.rewind().map_err(|e| Error::io(path, e))?;
     let mut refuse = |d: Diagnostic| emit_archive(out, display, vec![d], forced);
     let is_zip = head[..got].starts_with(b"PK");
@@ -402,7 +409,9 @@ fn open_archive(
         ));
         return Ok(None);
     }
-    let listed = central_directory_entries(&mut file);
+    // The archive's bytes are read beside the reader, through a handle of
+    // the same open file (a path opened again may name another by then).
+    let raw = file.try_clone().map_err(|e| Error::io(path, e))?;
     let mut zip = match zip::ZipArchive::new(file) {
         Ok(z) => z,
         Err(e) => {
@@ -414,24 +423,108 @@ fn open_archive(
             return Ok(None);
         }
     };
+    let listed = layout::listed(&mut zip);
+    let dir_start = zip.central_directory_start();
+    let unread =
+        layout::unread(&raw, dir_start, &listed, zip.len()).map_err(|e| Error::io(path, e))?;
     // The archive reader keeps one entry per name: a second member of the
-    // same name would hide the first, which would never be checked.
-    if let Some(n) = listed.filter(|n| *n != zip.len() as u64) {
-        refuse(refusal(format!(
-            "the archive lists {n} entries under {} names: members that share a name hide each other, and one would never be checked",
-            zip.len()
-        )));
+    // same name hides the first, which would never be checked. Found from
+    // the central directory itself, whatever its end record looks like.
+    if !unread.shared.is_empty() {
+        let found = unread.shared.iter().map(|s| refusal(shared_name(s)));
+        emit_archive(out, display, found.collect(), forced);
         return Ok(None);
     }
     // Entries whose bytes overlap (many entries naming the same compressed
     // data) let a small archive inflate without bound; no writer makes them.
-    if let Some((a, b)) = overlapping_entries(&mut zip) {
+    if let Some((a, b)) = layout::overlapping(&listed) {
+        let mut name = |k: usize| {
+            zip.by_index_raw(k)
+                .map_or_else(|_| format!("#{k}"), |f| f.name().to_owned())
+        };
+        let (a, b) = (name(a), name(b));
         refuse(refusal(format!(
             "entries {a} and {b} overlap: they share compressed bytes, which no archiver writes"
         )));
         return Ok(None);
     }
-    Ok(Some(zip))
+    let unlisted = layout::unlisted(&raw, dir_start, &listed).map_err(|e| Error::io(path, e))?;
+    let found = [uncounted_finding(&unread), unlisted_finding(&unlisted)];
+    Ok(Some((zip, found.into_iter().flatten().collect())))
+}
+
+/// The refusal of entries that share a name.
+fn shared_name(shared: &layout::Shared) -> String {
+    let name = &shared.name;
+    let listed: Vec<String> = shared.numbers.iter().map(|n| format!("#{n}")).collect();
+    let listed = format!("{}{}", listed.join(", "), more(shared.total, listed.len()));
+    if shared.total > 1 {
+        format!(
+            "{} entries of the central directory are named `{name}` ({listed}): the archive reader keeps only the last, so the others would never be checked",
+            shared.total
+        )
+    } else {
+        format!(
+            "entry {listed} of the central directory (`{name}`) is hidden by a later entry of the same name: it would never be checked"
+        )
+    }
+}
+
+/// Entries of the central directory past the end record's count: one
+/// reader lists them, another (bdxlint's) does not.
+fn uncounted_finding(unread: &layout::Unread) -> Option<Diagnostic> {
+    let total = unread.uncounted_total;
+    if total == 0 {
+        return None;
+    }
+    let shown: Vec<String> = unread
+        .uncounted
+        .iter()
+        .map(|(n, name)| format!("`{name}` (#{n})"))
+        .collect();
+    Some(hidden_entries(format!(
+        "the central directory holds {total} {} past the count of its end record, which bdxlint does not read but a reader that walks the directory does: {}{}",
+        if total == 1 { "entry" } else { "entries" },
+        shown.join(", "),
+        more(total, shown.len()),
+    )))
+}
+
+/// Local entries no central directory entry lists: a reader that streams
+/// the archive takes them, bdxlint (and any reader of the directory) does
+/// not.
+fn unlisted_finding(unlisted: &layout::Unlisted) -> Option<Diagnostic> {
+    let total = unlisted.total;
+    if total == 0 {
+        return None;
+    }
+    let shown: Vec<String> = unlisted
+        .shown
+        .iter()
+        .map(|(at, name)| format!("`{name}` at byte {at}"))
+        .collect();
+    Some(hidden_entries(format!(
+        "the archive holds {total} local {} its central directory does not list, which a reader that streams the archive takes for members and bdxlint never checks: {}{}",
+        if total == 1 { "entry" } else { "entries" },
+        shown.join(", "),
+        more(total, shown.len()),
+    )))
+}
+
+/// ", and N more" past the entries named.
+fn more(total: u64, shown: usize) -> String {
+    match total.saturating_sub(shown as u64) {
+        0 => String::new(),
+        n => format!(", and {n} more"),
+    }
+}
+
+fn hidden_entries(message: String) -> Diagnostic {
+    archive_diag(
+        &rules::ARCHIVE_HIDDEN_ENTRY,
+        message,
+        "rebuild the ZIP from the two CSV files (`zip bundle.zip entities.csv relations.csv`), so that every reader sees the same members",
+    )
 }
 
 /// A CSV member identified by its header as one of the bundle's tables.
@@ -444,7 +537,7 @@ struct Member {
 /// Pass 1: every member's header read and matched against the tables a
 /// member of this bundle can be (both kinds' relations unless the kind is
 /// forced). What is not a CSV member of those tables is said in `archive`,
-/// with one warning for all the files the operating system added.
+/// with one finding for all the files the operating system added.
 fn identify_members(
     zip: &mut zip::ZipArchive<std::fs::File>,
     reading: &Reading<'_>,
@@ -462,7 +555,7 @@ fn identify_members(
     };
     let mut found: Vec<Member> = Vec::new();
     // Files the operating system added (Finder's `__MACOSX/`, `.DS_Store`):
-    // one warning for all of them, and none is taken for a member.
+    // one finding for all of them, and none is taken for a member.
     let mut junk: Vec<String> = Vec::new();
     for i in 0..zip.len() {
         let Some(name) = csv_member(zip, i, archive, &mut junk) else {
@@ -900,67 +993,6 @@ fn references(
     }))
 }
 
-/// How many entries the archive's end-of-central-directory record says it
-/// has, counting every entry (the archive reader keeps one per name).
-/// `None` when the record cannot be found or read, or the count is in a
-/// ZIP64 record (then the reader's own checks stand).
-fn central_directory_entries(file: &mut std::fs::File) -> Option<u64> {
-    // The record is 22 bytes plus a comment of at most 65,535.
-    const MAX_TAIL: u64 = 22 + 65_535;
-    let len = file.seek(io::SeekFrom::End(0)).ok()?;
-    let start = len.saturating_sub(MAX_TAIL);
-    file.seek(io::SeekFrom::Start(start)).ok()?;
-    let mut tail = Vec::new();
-    file.take(MAX_TAIL).read_to_end(&mut tail).ok()?;
-    file.rewind().ok()?;
-    // The last signature whose comment length ends the record at the end
-    // of the file (a comment may itself hold the signature's bytes).
-    let at = (0..tail.len().saturating_sub(21)).rev().find(|&at| {
-        tail[at..at + 4] == *b"PK\x05\x06"
-            && at + 22 + usize::from(u16::from_le_bytes([tail[at + 20], tail[at + 21]]))
-                == tail.len()
-    })?;
-    let total = u16::from_le_bytes([tail[at + 10], tail[at + 11]]);
-    (total != u16::MAX).then_some(u64::from(total))
-}
-
-/// Two entries (by name) whose stored bytes overlap, if any. Each entry is
-/// taken to span at least its 30-byte local header and its compressed
-/// data from where its header starts: no more than it really spans, so
-/// entries laid out one after another, as archivers write them, never
-/// overlap here.
-fn overlapping_entries(zip: &mut zip::ZipArchive<std::fs::File>) -> Option<(String, String)> {
-    const LOCAL_HEADER: u64 = 30;
-    let mut spans: Vec<(u64, u64, usize)> = (0..zip.len())
-        .filter_map(|i| {
-            let f = zip.by_index_raw(i).ok()?;
-            let start = f.header_start();
-            Some((
-                start,
-                start.saturating_add(LOCAL_HEADER + f.compressed_size()),
-                i,
-            ))
-        })
-        .collect();
-    spans.sort_unstable();
-    let mut reach: Option<(u64, usize)> = None;
-    for &(start, end, i) in &spans {
-        if let Some((far, j)) = reach {
-            if start < far {
-                let mut name = |k: usize| {
-                    zip.by_index_raw(k)
-                        .map_or_else(|_| format!("#{k}"), |f| f.name().to_owned())
-                };
-                return Some((name(j), name(i)));
-            }
-        }
-        if reach.is_none_or(|(far, _)| end > far) {
-            reach = Some((end, i));
-        }
-    }
-    None
-}
-
 /// Whether a member's name is one an operating system adds to a ZIP: the
 /// `__MACOSX/` folder and AppleDouble `._name` files of macOS Finder,
 /// `.DS_Store`, and Windows Explorer's `Thumbs.db`.
@@ -984,7 +1016,7 @@ fn junk_content<R: Read + io::Seek>(zip: &mut zip::ZipArchive<R>, i: usize) -> b
     let name_ends_db = f.name().to_ascii_lowercase().ends_with(".db");
     let mut head = [0u8; 8];
     // Eight bytes, whatever the limits: no bomb inflates far on those.
-    let Ok(got) = read_up_to(&mut f.take(8), &mut head) else {
+    let Ok(got) = layout::read_up_to(&mut f.take(8), &mut head) else {
         return false;
     };
     let head = &head[..got];
@@ -993,7 +1025,7 @@ fn junk_content<R: Read + io::Seek>(zip: &mut zip::ZipArchive<R>, i: usize) -> b
         || (name_ends_db && head.starts_with(&[0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1]))
 }
 
-/// The one `archive-junk` warning of an archive holding `junk`, with the
+/// The one `archive-junk` finding of an archive holding `junk`, with the
 /// command that deletes them.
 fn junk_finding(path: &Path, junk: &[String]) -> Diagnostic {
     const SHOWN: usize = 5;
@@ -1047,18 +1079,6 @@ fn refusal(message: String) -> Diagnostic {
         message,
         "rebuild the ZIP from the two plain CSV files (no encryption, no archives inside)",
     )
-}
-
-/// Reads as much of `buf` as the reader has.
-fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match r.read(&mut buf[got..])? {
-            0 => break,
-            n => got += n,
-        }
-    }
-    Ok(got)
 }
 
 #[cfg(test)]

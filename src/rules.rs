@@ -265,6 +265,11 @@ rules! {
          Why it matters: the platform reads UTF-8; `José` saved as Windows-1252 arrives as `Jos\\u{FFFD}` or fails the upload.\n\
          Example: a file saved by Excel as \"CSV (Comma delimited)\" on Windows, with `Müller` in it. Fix: save it as \"CSV UTF-8 (Comma delimited)\", or convert it: `iconv -f WINDOWS-1252 -t UTF-8 in.csv > out.csv`.",
         fix Sometimes Unsafe "Unsafe (the encoding is a guess): rewrites the whole file as UTF-8, every byte read as Windows-1252 (the five bytes it leaves undefined as Latin-1's C1 controls); ASCII bytes, quoting and line endings stay. Refused, as every whole-file rewrite is, while a record reads two ways (a record with a quoting problem or a carriage return outside quotes).";
+    NOT_CSV = "F013", "not-csv", Error, "What the service does",
+        "The file is not a CSV file (a ZIP, an Excel workbook, a PDF, gzip)",
+        "What it does: tells from the first bytes a file that is not CSV text (a ZIP archive, an Excel workbook (.xlsx: a ZIP with `xl/` parts; .xls: an OLE2 file), an OpenDocument spreadsheet, a PDF, gzip) and says what it is and how to make a CSV of it, as the file's one finding: nothing else is checked. UTF-16 and UTF-32 text is `unsupported-encoding`. A `.zip` path is a bundle and keeps its ZIP checks.\n\
+         Why it matters: \"the body is the file: a CSV in the format of that resource\"; the platform cannot read a workbook or an archive as CSV, and reading one as CSV text gives findings about bytes that are not rows (a bare quote, a header that fits no format).\n\
+         Example: `employees.csv` that is really an `.xlsx` renamed. Fix: open it in Excel and save it as \"CSV UTF-8 (Comma delimited)\".";
     UNTERMINATED_QUOTE = "Q001", "unterminated-quote", Error, "CSV practice (RFC 4180)",
         "A quoted field is never closed",
         "What it does: points at the opening quote of a field whose closing quote never comes.\n\
@@ -562,7 +567,7 @@ rules! {
          Example: `bdxlint check --format entity-rbac relations.csv`. Fix: zip the entities and relations CSV files together.";
     ARCHIVE_REFUSED = "B005", "archive-refused", Error, "Entity RBAC ZIP (upload)",
         "A ZIP archive or member that bdxlint will not read",
-        "What it does: stops on a corrupt or truncated archive, an encrypted member, a nested archive, a member or archive larger (uncompressed, counted while reading) than `--max-member-size` / `--max-total-size`, or a member that inflates more than `--max-ratio` times its compressed size (a zip bomb).\n\
+        "What it does: stops on a corrupt or truncated archive, entries of the central directory that share a name (the archive reader keeps one entry per name: each shared name is said, found by walking the directory whatever its end record looks like), entries whose bytes overlap, an encrypted member, a nested archive, a member or archive larger (uncompressed, counted while reading) than `--max-member-size` / `--max-total-size`, or a member that inflates more than `--max-ratio` times its compressed size (a zip bomb).\n\
          Why it matters: the platform cannot read such an archive either, and a hostile archive must not fill the memory or disk of the machine that checks it.\n\
          Example: a 50 KB ZIP that inflates to 50 GB of zeros. Fix: rebuild the ZIP from the two plain CSV files.";
     DANGLING_REFERENCE = "B006", "dangling-reference", Error, "Entities CSV (upload)",
@@ -610,11 +615,16 @@ rules! {
         "What it does: when one run checks an employees CSV and relations (a CSV, or a ZIP bundle's member), flags each Parent Entity Source ID or Entity Source ID of type `employee` (any case) that is no Work Email of the employees files (trimmed, ignoring case). Employee ends are never checked against entities; with no employees CSV in the run, a `references-unchecked` info says so.\n\
          Why it matters: a relation can only link an employee the platform knows. It may be there from an earlier upload, which one run cannot see, so this is a warning.\n\
          Example: a relation to employee `ada.lovelace@example.org` when `employees.csv` lists `ada.lovelace@example.com`. Fix: correct the e-mail, or add the employee to the employees CSV.";
-    ARCHIVE_JUNK = "B015", "archive-junk", Warning, "Entity RBAC ZIP (upload)",
+    ARCHIVE_JUNK = "B015", "archive-junk", Error, "Entity RBAC ZIP (upload)",
         "A ZIP holds operating-system files (`__MACOSX/`, `._*`, `.DS_Store`, `Thumbs.db`)",
-        "What it does: recognises the files macOS Finder and Windows Explorer add to a ZIP (the `__MACOSX/` folder, AppleDouble `._name` files, `.DS_Store`, `Thumbs.db`) by name and by content, names them in one warning per archive with the command that removes them, and takes none of them for a member of the bundle.\n\
-         Why it matters: the bundle holds the entities CSV and the relations CSV; the platform may take `__MACOSX/._relations.csv` for a second relations file or refuse the ZIP for holding other files.\n\
+        "What it does: recognises the files macOS Finder and Windows Explorer add to a ZIP (the `__MACOSX/` folder, AppleDouble `._name` files, `.DS_Store`, `Thumbs.db`) by name and by content, names them in one error per archive with the command that removes them, and takes none of them for a member of the bundle.\n\
+         Why it matters: \"the ZIP holds two CSV files: an entities CSV and an entity relations CSV\", and the upload \"accepts only a ZIP holding the entities CSV and entity relations CSV\": a file the operating system added is a file the platform does not expect, an error as any other member (`bundle-unknown-member`) is; it may also take `__MACOSX/._relations.csv` for a second relations file. bdxlint checks the two CSV files without them.\n\
          Example: `bundle.zip` made with Finder's Compress holds `__MACOSX/._relations.csv`. Fix: `zip -d bundle.zip '__MACOSX/*' '*.DS_Store'`, or make the ZIP with `zip -X`.";
+    ARCHIVE_HIDDEN_ENTRY = "B016", "archive-hidden-entry", Warning, "Entity RBAC ZIP (upload)",
+        "A ZIP holds an entry one reader sees and another does not",
+        "What it does: reads the archive's bytes beside its central directory and flags, in one warning each, local entries that no central directory entry lists (found in the bytes before the directory that no listed entry spans) and central directory entries past the count of the end record. bdxlint checks the members the central directory lists; these it never checks.\n\
+         Why it matters: a reader that streams a ZIP from its first byte takes every local entry for a member, a reader of the central directory only the listed ones, so the two see different files: the platform's reader may take a member bdxlint never checked. Which reader the platform uses is not stated, so this is a warning. (Two entries of one name, which hide one from bdxlint itself, are `archive-refused`.)\n\
+         Example: a ZIP whose first bytes are a local entry `relations.csv` that the central directory leaves out, followed by the listed entities and relations. Fix: rebuild the ZIP from the two CSV files.";
 }
 
 /// Finds a rule by code or name (case-insensitive).

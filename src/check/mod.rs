@@ -39,6 +39,7 @@ mod fold;
 mod fptable;
 mod grammar;
 pub(crate) mod header;
+mod magic;
 mod options;
 mod pipeline;
 mod preamble;

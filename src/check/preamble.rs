@@ -9,7 +9,7 @@ use super::emit::{Emitter, Snippets};
 use super::finding::{file_diag, Finding, FixBuilder};
 use super::header::{self, Header};
 use super::options::Options;
-use super::{dialect, encoding, record};
+use super::{dialect, encoding, magic, record};
 use crate::diagnostic::{Diagnostic, FileReport, Transform};
 use crate::error::Error;
 use crate::rules;
@@ -131,23 +131,6 @@ pub(super) fn unknown_format(name: &str) -> Error {
     }
 }
 
-pub(super) fn wide_encoding(data: &[u8]) -> Option<&'static str> {
-    if data.starts_with(&[0xFF, 0xFE, 0, 0]) || data.starts_with(&[0, 0, 0xFE, 0xFF]) {
-        return Some("UTF-32");
-    }
-    if data.starts_with(&[0xFF, 0xFE]) || data.starts_with(&[0xFE, 0xFF]) {
-        return Some("UTF-16");
-    }
-    // Without a byte-order mark, ASCII text in UTF-16 has a NUL in every
-    // other byte; a CSV header has none.
-    let head = &data[..data.len().min(64)];
-    let nuls = head.iter().filter(|b| **b == 0).count();
-    if head.len() >= 8 && nuls * 3 >= head.len() {
-        return Some("UTF-16 (without a byte-order mark)");
-    }
-    None
-}
-
 /// Whether files whose first [`dialect::HEAD_LEN`] bytes are `a` and `b`
 /// are read alike: the same dialect, the same encoding as far as those
 /// bytes tell it. A fix inside the check that changed the head (a row made
@@ -157,7 +140,8 @@ pub fn reads_alike(a: &[u8], b: &[u8]) -> bool {
     let tell = |h: &[u8]| {
         let whole = h.len() < dialect::HEAD_LEN;
         (
-            wide_encoding(h),
+            magic::identify(h),
+            magic::wide_encoding(h),
             dialect::sniff(h, whole),
             encoding::from_head(h, whole),
         )
@@ -240,8 +224,8 @@ pub(super) fn read<R: Read>(
 }
 
 /// Reads the head of the input, which tells the encoding and the dialect,
-/// and reports a BOM, a `sep=` line or a wide encoding (which stops the
-/// check: `None`); then a chunk reader of the whole input.
+/// and reports a BOM, a `sep=` line, or a file that is not CSV text (a
+/// wide encoding, a workbook, an archive: that stops the check, `None`); then a chunk reader of the whole input.
 fn open<R: Read>(
     mut reader: R,
     opts: &Options,
@@ -261,11 +245,10 @@ fn open<R: Read>(
                 .fix(FixBuilder::safe("remove the byte-order mark").edit(0..3u64, ""))
                 .file(0..3),
         );
-    } else if let Some(enc) = wide_encoding(&head) {
-        found.push(
-            Finding::from_template(&rules::UNSUPPORTED_ENCODING, &[("encoding", enc)])
-                .file(0..head.len().min(4) as u64),
-        );
+    } else if let Some(d) = magic::not_csv(&head) {
+        // A workbook, an archive, UTF-16 text: one finding says what it
+        // is, and nothing is read as rows.
+        found.push(d);
         return Ok(None);
     }
     let dialect = dialect::sniff(&head, head.len() < dialect::HEAD_LEN);

@@ -51,6 +51,7 @@ const ORDERS: &[(&str, &[&[&str]])] = &[
                 "finding",
                 "fixed_chunks",
                 "fptable",
+                "magic",
                 "text",
             ],
             &["dates", "shapes"],

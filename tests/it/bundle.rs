@@ -129,6 +129,14 @@ fn each_bundle_rule_fires() {
     let lim = Limits::default();
     let mut fired = BTreeSet::new();
 
+    zip_of(
+        d,
+        "bulk-clean.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+        ],
+    );
     let missing = zip_of(d, "missing.zip", &[("e.csv", ENTITIES.as_bytes())]);
     let reps = check(&missing, Some(Kind::EntitiesBulk), &lim);
     assert_eq!(findings(&reps), vec![("".into(), "B001", 1, 1)]);
@@ -170,7 +178,8 @@ fn each_bundle_rule_fires() {
     let reps = check(&junk, None, &lim);
     assert_eq!(findings(&reps), vec![("".into(), "B015", 1, 1)]);
     let d015 = &reps[0].diagnostics[0];
-    assert_eq!(d015.severity, Severity::Warning);
+    // A file the platform does not expect in the ZIP, as B002 is.
+    assert_eq!(d015.severity, Severity::Error);
     assert_eq!(
         d015.message,
         "the archive holds 5 files the operating system added, not part of the bundle: `__MACOSX/._r.csv`, `__MACOSX/._e.csv`, `.DS_Store`, `sub/Thumbs.db`, `copy.csv`"
@@ -252,6 +261,20 @@ fn each_bundle_rule_fires() {
     let others = employees("Full Name,Work Email,Start Date\nGrace,grace@example.com,03/07/2024\n");
     let reps = check_with(&rbac, None, Some(&others));
     assert_eq!(findings(&reps), vec![("r.csv".into(), "B014", 3, 32)]);
+    fired.extend(codes(&reps));
+
+    // A local entry the central directory does not list, before the rest.
+    let lone = zip_of(d, "lone.zip", &[("x.csv", RELATIONS.as_bytes())]);
+    let lone = std::fs::read(&lone).expect("zip");
+    let bulk = std::fs::read(d.join("bulk-clean.zip")).expect("zip");
+    let hidden = d.join("hidden.zip");
+    std::fs::write(
+        &hidden,
+        [&lone[..central_headers(&lone)[0]], &bulk].concat(),
+    )
+    .expect("write");
+    let reps = check(&hidden, None, &lim);
+    assert_eq!(findings(&reps), vec![("".into(), "B016", 1, 1)]);
     fired.extend(codes(&reps));
 
     fired.extend(refused_cases(d));
@@ -614,40 +637,273 @@ fn employee_ends_are_checked_against_the_run_s_employees_never_against_entities(
     );
 }
 
+/// The offset of the end-of-central-directory record of `zip` (the last
+/// signature: the tests' archives have no comment holding one).
+fn eocd(zip: &[u8]) -> usize {
+    zip.windows(4)
+        .rposition(|w| w == b"PK\x05\x06")
+        .expect("an end record")
+}
+
+/// Offsets of the central directory headers of `zip`.
+fn central_headers(zip: &[u8]) -> Vec<usize> {
+    zip.windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x01\x02")
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// An archive of `members`, built by the zip writer, then `s.csv`
+/// renamed `r.csv` and `t.csv` renamed `e.csv` in their local headers and
+/// the central directory (same length: the offsets stay right). `zip64` writes ZIP64 end records and
+/// points the classic one at them, as archivers do past 65,535 entries.
+fn renamed(dir: &Path, name: &str, members: &[(&str, &[u8])], zip64: bool) -> Vec<u8> {
+    let path = dir.join(name);
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&path).expect("create"));
+    if zip64 {
+        w.set_zip64_comment(Some("zip64"));
+    }
+    let opts = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (n, data) in members {
+        w.start_file(*n, opts).expect("start member");
+        w.write_all(data).expect("write member");
+    }
+    w.finish().expect("finish zip");
+    let mut out = std::fs::read(&path).expect("zip");
+    for i in 0..out.len().saturating_sub(5) {
+        match &out[i..i + 5] {
+            b"s.csv" => out[i] = b'r',
+            b"t.csv" => out[i] = b'e',
+            _ => {}
+        }
+    }
+    if zip64 {
+        let at = eocd(&out);
+        assert!(
+            out[..at].windows(4).any(|w| w == b"PK\x06\x06"),
+            "a ZIP64 record"
+        );
+        // Entry counts 0xFFFF, directory offset 0xFFFFFFFF: "see ZIP64".
+        out[at + 8..at + 12].fill(0xFF);
+        out[at + 16..at + 20].fill(0xFF);
+    }
+    out
+}
+
 /// Two members of one name: the archive reader keeps one entry per name,
 /// so the first would never be checked and a bad file could hide behind a
-/// good one. The archive is refused instead.
+/// good one. The archive is refused instead, with each name that entries
+/// share, whatever the end record looks like: bytes after it, or ZIP64
+/// records (the central directory is walked, not counted from the record).
 #[test]
 fn members_that_share_a_name_are_refused_not_hidden() {
     let dir = tempfile::tempdir().expect("tempdir");
     let bad = RELATIONS.replace("team-admins", "");
-    let z = zip_of(
+    let members: &[(&str, &[u8])] = &[
+        ("e.csv", ENTITIES.as_bytes()),
+        ("r.csv", bad.as_bytes()),
+        ("s.csv", RELATIONS.as_bytes()),
+    ];
+    let plain = renamed(dir.path(), "plain.zip", members, false);
+    let mut trailing = plain.clone();
+    trailing.extend_from_slice(b"trailing bytes after the end record\n");
+    let zip64 = renamed(dir.path(), "zip64.zip", members, true);
+    let mut zip64_trailing = zip64.clone();
+    zip64_trailing.extend_from_slice(&[0u8; 100]);
+    for (name, bytes) in [
+        ("plain.zip", plain),
+        ("trailing.zip", trailing),
+        ("zip64.zip", zip64),
+        ("zip64-trailing.zip", zip64_trailing),
+    ] {
+        let z = dir.path().join(name);
+        std::fs::write(&z, &bytes).expect("write");
+        // The archive reader opens it, and lists one entry of two.
+        let zip = zip::ZipArchive::new(std::fs::File::open(&z).expect("open")).expect("reads");
+        assert_eq!(zip.len(), 2, "{name}");
+        let reps = check(&z, None, &Limits::default());
+        assert_eq!(
+            findings(&reps),
+            vec![("".into(), "B005", 1, 1)],
+            "{name}: {reps:?}"
+        );
+        assert_eq!(
+            reps[0].diagnostics[0].message,
+            "2 entries of the central directory are named `r.csv` (#2, #3): the archive reader keeps only the last, so the others would never be checked",
+            "{name}"
+        );
+    }
+    // Every name that entries share is said.
+    let many = renamed(
         dir.path(),
-        "dup.zip",
+        "many.zip",
         &[
             ("e.csv", ENTITIES.as_bytes()),
             ("r.csv", bad.as_bytes()),
             ("s.csv", RELATIONS.as_bytes()),
+            ("t.csv", ENTITIES.as_bytes()),
+        ],
+        false,
+    );
+    let z = dir.path().join("many.zip");
+    std::fs::write(&z, &many).expect("write");
+    let reps = check(&z, None, &Limits::default());
+    let messages: Vec<&str> = reps[0]
+        .diagnostics
+        .iter()
+        .map(|d| d.message.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "2 entries of the central directory are named `e.csv` (#1, #4)",
+            "2 entries of the central directory are named `r.csv` (#2, #3)"
+        ],
+        "{reps:?}"
+    );
+    // An entry whose local header is broken is not hidden by a name: it
+    // is a member that cannot be read.
+    let broken = zip_of(
+        dir.path(),
+        "broken.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("x.csv", b"x"),
+            ("r.csv", RELATIONS.as_bytes()),
         ],
     );
-    // Rename `s.csv` to `r.csv` in the local header and the central
-    // directory (same length: the offsets stay right).
-    let mut out = std::fs::read(&z).expect("zip");
+    let mut bytes = std::fs::read(&broken).expect("zip");
+    let second = bytes
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x03\x04")
+        .map(|(i, _)| i)
+        .nth(1)
+        .expect("a second local header");
+    bytes[second + 3] = 5;
+    std::fs::write(&broken, &bytes).expect("write");
+    let reps = check(&broken, None, &Limits::default());
+    let messages: Vec<&str> = reps[0]
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
     assert!(
-        out.windows(5).any(|w| w == b"s.csv"),
-        "names are stored as is"
+        messages.len() == 1 && messages[0].starts_with("member #1 cannot be read"),
+        "{messages:?}"
     );
-    for i in 0..out.len().saturating_sub(5) {
-        if &out[i..i + 5] == b"s.csv" {
-            out[i] = b'r';
-        }
+}
+
+/// `zip` without the central directory record of member `name`: its local
+/// entry stays where it is, and the end record counts one entry fewer.
+fn unlist(zip: &[u8], name: &str) -> Vec<u8> {
+    let len = |b: &[u8], i: usize| usize::from(u16::from_le_bytes([b[i], b[i + 1]]));
+    let at = central_headers(zip)
+        .into_iter()
+        .find(|&h| &zip[h + 46..h + 46 + len(zip, h + 28)] == name.as_bytes())
+        .expect("a record of the name");
+    let size = 46 + len(zip, at + 28) + len(zip, at + 30) + len(zip, at + 32);
+    let mut out = [&zip[..at], &zip[at + size..]].concat();
+    let end = eocd(&out);
+    for field in [end + 8, end + 10] {
+        let n = u16::from_le_bytes([out[field], out[field + 1]]) - 1;
+        out[field..field + 2].copy_from_slice(&n.to_le_bytes());
     }
-    std::fs::write(&z, &out).expect("write");
+    let cd = u32::from_le_bytes(out[end + 12..end + 16].try_into().expect("4 bytes"));
+    out[end + 12..end + 16].copy_from_slice(&(cd - size as u32).to_le_bytes());
+    out
+}
+
+/// A local entry the central directory does not list is never checked by
+/// bdxlint, which reads the directory, while a reader that streams the
+/// archive takes it for a member: the two read different bundles. One
+/// warning says so, naming the entries; the listed members are checked as
+/// before. So do directory records past the end record's count.
+#[test]
+fn entries_one_reader_sees_and_another_does_not_are_warned() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let bad = RELATIONS.replace("team-admins", "");
+    let hidden_codes = |reps: &[FileReport]| -> Vec<(String, &'static str)> {
+        findings(reps).into_iter().map(|f| (f.0, f.1)).collect()
+    };
+    // In the middle: between the listed members.
+    let z = zip_of(
+        d,
+        "middle.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("x.csv", bad.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+        ],
+    );
+    let bytes = std::fs::read(&z).expect("zip");
+    let at = bytes
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x03\x04")
+        .map(|(i, _)| i)
+        .nth(1)
+        .expect("the second local header");
+    std::fs::write(&z, unlist(&bytes, "x.csv")).expect("write");
     let reps = check(&z, None, &Limits::default());
-    let c = codes(&reps);
-    assert!(c.contains("B005"), "{c:?}");
-    let msg = &reps[0].diagnostics[0].message;
-    assert!(msg.contains("3 entries under 2 names"), "{msg}");
+    assert_eq!(hidden_codes(&reps), vec![("".into(), "B016")], "{reps:?}");
+    let d16 = &reps[0].diagnostics[0];
+    assert_eq!(d16.severity, Severity::Warning);
+    assert_eq!(
+        d16.message,
+        format!("the archive holds 1 local entry its central directory does not list, which a reader that streams the archive takes for members and bdxlint never checks: `x.csv` at byte {at}")
+    );
+    assert_eq!(reps.len(), 3, "both listed members are checked");
+
+    // Before the archive: a streaming reader meets it first.
+    let lone = zip_of(d, "lone.zip", &[("x.csv", bad.as_bytes())]);
+    let lone = std::fs::read(&lone).expect("zip");
+    let local = &lone[..central_headers(&lone)[0]];
+    let valid = zip_of(
+        d,
+        "valid.zip",
+        &[
+            ("e.csv", ENTITIES.as_bytes()),
+            ("r.csv", RELATIONS.as_bytes()),
+        ],
+    );
+    let prepended = [local, &std::fs::read(&valid).expect("zip")].concat();
+    let z = d.join("prepended.zip");
+    std::fs::write(&z, prepended).expect("write");
+    let reps = check(&z, None, &Limits::default());
+    assert_eq!(hidden_codes(&reps), vec![("".into(), "B016")], "{reps:?}");
+    assert!(
+        reps[0].diagnostics[0]
+            .message
+            .ends_with("`x.csv` at byte 0"),
+        "{reps:?}"
+    );
+
+    // A directory record past the count of the end record.
+    let mut short = std::fs::read(&valid).expect("zip");
+    let end = eocd(&short);
+    short[end + 8] -= 1;
+    short[end + 10] -= 1;
+    let z = d.join("uncounted.zip");
+    std::fs::write(&z, &short).expect("write");
+    let reps = check(&z, None, &Limits::default());
+    let messages: Vec<(&str, &str)> = reps[0]
+        .diagnostics
+        .iter()
+        .map(|d| (d.rule.code, d.message.as_str()))
+        .collect();
+    assert!(
+        messages.contains(&("B016", "the central directory holds 1 entry past the count of its end record, which bdxlint does not read but a reader that walks the directory does: `r.csv` (#2)")),
+        "{messages:?}"
+    );
+    assert!(messages.iter().any(|m| m.0 == "B001"), "{messages:?}");
+
+    // Nothing of the kind in an archive as archivers write it, data
+    // descriptors and all.
+    let reps = check(&valid, None, &Limits::default());
+    assert_eq!(findings(&reps), vec![]);
 }
 
 /// Entries that share compressed bytes (a central directory pointing many
@@ -685,5 +941,110 @@ fn overlapping_entries_are_refused() {
         reps[0].diagnostics[0].message.contains("overlap"),
         "{}",
         reps[0].diagnostics[0].message
+    );
+}
+
+/// Checks `path` with the binary under the address-space bound the README
+/// states (256 MiB, as `tests/it/memory.rs` measures it): it must end with
+/// its verdict, not be killed.
+fn bounded(path: &Path) {
+    if !cfg!(target_os = "linux") {
+        return;
+    }
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg("ulimit -v 262144; exec \"$0\" check --threads 2 --quiet \"$1\"")
+        .arg(assert_cmd::cargo::cargo_bin("bdxlint"))
+        .arg(path)
+        .env("MALLOC_ARENA_MAX", "2")
+        .output()
+        .expect("bash runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Archives of 100,000 entries are read in time linear in their bytes,
+/// whatever they hold: members each followed by a data descriptor (a
+/// gap to search after every one), one member's bytes named by every entry
+/// (an overlap bomb), one name shared by every entry; and in bounded
+/// memory.
+#[test]
+#[ignore = "scale: minutes unoptimised; .ci/run runs it in release"]
+fn archives_of_a_hundred_thousand_entries_stay_linear() {
+    const N: usize = 100_000;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let timed = |path: &Path| {
+        let t = std::time::Instant::now();
+        let reps = check(path, None, &Limits::default());
+        let took = t.elapsed();
+        // Seconds on a loaded two-core machine; a walk quadratic in the
+        // entries takes hours.
+        assert!(took.as_secs() < 20, "{}: {took:?}", path.display());
+        bounded(path);
+        reps
+    };
+
+    // Streamed: every member's sizes follow its data.
+    let many = d.join("many.zip");
+    let mut w = zip::ZipWriter::new_stream(std::fs::File::create(&many).expect("create"));
+    w.start_file("e.csv", stored).expect("member");
+    w.write_all(ENTITIES.as_bytes()).expect("write");
+    w.start_file("r.csv", stored).expect("member");
+    w.write_all(RELATIONS.as_bytes()).expect("write");
+    for i in 0..N {
+        w.start_file(format!("__MACOSX/._{i:06}"), stored)
+            .expect("member");
+        w.write_all(b"\x00\x05\x16\x07").expect("write");
+    }
+    w.finish().expect("zip");
+    let reps = timed(&many);
+    assert_eq!(findings(&reps), vec![("".into(), "B015", 1, 1)]);
+    assert!(
+        reps[0].diagnostics[0]
+            .message
+            .starts_with(&format!("the archive holds {N} files")),
+        "{}",
+        reps[0].diagnostics[0].message
+    );
+
+    // Every entry names the first member's bytes.
+    let bomb = d.join("bomb.zip");
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&bomb).expect("create"));
+    w.start_file("e.csv", stored).expect("member");
+    w.write_all(ENTITIES.as_bytes()).expect("write");
+    for i in 0..N {
+        w.shallow_copy_file("e.csv", &format!("{i:06}.csv"))
+            .expect("copy");
+    }
+    w.finish().expect("zip");
+    let reps = timed(&bomb);
+    assert_eq!(findings(&reps), vec![("".into(), "B005", 1, 1)]);
+    assert!(reps[0].diagnostics[0].message.contains("overlap"));
+
+    // Every entry of one name: one finding, the first five numbers.
+    let shared = d.join("shared.zip");
+    let mut w = zip::ZipWriter::new(std::fs::File::create(&shared).expect("create"));
+    for i in 0..N {
+        w.start_file(format!("{i:06}.csv"), stored).expect("member");
+        w.write_all(b"x").expect("write");
+    }
+    w.finish().expect("zip");
+    let mut bytes = std::fs::read(&shared).expect("zip");
+    for at in central_headers(&bytes) {
+        bytes[at + 46..at + 52].copy_from_slice(b"000000");
+    }
+    std::fs::write(&shared, &bytes).expect("write");
+    let reps = timed(&shared);
+    assert_eq!(findings(&reps), vec![("".into(), "B005", 1, 1)]);
+    assert_eq!(
+        reps[0].diagnostics[0].message,
+        format!("{N} entries of the central directory are named `000000.csv` (#1, #2, #3, #4, #5, and {} more): the archive reader keeps only the last, so the others would never be checked", N - 5)
     );
 }

@@ -201,3 +201,139 @@ fn nul_bytes_are_one_finding_per_cell_at_the_first() {
         );
     }
 }
+
+/// `bdxlint check --output-format concise ARGS` with `stdin`: its exit
+/// code and output.
+fn concise(dir: &std::path::Path, args: &[&str], stdin: &[u8]) -> (Option<i32>, String) {
+    checked(dir, "concise", args, stdin)
+}
+
+/// `bdxlint check --output-format FORMAT ARGS` with `stdin`.
+fn checked(
+    dir: &std::path::Path,
+    format: &str,
+    args: &[&str],
+    stdin: &[u8],
+) -> (Option<i32>, String) {
+    let out = assert_cmd::Command::cargo_bin("bdxlint")
+        .expect("binary builds")
+        .current_dir(dir)
+        .args(["check", "--output-format", format])
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8(out.stdout).expect("utf-8"),
+    )
+}
+
+/// An archive built in memory: each member stored under its name.
+fn zip_bytes(members: &[(&str, &[u8])]) -> Vec<u8> {
+    use std::io::Write;
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let opts = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, data) in members {
+        w.start_file(*name, opts).expect("member");
+        w.write_all(data).expect("write");
+    }
+    w.finish().expect("zip").into_inner()
+}
+
+/// A ZIP, a workbook, a PDF or gzip read as CSV is one finding that says
+/// what the file is and what to do, and nothing else: a ZIP on standard
+/// input was a bare quote or "UTF-16", an .xlsx named .csv "fits no known
+/// format" (exit 2).
+#[test]
+fn a_file_that_is_not_csv_is_named_for_what_it_is() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let bundle = zip_bytes(&[("entities.csv", HEADER.as_bytes())]);
+    let (code, out) = concise(d, &["-"], &bundle);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["-:1:1: F013 [error] the file is a ZIP archive, not a CSV file"]
+    );
+    let workbook = zip_bytes(&[
+        ("[Content_Types].xml", b"<Types/>"),
+        ("_rels/.rels", b"<Relationships/>"),
+        ("xl/workbook.xml", b"<workbook/>"),
+        ("xl/worksheets/sheet1.xml", b"<worksheet/>"),
+    ]);
+    std::fs::write(d.join("employees.csv"), &workbook).expect("write");
+    let (code, out) = concise(d, &["employees.csv"], b"");
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["employees.csv:1:1: F013 [error] the file is an Excel workbook (.xlsx), not a CSV file"]
+    );
+    // The help says what to do.
+    let (_, json) = checked(d, "json", &["employees.csv"], b"");
+    assert!(json.contains("save it as CSV UTF-8"), "{json}");
+    let mut ole = vec![0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1];
+    ole.resize(512, 0);
+    for (bytes, what) in [
+        (ole, "a legacy Excel workbook"),
+        (b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n".to_vec(), "a PDF document"),
+        (vec![0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3], "gzip-compressed"),
+    ] {
+        let (code, out) = concise(d, &["--format", "employees", "-"], &bytes);
+        assert_eq!(code, Some(1), "{out}");
+        assert_eq!(out.lines().count(), 1, "{out}");
+        assert!(
+            out.contains(&format!("F013 [error] the file is {what}")),
+            "{out}"
+        );
+    }
+    // UTF-16 and UTF-32 text keep their own finding.
+    let mut utf32 = vec![0xFF, 0xFE, 0, 0];
+    utf32.extend(HEADER.chars().flat_map(|c| (c as u32).to_le_bytes()));
+    let (code, out) = concise(d, &["-"], &utf32);
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["-:1:1: F004 [error] the file is UTF-32, not UTF-8"]
+    );
+    // A .zip path is still a bundle.
+    std::fs::write(d.join("bundle.zip"), &bundle).expect("write");
+    let (code, out) = concise(d, &["bundle.zip"], b"");
+    assert_eq!(code, Some(1));
+    assert!(out.contains("B001"), "{out}");
+    assert!(!out.contains("F013"), "{out}");
+}
+
+/// A first row of NULs within the 64 bytes the UTF-16 sniff reads is a
+/// `nul-byte` finding, and the rest of the file is checked; UTF-16 without
+/// a byte-order mark is still refused, in either byte order.
+#[test]
+fn nuls_in_a_first_row_are_not_utf16() {
+    let mut data = b"Full Name,Work Email,Start Date\n".to_vec();
+    data.extend_from_slice(&[0; 32]);
+    data.extend_from_slice(b",ada@example.com,13/45/2024\n");
+    let r = check(&data);
+    assert_eq!(names(&r), ["nul-byte", "invalid-date"]);
+    let mut alternating = b"Full Name,Work Email,Start Date\n".to_vec();
+    alternating.extend(std::iter::repeat_n([b'A', 0], 16).flatten());
+    alternating.extend_from_slice(b",ada@example.com,03/07/2024\n");
+    assert_eq!(names(&check(&alternating)), ["nul-byte"]);
+    for big_endian in [false, true] {
+        let wide: Vec<u8> = HEADER
+            .encode_utf16()
+            .flat_map(|c| {
+                if big_endian {
+                    c.to_be_bytes()
+                } else {
+                    c.to_le_bytes()
+                }
+            })
+            .collect();
+        let r = check(&wide);
+        assert_eq!(names(&r), ["unsupported-encoding"], "{big_endian}");
+        assert!(r.diagnostics[0]
+            .message
+            .contains("without a byte-order mark"));
+    }
+}
