@@ -159,6 +159,10 @@ impl Run<'_> {
             Input::File(_) => path.file_name().and_then(|n| n.to_str()),
         };
         let mut opts = opts.clone();
+        // A walk meets CSV files that are not uploads: one is taken as a
+        // format only on strong evidence, else it is `unknown-format`.
+        opts.strict_detection =
+            matches!(input, Input::File(_)) && expand::walked(&self.req.paths, path);
         let mut bar = bar;
         let (rep, dates) = loop {
             let opened;

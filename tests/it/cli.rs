@@ -281,6 +281,82 @@ fn a_walked_csv_of_no_format_is_a_warning_and_a_named_one_exit_2() {
         .stderr("");
 }
 
+/// Issue 30: ordinary CSV files that share a column name or two with a
+/// format are not uploads; a walk takes a file as a format only on strong
+/// evidence (its required columns, three names and half of its header, or
+/// its file name), so they are `unknown-format` warnings beside a valid
+/// upload, while an upload that lost a required column still fails.
+#[test]
+fn a_walk_takes_stray_csvs_as_unknown_format_and_still_fails_a_broken_upload() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "uploads/employees.csv", CLEAN);
+    write(dir.path(), "misc/ids.csv", "id,val\n1,2\n");
+    write(
+        dir.path(),
+        "misc/people.csv",
+        "name,email\nAda,ada@example.com\n",
+    );
+    write(dir.path(), "misc/series.csv", "date,value\n2024-01-01,3\n");
+    write(
+        dir.path(),
+        "misc/kinds.csv",
+        "Name,Description,Type\nx,a kind,plain\n",
+    );
+    let run = |code: i32| {
+        let out = bdxlint()
+            .current_dir(dir.path())
+            .args(["check", "--isolated", "--output-format", "concise", "."])
+            .assert()
+            .code(code)
+            .get_output()
+            .clone();
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let out = run(0);
+    let codes: Vec<&str> = out
+        .lines()
+        .map(|l| l.split(' ').nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(codes, ["F008"; 4], "{out}");
+    assert!(
+        out.contains("./misc/ids.csv:1:1: F008 [warning] cannot tell the format from the header; only 1 of its names is a column of rbac2, which requires Identity Username too, and its file name does not say rbac2; the file was not checked\n"),
+        "{out}"
+    );
+    assert!(out.contains("misc/kinds.csv:1:1: F008"), "{out}");
+    // Named, a stray file is checked as today: as the format it fits.
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--isolated", "misc/ids.csv"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("H001"));
+    // An upload without its required `Start Date`, by its other names.
+    write(
+        dir.path(),
+        "uploads/more.csv",
+        "Employee ID,Full Name,Work Email,Department\nE-1,Ada Lovelace,ada@example.com,Engineering\n",
+    );
+    let out = run(1);
+    assert!(
+        out.contains("./uploads/more.csv:1:1: H001 [error] the header has no `Start Date` column"),
+        "{out}"
+    );
+    // And with two names only, by a file name that says its format.
+    std::fs::remove_file(dir.path().join("uploads/more.csv")).expect("rm");
+    write(
+        dir.path(),
+        "uploads/new_employees.csv",
+        "Full Name,Work Email\nAda Lovelace,ada@example.com\n",
+    );
+    let out = run(1);
+    assert!(
+        out.contains(
+            "./uploads/new_employees.csv:1:1: H001 [error] the header has no `Start Date` column"
+        ),
+        "{out}"
+    );
+}
+
 #[test]
 fn unknown_format_is_a_usage_error() {
     bdxlint()
