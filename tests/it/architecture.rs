@@ -79,7 +79,7 @@ const ORDERS: &[(&str, &[&[&str]])] = &[
             &["settings"],
             &["expand"],
             &["one_input", "validate"],
-            &["passes"],
+            &["passes", "show"],
             &["execute"],
             &["mod"],
         ],
