@@ -87,7 +87,7 @@ pub(super) fn unknown_format(candidates: &str) -> Diagnostic {
 
 /// `path` with `.` dropped and `..` resolved, without asking the file
 /// system (a symbolic link stays a file of its own, as walks treat it).
-fn lexical(path: &Path) -> PathBuf {
+pub(super) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

@@ -160,7 +160,8 @@ pub(super) fn files(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> 
     for input in &valid.inputs {
         let (shown, why) = match input {
             Input::File(p) => {
-                listed.insert(p.clone());
+                // Compared as the run compares them: `./d/a.csv` is `d/a.csv`.
+                listed.insert(expand::lexical(&settings.cwd.join(p)));
                 (p.as_path(), file_verdict(req, settings, p))
             }
             Input::Stdin => (req.stdin_path(), stdin_verdict(req, settings)),
@@ -263,7 +264,10 @@ fn skipped(dir: &Path, settings: &Settings, listed: &HashSet<PathBuf>) -> Vec<(P
         let wanted = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("zip"));
-        if entry.depth() == 0 || !wanted || listed.contains(path) {
+        if entry.depth() == 0
+            || !wanted
+            || listed.contains(&expand::lexical(&settings.cwd.join(path)))
+        {
             continue;
         }
         let below: Vec<&str> = path

@@ -2246,6 +2246,21 @@ fn show_files_lists_formats_and_why_files_are_skipped() {
         out,
         "misc/ids.csv: rbac2 (detected from its header; named, so taken whatever the evidence)\n"
     );
+    // A file named and walked is listed once, where it first comes.
+    let out = stdout_of(
+        bdxlint().current_dir(dir.path()).args([
+            "check",
+            "--show-files",
+            "uploads/more.csv",
+            "./uploads",
+        ]),
+        0,
+    );
+    assert_eq!(
+        out,
+        "uploads/more.csv: employees (detected from its header; named, so taken whatever the evidence)\n\
+         ./uploads/employees.csv: employees (the header has its required columns)\n"
+    );
 }
 
 /// Issue 32: completion scripts for the four shells and the man pages,
