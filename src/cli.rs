@@ -7,7 +7,7 @@ use bdxlint::report::{HumanOptions, OutputFormat};
 use bdxlint::run::{self, Request};
 use bdxlint::schema;
 use bdxlint::select::{self, Level};
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
@@ -28,7 +28,11 @@ use crate::exit::Failure;
         bdxlint check --format entitlements -  < f  read standard input\n  \
         bdxlint check --output-format json a.csv    machine-readable findings\n  \
         bdxlint explain invalid-date                what a rule checks and how to fix it\n  \
-        bdxlint formats employees                   the columns of a format\n\n\
+        bdxlint formats employees                   the columns of a format\n  \
+        bdxlint check --show-files                  what a run would check, as which format, and what it skips\n  \
+        bdxlint check --stdin-filename a.csv < f    read standard input as the file a.csv\n  \
+        bdxlint completions bash                    a completion script (zsh, fish, powershell too)\n  \
+        bdxlint man | man -l -                      the man page\n\n\
         Exit status: 0 clean, 1 findings at or above --fail-on (default: errors),\n\
         2 usage, configuration or I/O problem."
 )]
@@ -70,6 +74,18 @@ pub enum Command {
         #[arg(long)]
         example: bool,
     },
+    /// Print a shell completion script (e.g. `bdxlint completions bash > /etc/bash_completion.d/bdxlint`).
+    Completions {
+        /// The shell: bash, zsh, fish, powershell or elvish.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, in roff (`bdxlint man | man -l -`; `bdxlint man check` for check's flags).
+    Man {
+        /// A subcommand whose page to print (bdxlint-check(1) ...); omit for bdxlint(1).
+        #[arg(value_name = "SUBCOMMAND")]
+        subcommand: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -82,9 +98,29 @@ pub enum ColorChoice {
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
     /// Files or directories to check [default: .]; `-` reads standard input (format detected from its header, or --format).
-    // As ruff: a bare `bdxlint check` at a repository's root checks it.
-    #[arg(value_name = "PATH", default_value = ".", hide_default_value = true)]
+    // As ruff: a bare `bdxlint check` at a repository's root checks it,
+    // and with --stdin-filename standard input (see `request`).
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
+
+    /// The name of the file standard input holds (`-`, or no PATH): findings
+    /// name it, its file name helps detect the format, and the bdxlint.toml
+    /// nearest it (its per-file-ignores and overrides) applies, as ruff's flag.
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<PathBuf>,
+
+    /// Print the settings resolved for the first PATH (the rules, the
+    /// format an override names, the run-wide keys) and the bdxlint.toml
+    /// they come from; check nothing.
+    #[arg(long, conflicts_with = "show_files")]
+    pub show_settings: bool,
+
+    /// Print the files a run would check, each with the format it would be
+    /// checked as and why, and the .csv and .zip files a walk skips, each
+    /// with why (excluded, hidden, ignored, not a format on strong
+    /// evidence...); check nothing.
+    #[arg(long)]
+    pub show_files: bool,
 
     /// Check every file as this format instead of detecting it from the header.
     #[arg(long, short = 'f', value_name = "NAME", value_parser = format_names())]
@@ -318,6 +354,12 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
     // makes each write to the stream a large one).
     let mut out = io::BufWriter::new(ClosedPipe::new(io::stdout()));
     let code = match cli.command {
+        Command::Check(args) if args.show_settings => {
+            run::show_settings(&request(&args), &mut out, &mut io::stderr())?
+        }
+        Command::Check(args) if args.show_files => {
+            run::show_files(&request(&args), &mut out, &mut io::stderr())?
+        }
         Command::Check(args) => match &args.output_file {
             None => run::check(&request(&args), &mut out, &mut io::stderr())?,
             Some(path) => check_to_file(&args, path, &mut out)?,
@@ -329,6 +371,12 @@ pub fn run(cli: Cli) -> Result<u8, Failure> {
             output_format,
         } => commands::formats(name.as_deref(), output_format, &mut out)?,
         Command::Template { format, example } => commands::template(&format, example, &mut out)?,
+        Command::Completions { shell } => {
+            commands::completions(shell, &mut Cli::command(), &mut out)?
+        }
+        Command::Man { subcommand } => {
+            commands::man(Cli::command(), subcommand.as_deref(), &mut out)?
+        }
     };
     out.flush()?;
     Ok(code)
@@ -429,8 +477,16 @@ fn check_to_file(args: &CheckArgs, path: &Path, out: &mut (dyn Write + Send)) ->
 /// The run `bdxlint check` asks for: the flags as plain data, with what
 /// only the binary knows (colour, terminals) decided here.
 fn request(args: &CheckArgs) -> Request {
+    // No PATH: the working directory, as ruff; standard input when it has
+    // a name, as ruff reads it then.
+    let paths = match (args.paths.is_empty(), &args.stdin_filename) {
+        (false, _) => args.paths.clone(),
+        (true, Some(_)) => vec![PathBuf::from("-")],
+        (true, None) => vec![PathBuf::from(".")],
+    };
     Request {
-        paths: args.paths.clone(),
+        paths,
+        stdin_filename: args.stdin_filename.clone(),
         format: args.format.clone(),
         output_format: args.output_format.map(OutputFormat::from),
         select: args.select.clone(),
@@ -466,6 +522,35 @@ fn request(args: &CheckArgs) -> Request {
         fix: args.fixing.request(),
         unsafe_fixes: args.fixing.unsafe_fixes,
         split: args.fixing.split(),
+    }
+}
+
+/// The one line that says what a mistaken flag meant, when clap's error is
+/// one of the mistakes users of other linters make: `--format json` (the
+/// output's format is `--output-format`; `--format` names the files'), or
+/// `--format` to a listing command, which has only `--output-format`.
+pub fn misused_flag(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |k| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    let arg = text(ContextKind::InvalidArg)?;
+    match e.kind() {
+        ErrorKind::InvalidValue if arg.starts_with("--format") => {
+            let value = text(ContextKind::InvalidValue)?;
+            let f = OutputFormat::from(OutputFormatArg::from_str(value, true).ok()?);
+            Some(format!(
+                "--format {value:?} names no CSV format: --format is the files' format \
+                 (`bdxlint formats` lists them); for {} output, use --output-format {}",
+                f.name(),
+                f.name()
+            ))
+        }
+        ErrorKind::UnknownArgument if arg == "--format" || arg.starts_with("--format=") => {
+            Some("unexpected --format: the output's format is --output-format".to_owned())
+        }
+        _ => None,
     }
 }
 

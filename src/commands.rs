@@ -321,3 +321,41 @@ pub fn template(format: &str, example: bool, out: &mut dyn Write) -> Result<u8, 
     w.flush()?;
     Ok(EXIT_CLEAN)
 }
+
+/// `bdxlint completions SHELL`: the script that completes `cmd`'s
+/// subcommands, flags and their values in that shell, made from the flag
+/// definitions `--help` shows (clap_complete), so the two cannot differ.
+pub fn completions(
+    shell: clap_complete::Shell,
+    cmd: &mut clap::Command,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    clap_complete::generate(shell, cmd, "bdxlint", out);
+    Ok(EXIT_CLEAN)
+}
+
+/// `bdxlint man [SUBCOMMAND]`: the man page of `cmd` (bdxlint(1)), or of
+/// one of its subcommands (bdxlint-check(1) ...), in roff, made from the
+/// same definitions as `--help` (clap_mangen). Printed rather than shipped
+/// as a file, so it is always the binary's own.
+pub fn man(
+    cmd: clap::Command,
+    subcommand: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<u8, Failure> {
+    // Subcommands' pages are named `bdxlint-check` as git's are, and
+    // their usage lines read `bdxlint check`.
+    let cmd = cmd.bin_name("bdxlint");
+    let page = match subcommand {
+        None => clap_mangen::Man::new(cmd),
+        Some(name) => {
+            let Some(sub) = cmd.find_subcommand(name).cloned() else {
+                return Err(Failure::NoSubcommand(name.to_owned()));
+            };
+            let title = format!("bdxlint-{}", sub.get_name());
+            clap_mangen::Man::new(sub.bin_name(format!("bdxlint {name}"))).title(title)
+        }
+    };
+    page.render(out)?;
+    Ok(EXIT_CLEAN)
+}

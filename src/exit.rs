@@ -22,6 +22,8 @@ pub enum Failure {
     NoRule(String),
     #[error("no format {0:?}; `bdxlint formats` lists them")]
     NoFormat(String),
+    #[error("no subcommand {0:?}; `bdxlint --help` lists them")]
+    NoSubcommand(String),
     /// A bundle kind asked of `template`, which writes one CSV file.
     #[error("{name} is a ZIP of two CSV files; start each with `bdxlint template entities` and `bdxlint template {relations}`")]
     BundleTemplate {

@@ -6,11 +6,22 @@ mod exit;
 mod repair_flags;
 
 use clap::Parser;
+use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     clean_up_on_signals();
-    let cli = cli::Cli::parse();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => match cli::misused_flag(&e) {
+            // One line, not clap's list of every format and the usage.
+            Some(hint) => {
+                let _ = writeln!(std::io::stderr(), "bdxlint: {hint}");
+                return ExitCode::from(exit::EXIT_TROUBLE);
+            }
+            None => e.exit(),
+        },
+    };
     match cli::run(cli) {
         // A closed standard output (`| head`) never gets here: the run goes
         // on without it and exits with its own status (see cli::ClosedPipe).

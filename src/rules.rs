@@ -235,9 +235,9 @@ rules! {
         help "save the file with LF or CRLF line endings";
     UNKNOWN_FORMAT = "F008", "unknown-format", Warning, "Resources and their fields",
         "A CSV file a directory walk found is of no format bdxlint knows",
-        "What it does: flags a `.csv` file met while walking a directory whose header fits no format, or more than one, and which no `--format` or config override names; the file is not checked further. A file named on the command line is an error instead (exit 2): you asked for it to be checked.\n\
+        "What it does: flags a `.csv` file a directory walk found, that no `--format` or override names, whose header fits no format, several, or one only weakly; it is not checked further. Strong evidence is: every column the format requires, or at least 3 of the header's names (and half of them) the format's, or a file name that says the format (`q3-employees.csv`). A file named on the command line is checked as the format it fits, or is exit 2 if none.\n\
          Why it matters: a CSV of another kind (a report, a test fixture) in a repository is not an upload and should not fail the run, but one whose header is so damaged that no format fits may be an upload that would be refused.\n\
-         Example: `docs/metrics.csv` with the header `Month,Count` in `bdxlint check .`. Fix: exclude it (`exclude` in bdxlint.toml, `--extend-exclude`), or name its format with `--format` or an `[[overrides]]` entry.";
+         Example: `docs/metrics.csv` with the header `Month,Count`, or `date,value` (one name of rbac2), in `bdxlint check .`. Fix: exclude it (`exclude`, `--extend-exclude`), or name its format (`--format`, an `[[overrides]]` entry, its file name).";
     NUL_BYTE = "F009", "nul-byte", Warning, "CSV practice",
         "A cell holds a NUL byte",
         "What it does: flags each cell that holds a NUL byte (0x00), once per cell, at the first one; the message counts them.\n\

@@ -15,6 +15,12 @@ pub const MAX_DISTINCT_ROWS: usize = 1_500_000;
 pub struct Options {
     /// The format's name; `None` detects it from the header.
     pub format: Option<String>,
+    /// Detection takes a format only on strong evidence
+    /// (`schema::Evidence`): set for a file a directory
+    /// walk found, which may be a CSV of another kind that shares a name or
+    /// two with a format. Weak evidence stops the check with the error a
+    /// header of no format gives (the run reports `unknown-format`).
+    pub strict_detection: bool,
     /// Capture source lines for the human renderer.
     pub snippets: bool,
     /// Capture the text of the offending cell (JSON's `value`).
@@ -117,6 +123,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             format: None,
+            strict_detection: false,
             snippets: true,
             values: false,
             every_row: false,

@@ -63,7 +63,9 @@ pub fn header_names(mut r: impl Read) -> std::io::Result<Vec<String>> {
 /// [`check_reader`](crate::check::check_reader) detects it; `None` when it fits none or cannot be read
 /// (checking the file then says why). For the batch checks, which need
 /// every file's format before any file is checked.
-pub fn sniff_format(path: &Path) -> Option<&'static str> {
+/// `strict`: a file a directory walk found, taken only on strong evidence
+/// (see [`Options::strict_detection`]).
+pub fn sniff_format(path: &Path, strict: bool) -> Option<&'static str> {
     let names = header_names(std::fs::File::open(path).ok()?).ok()?;
     if names.is_empty() {
         return None;
@@ -71,7 +73,11 @@ pub fn sniff_format(path: &Path) -> Option<&'static str> {
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let file_name = path.file_name().and_then(|n| n.to_str());
     match schema::detect_format(schema::tables().ok()?, &names, file_name) {
-        Detection::Found(name) => Some(schema::table(name).ok()??.name.as_str()),
+        Detection::Found(name) => {
+            let table = schema::table(name).ok()??;
+            (!strict || schema::evidence(table, &names, file_name).is_strong())
+                .then_some(table.name.as_str())
+        }
         _ => None,
     }
 }
@@ -207,7 +213,7 @@ pub(super) fn read<R: Read>(
     let header = header::read_header(&first.data, &rec);
     let table = match forced {
         Some(t) => t,
-        None => detect(&header, file_name, &report.path)?,
+        None => detect(&header, file_name, &report.path, opts.strict_detection)?,
     };
     report.format = Some(table.name.as_str());
     let head = Head {
@@ -444,15 +450,29 @@ fn check_header<R: Read>(
 }
 
 /// The format the header's names fit, or the error that says why none or
-/// several do.
+/// several do; `strict` (a walked file): or why the one they fit is not
+/// evidence enough.
 fn detect(
     header: &Header,
     file_name: Option<&str>,
     display: &str,
+    strict: bool,
 ) -> Result<&'static Table, Error> {
     let names: Vec<&str> = header.names.iter().map(|n| n.as_str()).collect();
     match schema::detect_format(schema::tables()?, &names, file_name) {
-        Detection::Found(name) => Ok(schema::table(name)?.ok_or_else(|| unknown_format(name))?),
+        Detection::Found(name) => {
+            let table = schema::table(name)?.ok_or_else(|| unknown_format(name))?;
+            if strict {
+                let ev = schema::evidence(table, &names, file_name);
+                if !ev.is_strong() {
+                    return Err(Error::Detect {
+                        path: display.into(),
+                        candidates: ev.describe(name),
+                    });
+                }
+            }
+            Ok(table)
+        }
         Detection::Ambiguous(c) => Err(Error::Detect {
             path: display.into(),
             candidates: format!("it fits {}", c.join(", ")),

@@ -1,11 +1,14 @@
 //! reviewdog's rdjsonl: one Diagnostic per line
 //! (`bdxlint check --output-format rdjsonl . | reviewdog -f=rdjsonl ...`).
 //! reviewdog counts columns in UTF-8 bytes, so the byte columns of
-//! [`super::position::Region`] are used here.
+//! [`super::position::Region`] are used here. A finding with a safe fix
+//! carries its edits as `suggestions` (as ruff's rdjson does), which
+//! reviewdog posts as suggested changes; an unsafe fix is a guess a person
+//! should make, so it is not suggested.
 
 use super::model::{Failure, Report, Summary};
 use super::position;
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Applicability, Severity};
 use serde::Serialize;
 use std::io::{self, Write};
 
@@ -16,7 +19,17 @@ struct Diagnostic<'a> {
     severity: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     code: Option<Code<'a>>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    suggestions: Vec<Suggestion<'a>>,
     source: Source,
+}
+
+/// One edit of a fix: the text that replaces the range (empty for an
+/// insertion), as it goes into the file.
+#[derive(Serialize)]
+struct Suggestion<'a> {
+    range: Range,
+    text: &'a str,
 }
 
 #[derive(Serialize)]
@@ -46,6 +59,47 @@ struct Code<'a> {
 #[derive(Serialize)]
 struct Source {
     name: &'static str,
+}
+
+/// A safe fix's edits as suggestions, placed by the snippet the finding
+/// carries (its line and byte columns): none when it is unsafe, rewrites
+/// the whole file, or has an edit the snippet does not cover (a fix is
+/// suggested whole or not at all).
+fn suggestions(d: &crate::diagnostic::Diagnostic) -> Vec<Suggestion<'_>> {
+    let Some(fix) = d.fix.as_deref() else {
+        return Vec::new();
+    };
+    if fix.applicability != Applicability::Safe || fix.transform.is_some() {
+        return Vec::new();
+    }
+    let placed: Option<Vec<Suggestion<'_>>> = fix
+        .edits
+        .iter()
+        .map(|e| {
+            Some(Suggestion {
+                range: Range {
+                    start: place(d, e.span.start)?,
+                    end: place(d, e.span.end)?,
+                },
+                text: &e.content,
+            })
+        })
+        .collect();
+    placed.unwrap_or_default()
+}
+
+/// The line and byte column (1-based) of the file's byte `at`, when the
+/// finding's snippet covers it.
+fn place(d: &crate::diagnostic::Diagnostic, at: u64) -> Option<Position> {
+    let s = d.snippet.as_ref()?;
+    let rel = usize::try_from(at.checked_sub(s.offset)?).ok()?;
+    let before = s.text.get(..rel)?;
+    let line = s.line + before.matches('\n').count() as u64;
+    let column = match before.rfind('\n') {
+        Some(nl) => (rel - nl) as u64,
+        None => s.first_byte_col + rel as u64,
+    };
+    Some(Position { line, column })
 }
 
 fn severity(s: Severity) -> &'static str {
@@ -110,6 +164,7 @@ impl Report for RdjsonlWriter<'_> {
             },
             severity: severity(d.severity),
             code: Some(Code { value: d.rule.code }),
+            suggestions: suggestions(d),
             source: Source { name: "bdxlint" },
         };
         self.line(&line)?;
@@ -140,6 +195,7 @@ impl Report for RdjsonlWriter<'_> {
                 },
                 severity: "ERROR",
                 code: None,
+                suggestions: Vec::new(),
                 source: Source { name: "bdxlint" },
             })?;
         }

@@ -6,6 +6,7 @@
 //! bounded reading of settings files had too); one input's check is
 //! `one_input.rs`.
 
+use super::expand;
 use super::one_input::{failure, PerInput, Run, STREAM_ABOVE};
 use super::passes::Fixing;
 use super::request::Input;
@@ -68,7 +69,7 @@ impl Run<'_> {
                         let named = self.req.format.as_deref().or(per_input[index].0);
                         let format = match named {
                             Some(f) => schema::table(f).ok().flatten().map(|t| t.name.as_str()),
-                            None => check::sniff_format(p),
+                            None => check::sniff_format(p, expand::walked(&self.req.paths, p)),
                         };
                         Some((index, format?))
                     }

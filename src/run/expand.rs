@@ -1,7 +1,7 @@
 //! What a run checks: the named paths, with directories walked (sorted,
 //! pruned by the config's `exclude`) and standard input.
 
-use super::request::Input;
+use super::request::{Input, Request};
 use super::settings::Settings;
 use crate::check;
 use crate::diagnostic::Diagnostic;
@@ -12,11 +12,15 @@ use std::path::{Path, PathBuf};
 /// Expands directories to every `.csv` and `.zip` below them, sorted, so the order of
 /// the report never depends on the file system. The config's `exclude`
 /// prunes the walks, and the named paths too with `--force-exclude`.
+/// Standard input named by `--stdin-filename` is a file of that path
+/// here: skipped when `--force-exclude` excludes it, not read when its
+/// config cannot be used.
 pub(super) fn expand(
-    paths: &[PathBuf],
+    req: &Request,
     settings: &Settings,
     failures: &mut Vec<Failure>,
 ) -> Vec<Input> {
+    let paths = &req.paths;
     let mut inputs = Vec::new();
     // A file named twice (`d/` and `d/a.csv`, or `./a.csv` and `a.csv`) is
     // checked once, where it first comes: twice would repeat every finding,
@@ -40,6 +44,11 @@ pub(super) fn expand(
     };
     for p in paths {
         if p.as_os_str() == "-" {
+            if let Some(name) = &req.stdin_filename {
+                if (settings.force_exclude && settings.excluded(name)) || !usable(name, failures) {
+                    continue;
+                }
+            }
             inputs.push(Input::Stdin);
         } else if settings.force_exclude && settings.excluded(p) {
             continue;
@@ -78,7 +87,7 @@ pub(super) fn unknown_format(candidates: &str) -> Diagnostic {
 
 /// `path` with `.` dropped and `..` resolved, without asking the file
 /// system (a symbolic link stays a file of its own, as walks treat it).
-fn lexical(path: &Path) -> PathBuf {
+pub(super) fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
@@ -96,7 +105,7 @@ fn lexical(path: &Path) -> PathBuf {
 /// ignored ones: installed packages, which hold other people's CSV files,
 /// and git's own directory. The hidden ones are named so that `--hidden`
 /// still skips them, as ruff's default `exclude` does.
-const VENDORED: [&str; 4] = ["node_modules", "venv", ".venv", ".git"];
+pub(super) const VENDORED: [&str; 4] = ["node_modules", "venv", ".venv", ".git"];
 
 /// Collects every regular `.csv` and `.zip` (a bundle) file below `dir`,
 /// as ripgrep and ruff walk: hidden files and directories (unless

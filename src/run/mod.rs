@@ -22,6 +22,7 @@ mod passes;
 mod replace;
 mod request;
 mod settings;
+mod show;
 mod split;
 mod tally;
 mod validate;
@@ -159,8 +160,14 @@ impl Valid {
         let external = load_all_entities(req, &opts)?;
         // Per input: the config overrides that match it may name its format
         // (`--format` still wins) and add to its rule filter.
-        let per_input: Vec<(Option<&str>, RuleFilter)> =
-            inputs.iter().map(|i| settings.for_input(i)).collect();
+        let per_input: Vec<(Option<&str>, RuleFilter)> = inputs
+            .iter()
+            .map(|i| match (i, &req.stdin_filename) {
+                // Named standard input takes that path's settings.
+                (Input::Stdin, Some(name)) => settings.for_input(&Input::File(name.clone())),
+                _ => settings.for_input(i),
+            })
+            .collect();
         let run = Run {
             req,
             progress: settings.output_format == OutputFormat::Human && req.progress,
@@ -264,6 +271,29 @@ impl<'a, 'w> Streams<'a, 'w> {
     /// The stream the report (and `--show-fixes`) is written to.
     fn report_w(&self) -> Shared<'a, 'w> {
         Shared(if self.to_err { self.err } else { self.out })
+    }
+}
+
+/// `check --show-settings`: the settings the first input would be checked
+/// with and the `bdxlint.toml` they come from, on `out`; nothing is
+/// checked. Exit 2 when the settings do not resolve or there is no input.
+pub fn show_settings(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {
+    Ok(status(show::settings(req, out, err)?))
+}
+
+/// `check --show-files`: every file a run would check, with the format it
+/// would be checked as and why, and the `.csv` and `.zip` files its walks
+/// pass over, with why, on `out`; nothing is checked. Exit 2 when the
+/// settings do not resolve or a path cannot be expanded.
+pub fn show_files(req: &Request, out: &mut dyn Write, err: &mut dyn Write) -> io::Result<u8> {
+    Ok(status(show::files(req, out, err)?))
+}
+
+fn status(ok: bool) -> u8 {
+    if ok {
+        EXIT_CLEAN
+    } else {
+        EXIT_TROUBLE
     }
 }
 

@@ -135,13 +135,18 @@ impl Run<'_> {
                 .map(|()| DateOrders::default());
             }
             Input::File(p) => p,
-            Input::Stdin if source.is_some() => Path::new("-"),
+            Input::Stdin if source.is_some() => self.req.stdin_path(),
             Input::Stdin => {
-                out.start_file("-", None, true);
-                let (rep, dates) =
-                    check::check_reader_dated(io::stdin().lock(), "-", None, opts, &mut |d| {
-                        out.diagnostic(d)
-                    })?;
+                let display = self.req.stdin_path().display().to_string();
+                out.start_file(&display, None, true);
+                let name = self.req.stdin_path().file_name().and_then(|n| n.to_str());
+                let (rep, dates) = check::check_reader_dated(
+                    io::stdin().lock(),
+                    &display,
+                    name,
+                    opts,
+                    &mut |d| out.diagnostic(d),
+                )?;
                 // Read once: what was learned late can only be said.
                 if dates.late() && out.relearn() != Relearn::Caller {
                     for d in check::dates::late_notes(&dates, rep.format) {
@@ -154,11 +159,17 @@ impl Run<'_> {
         };
         let display = path.display().to_string();
         out.start_file(&display, None, true);
-        let name = match input {
-            Input::Stdin => None,
-            Input::File(_) => path.file_name().and_then(|n| n.to_str()),
+        // Standard input's `--stdin-filename` tells its format as a
+        // file's name does; `-` tells nothing.
+        let name = match (input, &self.req.stdin_filename) {
+            (Input::Stdin, None) => None,
+            _ => path.file_name().and_then(|n| n.to_str()),
         };
         let mut opts = opts.clone();
+        // A walk meets CSV files that are not uploads: one is taken as a
+        // format only on strong evidence, else it is `unknown-format`.
+        opts.strict_detection =
+            matches!(input, Input::File(_)) && expand::walked(&self.req.paths, path);
         let mut bar = bar;
         let (rep, dates) = loop {
             let opened;

@@ -7,7 +7,7 @@ use crate::bundle::Limits;
 use crate::config::FailOn;
 use crate::report::{HumanOptions, OutputFormat};
 use crate::select::Level;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What to check: a file, standard input, or a path that failed.
 pub(crate) enum Input {
@@ -20,6 +20,10 @@ pub(crate) enum Input {
 #[derive(Debug, Clone, Default)]
 pub struct Request {
     pub paths: Vec<PathBuf>,
+    /// `--stdin-filename`: what standard input is called in the report,
+    /// the file name its format may be told by, and the path whose
+    /// nearest `bdxlint.toml` (its overrides and per-file ignores) applies.
+    pub stdin_filename: Option<PathBuf>,
     /// `--format`: a CSV format or a bundle kind.
     pub format: Option<String>,
     pub output_format: Option<OutputFormat>,
@@ -85,4 +89,11 @@ pub struct FixRequest {
     pub show_fixes: bool,
     /// Escape control characters in the diff (it goes to a terminal).
     pub escape: bool,
+}
+
+impl Request {
+    /// Standard input's name in the report: `--stdin-filename`, or `-`.
+    pub(crate) fn stdin_path(&self) -> &Path {
+        self.stdin_filename.as_deref().unwrap_or(Path::new("-"))
+    }
 }

@@ -102,7 +102,7 @@ pub(super) fn validate(req: &Request) -> Result<Valid, SetupError> {
     let settings = settings(req)?;
     let pool = req.threads.map(pool).transpose()?;
     let mut failures = Vec::new();
-    let inputs = expand(&req.paths, &settings, &mut failures);
+    let inputs = expand(req, &settings, &mut failures);
     let stdin_count = inputs.iter().filter(|i| matches!(i, Input::Stdin)).count();
     if stdin_count > 1 {
         return Err(SetupError::StdinTwice);

@@ -42,7 +42,7 @@ pub use bindings::{Grammar, JsonRule};
 pub use checks::Check;
 pub use columns::{normalize_name, Column, ColumnId, Requirement};
 pub(crate) use conditions::{Condition, Requires};
-pub(crate) use detect::{detect_format, detect_format_among, Detection};
+pub(crate) use detect::{detect_format, detect_format_among, evidence, Detection};
 pub use error::TableError;
 pub use references::{KeySource, Part, Reference, Source, SpanOf, UncheckedMode, Values};
 pub use registry::format_names;

@@ -4,6 +4,7 @@
 //! sit above every file of `schema/`, so none of those imports the
 //! registry of parsed tables for its tests.
 
+use super::detect::Evidence;
 use super::link::link;
 use super::registry::TABLES;
 use super::words::check_template;
@@ -585,4 +586,105 @@ fn file_hints_break_ties_and_rescue_no_match() {
         detect("Foo,Bar", Some("campaigns-2024.csv")),
         Detection::Found("campaigns")
     );
+}
+
+/// What a directory walk makes of a header: the format detection
+/// picks, and whether the evidence lets the walk take it.
+fn walked(header: &str, file: Option<&str>) -> (Detection, Option<Evidence>) {
+    let names: Vec<&str> = header.split(',').collect();
+    let tables = tables().expect("tables");
+    let found = detect_format(tables, &names, file);
+    let ev = match &found {
+        Detection::Found(name) => {
+            let t = tables
+                .iter()
+                .find(|t| t.name == *name)
+                .expect("a detected table exists");
+            Some(evidence(t, &names, file))
+        }
+        _ => None,
+    };
+    (found, ev)
+}
+
+/// The stray headers of issue 30: each shares a name or two with a
+/// format, which detection picks, and none is evidence enough for a
+/// walk.
+#[test]
+fn stray_headers_are_weak_evidence() {
+    for (header, format, matched, names, missing) in [
+        ("id,val", "rbac2", 1, 2, vec!["Identity Username"]),
+        (
+            "name,email",
+            "entitlements",
+            2,
+            2,
+            vec!["Privilege Name", "Privilege Value"],
+        ),
+        ("date,value", "rbac2", 1, 2, vec!["Identity Username"]),
+        ("Name,Description,Type", "filters", 2, 3, vec!["Value"]),
+    ] {
+        let (found, ev) = walked(header, Some("data.csv"));
+        assert_eq!(found, Detection::Found(format), "{header}");
+        let missing = missing.into_iter().map(str::to_owned).collect();
+        assert_eq!(
+            ev,
+            Some(Evidence::Weak {
+                matched,
+                names,
+                missing
+            }),
+            "{header}"
+        );
+    }
+    let (_, ev) = walked("id,val", None);
+    assert_eq!(
+        ev.expect("detected").describe("rbac2"),
+        "only 1 of its names is a column of rbac2, which requires Identity Username too, and its file name does not say rbac2"
+    );
+}
+
+/// An upload missing one required column is still taken: by its other
+/// names, or, when it has too few, by a file name that says it.
+#[test]
+fn an_upload_missing_a_required_column_is_strong_evidence() {
+    let (found, ev) = walked(
+        "Employee ID,Full Name,Work Email,Department,Title",
+        Some("x.csv"),
+    );
+    assert_eq!(found, Detection::Found("employees"));
+    assert_eq!(
+        ev,
+        Some(Evidence::Shared {
+            matched: 5,
+            names: 5
+        })
+    );
+    let (found, ev) = walked("Project,Privilege Name,Email,User ID", None);
+    assert_eq!(found, Detection::Found("entitlements"));
+    assert!(ev.expect("detected").is_strong());
+    // Two names: too few alone, enough with the file's name.
+    assert_eq!(
+        walked("Name,Type", Some("x.csv")).1.map(|e| e.is_strong()),
+        Some(false)
+    );
+    assert_eq!(
+        walked("Name,Type", Some("q3_filters.csv")).1,
+        Some(Evidence::FileName)
+    );
+    assert_eq!(
+        walked("Full Name,Work Email,Start Date", None).1,
+        Some(Evidence::Required)
+    );
+}
+
+/// A hint counts only where it begins a word of the file name.
+#[test]
+fn a_file_name_says_a_format_at_a_word_start() {
+    let (found, ev) = walked("Foo,Bar", Some("preview.csv"));
+    assert_eq!(found, Detection::Found("reviews"));
+    assert!(!ev.expect("detected").is_strong());
+    let (found, ev) = walked("Foo,Bar", Some("2024-Reviews.csv"));
+    assert_eq!(found, Detection::Found("reviews"));
+    assert_eq!(ev, Some(Evidence::FileName));
 }

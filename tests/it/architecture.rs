@@ -80,7 +80,7 @@ const ORDERS: &[(&str, &[&[&str]])] = &[
             &["settings"],
             &["expand"],
             &["one_input", "validate"],
-            &["passes"],
+            &["passes", "show"],
             &["execute"],
             &["mod"],
         ],

@@ -281,6 +281,82 @@ fn a_walked_csv_of_no_format_is_a_warning_and_a_named_one_exit_2() {
         .stderr("");
 }
 
+/// Issue 30: ordinary CSV files that share a column name or two with a
+/// format are not uploads; a walk takes a file as a format only on strong
+/// evidence (its required columns, three names and half of its header, or
+/// its file name), so they are `unknown-format` warnings beside a valid
+/// upload, while an upload that lost a required column still fails.
+#[test]
+fn a_walk_takes_stray_csvs_as_unknown_format_and_still_fails_a_broken_upload() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "uploads/employees.csv", CLEAN);
+    write(dir.path(), "misc/ids.csv", "id,val\n1,2\n");
+    write(
+        dir.path(),
+        "misc/people.csv",
+        "name,email\nAda,ada@example.com\n",
+    );
+    write(dir.path(), "misc/series.csv", "date,value\n2024-01-01,3\n");
+    write(
+        dir.path(),
+        "misc/kinds.csv",
+        "Name,Description,Type\nx,a kind,plain\n",
+    );
+    let run = |code: i32| {
+        let out = bdxlint()
+            .current_dir(dir.path())
+            .args(["check", "--isolated", "--output-format", "concise", "."])
+            .assert()
+            .code(code)
+            .get_output()
+            .clone();
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let out = run(0);
+    let codes: Vec<&str> = out
+        .lines()
+        .map(|l| l.split(' ').nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(codes, ["F008"; 4], "{out}");
+    assert!(
+        out.contains("./misc/ids.csv:1:1: F008 [warning] cannot tell the format from the header; only 1 of its names is a column of rbac2, which requires Identity Username too, and its file name does not say rbac2; the file was not checked\n"),
+        "{out}"
+    );
+    assert!(out.contains("misc/kinds.csv:1:1: F008"), "{out}");
+    // Named, a stray file is checked as today: as the format it fits.
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--isolated", "misc/ids.csv"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("H001"));
+    // An upload without its required `Start Date`, by its other names.
+    write(
+        dir.path(),
+        "uploads/more.csv",
+        "Employee ID,Full Name,Work Email,Department\nE-1,Ada Lovelace,ada@example.com,Engineering\n",
+    );
+    let out = run(1);
+    assert!(
+        out.contains("./uploads/more.csv:1:1: H001 [error] the header has no `Start Date` column"),
+        "{out}"
+    );
+    // And with two names only, by a file name that says its format.
+    std::fs::remove_file(dir.path().join("uploads/more.csv")).expect("rm");
+    write(
+        dir.path(),
+        "uploads/new_employees.csv",
+        "Full Name,Work Email\nAda Lovelace,ada@example.com\n",
+    );
+    let out = run(1);
+    assert!(
+        out.contains(
+            "./uploads/new_employees.csv:1:1: H001 [error] the header has no `Start Date` column"
+        ),
+        "{out}"
+    );
+}
+
 #[test]
 fn unknown_format_is_a_usage_error() {
     bdxlint()
@@ -597,7 +673,17 @@ fn help_teaches() {
         .args(["check", "--help"])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("--output-format"));
+        .stdout(predicate::str::contains("--output-format"))
+        .stdout(predicate::str::contains("--stdin-filename <NAME>"))
+        .stdout(predicate::str::contains("--show-settings"))
+        .stdout(predicate::str::contains("--show-files"));
+    bdxlint()
+        .arg("--help")
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("completions"))
+        .stdout(predicate::str::contains("bdxlint check --show-files"))
+        .stdout(predicate::str::contains("bdxlint man"));
 }
 
 #[cfg(unix)]
@@ -1880,4 +1966,331 @@ fn in_bash(script: &str, args: &[&Path]) -> Option<i32> {
         .status()
         .expect("bash runs")
         .code()
+}
+
+/// Applies rdjsonl suggestions (1-based lines, byte columns, exclusive
+/// ends) to `text`, as reviewdog would.
+fn apply_suggestions(text: &str, lines: &str) -> String {
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let offset = |p: &Value| {
+        let line = p["line"].as_u64().expect("line") as usize;
+        let col = p["column"].as_u64().expect("column") as usize;
+        starts[line - 1] + col - 1
+    };
+    let mut edits: Vec<(usize, usize, String)> = lines
+        .lines()
+        .flat_map(|l| {
+            let d: Value = serde_json::from_str(l).expect("a JSON line");
+            d["suggestions"].as_array().cloned().unwrap_or_default()
+        })
+        .map(|s| {
+            (
+                offset(&s["range"]["start"]),
+                offset(&s["range"]["end"]),
+                s["text"].as_str().expect("text").to_owned(),
+            )
+        })
+        .collect();
+    edits.sort();
+    let mut out = String::new();
+    let mut at = 0;
+    for (start, end, new) in edits {
+        assert!(start >= at, "suggestions overlap");
+        out.push_str(&text[at..start]);
+        out.push_str(&new);
+        at = end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// Issue 32: rdjsonl findings carry their safe fixes as reviewdog
+/// suggestions; applied as reviewdog applies them they make the file
+/// `--fix` makes. Unsafe fixes (guesses) are not suggested.
+#[test]
+fn rdjsonl_suggests_safe_fixes_and_not_unsafe_ones() {
+    let fixes = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/fixes/employees");
+    for (name, code) in [("invalid-date", 1), ("column-name-variant", 0)] {
+        let broken = fixes.join(format!("{name}.csv"));
+        let out = stdout_of(
+            bdxlint()
+                .args(["check", "--isolated", "--output-format", "rdjsonl"])
+                .arg(&broken),
+            code,
+        );
+        assert!(out.contains("\"suggestions\":[{\"range\""), "{out}");
+        let text = std::fs::read_to_string(&broken).expect("read");
+        let fixed = std::fs::read_to_string(fixes.join(format!("{name}.fixed.csv"))).expect("read");
+        assert_eq!(apply_suggestions(&text, &out), fixed, "{name}");
+    }
+    let out = stdout_of(
+        bdxlint()
+            .args(["check", "--isolated", "--output-format", "rdjsonl"])
+            .arg(fixes.join("column-name-typo.unsafe.csv")),
+        1,
+    );
+    assert!(out.contains("\"H006\""), "{out}");
+    assert!(!out.contains("suggestions"), "{out}");
+}
+
+/// Issue 32: `--format json` is the output's format asked of the files'
+/// flag: one line that names the flag meant, exit 2.
+#[test]
+fn format_json_points_at_output_format_in_one_line() {
+    for args in [
+        &["check", "--format", "json", "x.csv"][..],
+        &["check", "-f", "json", "x.csv"],
+        &["check", "--format=json", "x.csv"],
+    ] {
+        bdxlint().args(args).assert().code(2).stdout("").stderr(
+            "bdxlint: --format \"json\" names no CSV format: --format is the files' format (`bdxlint formats` lists them); for json output, use --output-format json\n",
+        );
+    }
+    bdxlint()
+        .args(["check", "--format", "json-lines", "x.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::ends_with("use --output-format jsonl\n"));
+    bdxlint()
+        .args(["rules", "--format", "json"])
+        .assert()
+        .code(2)
+        .stderr("bdxlint: unexpected --format: the output's format is --output-format\n");
+    // A name that is neither keeps clap's message, with the formats.
+    bdxlint()
+        .args(["check", "--format", "employes", "x.csv"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("possible values: employees"));
+}
+
+/// Issue 32: `--stdin-filename` names standard input in the findings,
+/// tells its format as a file name does, and brings the config nearest
+/// it (overrides, per-file ignores); with no PATH, standard input is read.
+#[test]
+fn stdin_filename_names_detects_and_configures_standard_input() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "sub/bdxlint.toml",
+        "[per-file-ignores]\n\"legacy*.csv\" = [\"H005\"]\n[[overrides]]\npaths = [\"ids.csv\"]\nformat = \"rbac2\"\n",
+    );
+    let concise = |args: &[&str], stdin: &str, code: i32| {
+        stdout_of(
+            bdxlint()
+                .current_dir(dir.path())
+                .args(["check", "--output-format", "concise"])
+                .args(args)
+                .write_stdin(stdin),
+            code,
+        )
+    };
+    // The name in every finding, `-` or not.
+    let out = concise(&["--stdin-filename", "uploads/employees.csv"], BAD, 1);
+    assert!(
+        out.starts_with("uploads/employees.csv:2:30: C004 [error]"),
+        "{out}"
+    );
+    let out2 = concise(&["--stdin-filename", "uploads/employees.csv", "-"], BAD, 1);
+    assert_eq!(out, out2);
+    // The file name breaks the tie the header alone cannot.
+    let links = "Parent Entity Source ID,Parent Entity Type,Entity Source ID,Entity Type,Source System\nr1,role,c1,connection,okta\n";
+    concise(&["-"], links, 2);
+    concise(&["--stdin-filename", "rbac_relations.csv"], links, 0);
+    // The nearest config: an override's format, a per-file ignore.
+    let out = concise(&["--stdin-filename", "sub/ids.csv"], "id,val\n1,2\n", 1);
+    assert!(
+        out.contains("sub/ids.csv:1:1: H001 [error] the header has no `Identity Username` column"),
+        "{out}"
+    );
+    let variant = "full name,Work Email,Start Date\nAda,ada@example.com,03/07/2024\n";
+    let out = concise(&["--stdin-filename", "sub/new.csv"], variant, 0);
+    assert!(out.contains("H005"), "{out}");
+    let out = concise(&["--stdin-filename", "sub/legacy-1.csv"], variant, 0);
+    assert!(!out.contains("H005"), "{out}");
+}
+
+/// Issue 32: `--show-settings` prints the settings of the first path and
+/// the config they come from; nothing is checked.
+#[test]
+fn show_settings_names_the_config_and_the_resolved_rules() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "bdxlint.toml",
+        "ignore = [\"X005\"]\nfail-on = \"warning\"\n",
+    );
+    write(
+        dir.path(),
+        "sub/bdxlint.toml",
+        "select = [\"C\", \"H\"]\n[severity]\nC015 = \"off\"\n[[overrides]]\npaths = [\"ids.csv\"]\nformat = \"rbac2\"\n",
+    );
+    write(dir.path(), "sub/ids.csv", BAD);
+    write(dir.path(), "top.csv", BAD);
+    let show = |args: &[&str], code: i32| {
+        stdout_of(
+            bdxlint()
+                .current_dir(dir.path())
+                .args(["check", "--show-settings"])
+                .args(args),
+            code,
+        )
+    };
+    let out = show(&["sub/ids.csv"], 0);
+    let config = dir.path().join("sub/bdxlint.toml");
+    let want = format!(
+        "Settings for: sub/ids.csv\n\
+         Config file: {}\n\
+         format: rbac2 (an [[overrides]] entry)\n\
+         select: C, H\n\
+         ignore: none\n\
+         severity: C015=off\n\
+         output-format: human\n\
+         fail-on: warning\n\
+         max-diagnostics: 100\n\
+         force-exclude: false\n\
+         exit-zero: false\n",
+        config.display()
+    );
+    assert_eq!(out, want);
+    let out = show(
+        &["--ignore", "C004", "--output-format", "json", "top.csv"],
+        0,
+    );
+    assert!(
+        out.contains(&format!(
+            "Config file: {}\n",
+            dir.path().join("bdxlint.toml").display()
+        )),
+        "{out}"
+    );
+    assert!(out.contains("ignore: X005, C004\n"), "{out}");
+    assert!(out.contains("format: detected from the header\n"), "{out}");
+    assert!(out.contains("output-format: json\n"), "{out}");
+    let out = show(&["--isolated", "top.csv"], 0);
+    assert!(out.contains("Config file: none (--isolated)\n"), "{out}");
+    assert!(out.contains("fail-on: error\n"), "{out}");
+    // Standard input takes its name's.
+    let out = show(&["--stdin-filename", "sub/ids.csv"], 0);
+    assert!(
+        out.contains("format: rbac2 (an [[overrides]] entry)"),
+        "{out}"
+    );
+    // A walk that finds nothing has no settings to show.
+    std::fs::create_dir(dir.path().join("empty")).expect("mkdir");
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--show-settings", "empty"])
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr("bdxlint: --show-settings: no file to show the settings of\n");
+}
+
+/// Issue 32: `--show-files` lists what a run would check, with the format
+/// and why, and the CSV and ZIP files a walk passes over, with why.
+#[test]
+fn show_files_lists_formats_and_why_files_are_skipped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "bdxlint.toml", "exclude = [\"old\"]\n");
+    write(dir.path(), "uploads/employees.csv", CLEAN);
+    write(
+        dir.path(),
+        "uploads/more.csv",
+        "Employee ID,Full Name,Work Email,Department\nE-1,Ada,ada@example.com,R\n",
+    );
+    write(dir.path(), "misc/ids.csv", "id,val\n1,2\n");
+    write(dir.path(), "old/employees.csv", CLEAN);
+    write(dir.path(), ".hidden/employees.csv", CLEAN);
+    write(dir.path(), "node_modules/p/employees.csv", CLEAN);
+    write(dir.path(), "notes.txt", "not a CSV\n");
+    let out = stdout_of(
+        bdxlint()
+            .current_dir(dir.path())
+            .args(["check", "--show-files"]),
+        0,
+    );
+    assert_eq!(
+        out,
+        "./misc/ids.csv: skipped: unknown-format (F008, a warning): only 1 of its names is a column of rbac2, which requires Identity Username too, and its file name does not say rbac2\n\
+         ./uploads/employees.csv: employees (the header has its required columns)\n\
+         ./uploads/more.csv: employees (4 of the header's 4 names are its columns)\n\
+         ./.hidden/employees.csv: skipped: hidden: --hidden walks it\n\
+         ./node_modules/p/employees.csv: skipped: in a vendored directory (node_modules): --no-ignore walks it\n\
+         ./old/employees.csv: skipped: excluded (`exclude`, `extend-exclude`, --exclude or --extend-exclude)\n"
+    );
+    // Named, a file is taken as the format it fits, and --format wins.
+    let out = stdout_of(
+        bdxlint().current_dir(dir.path()).args([
+            "check",
+            "--show-files",
+            "misc/ids.csv",
+            "--format",
+            "employees",
+            "uploads/employees.csv",
+        ]),
+        0,
+    );
+    assert_eq!(
+        out,
+        "misc/ids.csv: employees (--format)\nuploads/employees.csv: employees (--format)\n"
+    );
+    let out = stdout_of(
+        bdxlint()
+            .current_dir(dir.path())
+            .args(["check", "--show-files", "misc/ids.csv"]),
+        0,
+    );
+    assert_eq!(
+        out,
+        "misc/ids.csv: rbac2 (detected from its header; named, so taken whatever the evidence)\n"
+    );
+    // A file named and walked is listed once, where it first comes.
+    let out = stdout_of(
+        bdxlint().current_dir(dir.path()).args([
+            "check",
+            "--show-files",
+            "uploads/more.csv",
+            "./uploads",
+        ]),
+        0,
+    );
+    assert_eq!(
+        out,
+        "uploads/more.csv: employees (detected from its header; named, so taken whatever the evidence)\n\
+         ./uploads/employees.csv: employees (the header has its required columns)\n"
+    );
+}
+
+/// Issue 32: completion scripts for the four shells and the man pages,
+/// made from the flag definitions.
+#[test]
+fn completions_and_man_pages_come_from_the_flags() {
+    for (shell, marker) in [
+        ("bash", "_bdxlint()"),
+        ("zsh", "#compdef bdxlint"),
+        ("fish", "complete -c bdxlint"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = stdout_of(bdxlint().args(["completions", shell]), 0);
+        assert!(out.contains(marker), "{shell}: {out}");
+        assert!(out.contains("stdin-filename"), "{shell}");
+        assert!(out.contains("show-files"), "{shell}");
+    }
+    bdxlint().args(["completions", "tcsh"]).assert().code(2);
+    let page = stdout_of(bdxlint().arg("man"), 0);
+    assert!(page.starts_with(".ie \\n(.g .ds Aq \\(aq"), "{page}");
+    assert!(page.contains(".TH bdxlint 1"), "{page}");
+    assert!(page.contains("completions"), "{page}");
+    let check = stdout_of(bdxlint().args(["man", "check"]), 0);
+    assert!(check.contains(".TH bdxlint-check 1"), "{check}");
+    assert!(check.contains("stdin\\-filename"), "{check}");
+    assert!(check.contains("bdxlint check"), "{check}");
+    bdxlint()
+        .args(["man", "nope"])
+        .assert()
+        .code(2)
+        .stderr("bdxlint: no subcommand \"nope\"; `bdxlint --help` lists them\n");
 }

@@ -1,5 +1,6 @@
 //! Output documents against their formats' own grammars: the SARIF log
-//! against the official SARIF 2.1.0 schema, JUnit output through an XML
+//! against the official SARIF 2.1.0 schema, rdjsonl lines against
+//! reviewdog's schema of a Diagnostic, JUnit output through an XML
 //! parser. A package of its own (see its `Cargo.toml`): it runs the binary
 //! the main package's tests built (`target/<profile>/bdxlint`, or the path
 //! in `BDXLINT_BIN`), so run it after them, as `.ci/run` does.
@@ -226,4 +227,77 @@ fn junit_of_the_example_parses() {
         doc.descendants().any(|n| n.has_tag_name("failure")),
         "{xml}"
     );
+}
+
+/// Every key of `v` (recursively, through the schema's `$ref`s, items and
+/// properties) is a property the schema defines: the schema allows any
+/// other key, so a misspelt `suggestion` would validate and be ignored.
+fn keys_defined(schema: &Value, node: &Value, v: &Value, at: &str, bad: &mut Vec<String>) {
+    let node = match node.get("$ref").and_then(Value::as_str) {
+        Some(r) => {
+            let name = r.trim_start_matches("#/definitions/");
+            &schema["definitions"][name]
+        }
+        None => node,
+    };
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map {
+                match node["properties"].get(k) {
+                    Some(p) => keys_defined(schema, p, child, &format!("{at}.{k}"), bad),
+                    None => bad.push(format!("{at}.{k}")),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                keys_defined(schema, &node["items"], child, &format!("{at}[{i}]"), bad);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// rdjsonl lines against reviewdog's schema of a Diagnostic, the
+/// suggestions of safe fixes included.
+#[test]
+fn rdjsonl_validates_against_reviewdogs_schema() {
+    let schema: Value = serde_json::from_str(include_str!("../data/reviewdog-rdf-diagnostic.json"))
+        .expect("schema is JSON");
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft4)
+        .build(&schema)
+        .expect("schema compiles");
+    let (out, code) = run("rdjsonl");
+    assert_eq!(code, 1);
+    let mut suggested = 0;
+    for line in out.lines() {
+        let d: Value = serde_json::from_str(line).expect("a JSON line");
+        let errs = schema_errors(&validator, &d);
+        assert!(errs.is_empty(), "{line}: {errs:#?}");
+        let mut bad = Vec::new();
+        keys_defined(
+            &schema,
+            &schema["definitions"]["Diagnostic"],
+            &d,
+            "",
+            &mut bad,
+        );
+        assert!(
+            bad.is_empty(),
+            "{line}: keys the schema does not define: {bad:?}"
+        );
+        if let Some(s) = d["suggestions"].as_array() {
+            assert!(!s.is_empty(), "{line}");
+            suggested += 1;
+        }
+    }
+    assert!(suggested >= 2, "{suggested} findings with suggestions");
+    // The validator can fail: a severity reviewdog does not define.
+    let mut d: Value = serde_json::from_str(out.lines().next().expect("a line")).expect("JSON");
+    d["severity"] = Value::from("FATAL");
+    assert!(!schema_errors(&validator, &d).is_empty());
+    d["severity"] = Value::from("ERROR");
+    d["suggestions"] = serde_json::json!([{"range": {"start": {"line": "two"}}, "text": "x"}]);
+    assert!(!schema_errors(&validator, &d).is_empty());
 }
