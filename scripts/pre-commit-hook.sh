@@ -20,4 +20,4 @@ if [ ! -x "$bin" ]; then
     echo "bdxlint hook: building bdxlint from its Cargo.lock (once, about a minute and a half)" >&2
     cargo build --locked --release --quiet --manifest-path "$here/Cargo.toml" --target-dir "$target" --bin bdxlint >&2
 fi
-exec "$bin" check --force-exclude "$@"
+exec "$bin" check --force-exclude --strict-detection "$@"

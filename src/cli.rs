@@ -198,6 +198,16 @@ pub struct CheckArgs {
     #[arg(long)]
     pub force_exclude: bool,
 
+    /// Take a file named on the command line as a format only on strong
+    /// evidence, as a directory walk does (its name names the format, its
+    /// header holds the format's required columns, or at least 3 of its
+    /// names, half its header, are the format's); any other CSV gets one
+    /// unknown-format warning instead of being checked. For callers that
+    /// name every CSV they meet, as pre-commit names every staged file
+    /// (the hooks pass it).
+    #[arg(long)]
+    pub strict_detection: bool,
+
     /// Skip these paths in walks (globs relative to the working directory;
     /// a glob without `/` matches a name at any depth); replaces the
     /// config's `exclude`.
@@ -504,6 +514,7 @@ fn request(args: &CheckArgs) -> Request {
         exclude: args.exclude.clone(),
         extend_exclude: args.extend_exclude.clone(),
         force_exclude: args.force_exclude,
+        strict_detection: args.strict_detection,
         no_ignore: args.no_ignore,
         hidden: args.hidden,
         baseline: args.baseline.clone(),

@@ -69,7 +69,7 @@ impl Run<'_> {
                         let named = self.req.format.as_deref().or(per_input[index].0);
                         let format = match named {
                             Some(f) => schema::table(f).ok().flatten().map(|t| t.name.as_str()),
-                            None => check::sniff_format(p, expand::walked(&self.req.paths, p)),
+                            None => check::sniff_format(p, expand::strict(self.req, p)),
                         };
                         Some((index, format?))
                     }

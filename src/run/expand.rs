@@ -74,6 +74,13 @@ pub(super) fn walked(named: &[PathBuf], path: &Path) -> bool {
     !named.iter().any(|n| lexical(n) == path)
 }
 
+/// Whether `path` is taken as a format only on strong evidence: a walked
+/// file always, a named one under `--strict-detection` (pre-commit names
+/// every staged CSV, uploads or not).
+pub(super) fn strict(req: &Request, path: &Path) -> bool {
+    req.strict_detection || walked(&req.paths, path)
+}
+
 /// The `unknown-format` finding of a walked file whose header fits no
 /// format (`candidates` says which, as the detection error does).
 pub(super) fn unknown_format(candidates: &str) -> Diagnostic {

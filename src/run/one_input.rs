@@ -168,8 +168,7 @@ impl Run<'_> {
         let mut opts = opts.clone();
         // A walk meets CSV files that are not uploads: one is taken as a
         // format only on strong evidence, else it is `unknown-format`.
-        opts.strict_detection =
-            matches!(input, Input::File(_)) && expand::walked(&self.req.paths, path);
+        opts.strict_detection = matches!(input, Input::File(_)) && expand::strict(self.req, path);
         let mut bar = bar;
         let (rep, dates) = loop {
             let opened;
@@ -192,9 +191,7 @@ impl Run<'_> {
                     out.diagnostic(d)
                 }) {
                     // A stray CSV met by a walk is not an upload to fail the run on.
-                    Err(Error::Detect { candidates, .. })
-                        if expand::walked(&self.req.paths, path) =>
-                    {
+                    Err(Error::Detect { candidates, .. }) if opts.strict_detection => {
                         out.diagnostic(expand::unknown_format(&candidates));
                         out.end_file(None, 0);
                         return Ok(DateOrders::default());

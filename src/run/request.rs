@@ -47,6 +47,9 @@ pub struct Request {
     /// `--extend-exclude`: skipped as well.
     pub extend_exclude: Vec<String>,
     pub force_exclude: bool,
+    /// `--strict-detection`: named files are taken as a format only on the
+    /// strong evidence a walked one needs.
+    pub strict_detection: bool,
     /// Walk hidden, ignored (`.gitignore`, `.ignore`) and vendored
     /// (`node_modules`, `venv`) files too.
     pub no_ignore: bool,

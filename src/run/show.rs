@@ -213,7 +213,7 @@ fn file_verdict(req: &Request, settings: &Settings, path: &Path) -> String {
     if let Some(f) = named.filter(|f| Kind::from_name(f).is_none()) {
         return format!("{f} ({from})");
     }
-    let walked = expand::walked(&req.paths, path);
+    let walked = expand::strict(req, path);
     let names = match std::fs::File::open(path).and_then(check::header_names) {
         Ok(names) => names,
         Err(e) => return format!("not checked: {e}"),

@@ -330,6 +330,14 @@ fn a_walk_takes_stray_csvs_as_unknown_format_and_still_fails_a_broken_upload() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains("H001"));
+    // Unless the caller names every CSV it meets, as pre-commit does.
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--isolated", "--strict-detection", "misc/ids.csv"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("F008"))
+        .stdout(predicate::str::contains("H001").not());
     // An upload without its required `Start Date`, by its other names.
     write(
         dir.path(),

@@ -65,7 +65,10 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     assert_eq!(get(&all[0], "entry"), "scripts/pre-commit-hook.sh");
     // The same hook with the bdxlint on PATH.
     assert_eq!(get(&all[1], "language"), "system");
-    assert_eq!(get(&all[1], "entry"), "bdxlint check --force-exclude");
+    assert_eq!(
+        get(&all[1], "entry"),
+        "bdxlint check --force-exclude --strict-detection"
+    );
     for h in &all {
         for key in ["files", "types_or", "require_serial"] {
             assert_eq!(get(h, key), get(&all[0], key), "{key}");
@@ -74,10 +77,11 @@ fn the_hook_manifest_has_what_pre_commit_needs() {
     let h = hook();
     assert_eq!(get(&h, "require_serial"), "true");
     // pre-commit passes staged files by name: --force-exclude makes the
-    // user's `exclude` apply to them.
+    // user's `exclude` apply to them, and --strict-detection takes a staged
+    // CSV as a format only on a walk's evidence.
     let script = std::fs::read_to_string(Path::new(ROOT).join("scripts/pre-commit-hook.sh"))
         .expect("the hook script");
-    assert!(script.contains("exec \"$bin\" check --force-exclude \"$@\""));
+    assert!(script.contains("exec \"$bin\" check --force-exclude --strict-detection \"$@\""));
     // The script builds the root package's bdxlint binary.
     let manifest = std::fs::read_to_string(Path::new(ROOT).join("Cargo.toml")).expect("Cargo.toml");
     assert!(manifest.starts_with("[package]\n"), "not a package");
@@ -213,6 +217,33 @@ fn the_hook_builds_from_the_lock_file_on_first_use() {
         args.contains(&format!("--target-dir {}/target", clone.path().display())),
         "the clone's own target, whatever CARGO_TARGET_DIR says: {args}"
     );
+}
+
+/// pre-commit names every staged CSV, so the hook takes one as a format
+/// only on the evidence a walk needs: a CSV that is not an upload is one
+/// `unknown-format` warning, an upload that lost a required column still
+/// blocks the commit.
+#[test]
+fn the_hook_passes_a_staged_csv_that_is_not_an_upload() {
+    let root = tempfile::tempdir().expect("tempdir");
+    std::fs::write(root.path().join("ids.csv"), "id,val\n1,2\n").expect("write");
+    std::fs::write(
+        root.path().join("more.csv"),
+        "Employee ID,Full Name,Work Email,Department\nE-1,Ada Lovelace,ada@example.com,Engineering\n",
+    )
+    .expect("write");
+    let out = run_entry_in(root.path(), &["--isolated"], &["ids.csv".to_owned()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(stdout.contains("F008"), "{stdout}");
+    let out = run_entry_in(
+        root.path(),
+        &["--isolated"],
+        &["ids.csv".to_owned(), "more.csv".to_owned()],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(stdout.contains("H001"), "{stdout}");
 }
 
 fn run_entry(files: &[&str]) -> std::process::Output {
@@ -985,7 +1016,7 @@ fn the_hook_mirror_matches_the_manifest_and_this_version() {
         }
     }
     assert_eq!(get(&mirror[0], "language"), "python");
-    assert_eq!(get(&mirror[0], "entry"), "bdxlint check --force-exclude");
+    assert_eq!(get(&mirror[0], "entry"), get(&root[1], "entry"));
     assert_eq!(get(&mirror[1], "language"), "system");
     assert_eq!(get(&mirror[1], "entry"), get(&root[1], "entry"));
     let version = cargo_version();
