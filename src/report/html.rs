@@ -363,10 +363,10 @@ fn overview(h: &mut String, files: &[FileLine], failures: &[Failure]) {
              <th class=\"num\">Errors</th><th class=\"num\">Warnings</th><th class=\"num\">Infos</th></tr></thead>\n<tbody>\n",
         );
         for (k, f) in files.iter().enumerate() {
-            let _ = write!(
+            let _ = writeln!(
                 h,
                 "<tr data-file=\"{k}\"><td><a href=\"#f{k}\" class=\"path\">{}</a></td><td>{}</td><td class=\"num\">{}</td>\
-                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
                 inline(&f.location),
                 f.format.as_deref().map_or("<span class=\"muted\">unknown</span>".to_owned(), |n| format!("<code>{}</code>", inline(n))),
                 thousands(f.records),
@@ -637,7 +637,7 @@ fn chart(h: &mut String, groups: &[Group]) {
     let height = groups.len() * ROW + 4;
     let _ = writeln!(
         h,
-        "<svg class=\"chart\" role=\"img\" aria-label=\"Findings per rule and column\" viewBox=\"0 0 {WIDTH} {height}\" width=\"{WIDTH}\" height=\"{height}\">"
+        "<div class=\"scroll\"><svg class=\"chart\" role=\"img\" aria-label=\"Findings per rule and column\" viewBox=\"0 0 {WIDTH} {height}\" width=\"{WIDTH}\" height=\"{height}\">"
     );
     let span = (WIDTH - LABEL - 90) as u64;
     for (k, g) in groups.iter().enumerate() {
@@ -668,7 +668,7 @@ fn chart(h: &mut String, groups: &[Group]) {
             thousands(g.total)
         );
     }
-    h.push_str("</svg>\n");
+    h.push_str("</svg></div>\n");
 }
 
 fn group_samples(h: &mut String, n: usize, k: usize, g: &Group, f: &FileLine, samples: usize) {
