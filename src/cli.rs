@@ -296,6 +296,8 @@ pub enum OutputFormatArg {
     Junit,
     /// reviewdog diagnostic JSON lines (`reviewdog -f=rdjsonl`).
     Rdjsonl,
+    /// One self-contained HTML page (counts, charts, samples; opens offline).
+    Html,
 }
 
 impl From<OutputFormatArg> for OutputFormat {
@@ -310,6 +312,7 @@ impl From<OutputFormatArg> for OutputFormat {
             OutputFormatArg::Gitlab => OutputFormat::Gitlab,
             OutputFormatArg::Junit => OutputFormat::Junit,
             OutputFormatArg::Rdjsonl => OutputFormat::Rdjsonl,
+            OutputFormatArg::Html => OutputFormat::Html,
         }
     }
 }
@@ -328,6 +331,7 @@ impl From<OutputFormat> for OutputFormatArg {
             OutputFormat::Gitlab => OutputFormatArg::Gitlab,
             OutputFormat::Junit => OutputFormatArg::Junit,
             OutputFormat::Rdjsonl => OutputFormatArg::Rdjsonl,
+            OutputFormat::Html => OutputFormatArg::Html,
         }
     }
 }

@@ -182,26 +182,6 @@ fn requirement_word(c: &schema::Column) -> &'static str {
     }
 }
 
-/// What the severity of a check rests on: the spec's words, or a clause
-/// of the principle where it only warns.
-fn verdict(check: &schema::Check<'_>) -> String {
-    let level = match (check.errs, check.warns) {
-        (true, true) => "error and warning",
-        (true, false) => "error",
-        (false, _) if check.infos => "info",
-        (false, _) => "warning",
-    };
-    let why = if check.infos { "notes" } else { "warns" };
-    match check.trace.clause {
-        Some(c) => format!(
-            "{level}; {why} because {} (clause 4: {})",
-            c.describe(),
-            c.name()
-        ),
-        None => level.to_owned(),
-    }
-}
-
 fn format_text(t: &schema::Table, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{} ({})", t.title, t.name)?;
     writeln!(out, "Spec: {}", t.spec_section)?;
@@ -229,7 +209,7 @@ fn format_text(t: &schema::Table, out: &mut dyn Write) -> io::Result<()> {
             for q in check.trace.fragments() {
                 writeln!(out, "  {:<32} {:<18} spec: \"{q}\"", "", "")?;
             }
-            writeln!(out, "  {:<32} {:<18} severity: {}", "", "", verdict(check))?;
+            writeln!(out, "  {:<32} {:<18} severity: {}", "", "", check.verdict())?;
         }
     }
     let rest: Vec<_> = checks
@@ -243,7 +223,7 @@ fn format_text(t: &schema::Table, out: &mut dyn Write) -> io::Result<()> {
             for q in check.trace.fragments() {
                 writeln!(out, "      spec: \"{q}\"")?;
             }
-            writeln!(out, "      severity: {}", verdict(check))?;
+            writeln!(out, "      severity: {}", check.verdict())?;
         }
     }
     for n in &t.notes {

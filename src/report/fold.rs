@@ -60,9 +60,9 @@ pub(crate) enum Count {
 /// value seen twice among 200,000 distinct ones would otherwise read as
 /// seen 25,000 times.
 #[derive(Debug, Default)]
-struct TopValues {
+pub(crate) struct TopValues {
     slots: Vec<Slot>,
-    overflowed: bool,
+    pub(crate) overflowed: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -82,7 +82,7 @@ impl Slot {
 }
 
 impl TopValues {
-    fn add(&mut self, v: &str) {
+    pub(crate) fn add(&mut self, v: &str) {
         if let Some(s) = self.slots.iter_mut().find(|s| s.value == v) {
             s.count += 1;
             return;
@@ -111,7 +111,7 @@ impl TopValues {
     /// first (by the count they surely have). Once values were lost, only
     /// those surely seen more often than the least counted slot are: any
     /// value outside the table may have been seen that often.
-    fn top(&self, n: usize) -> Vec<(String, Count)> {
+    pub(crate) fn top(&self, n: usize) -> Vec<(String, Count)> {
         let floor = if self.overflowed {
             self.slots.iter().map(|s| s.count).min().unwrap_or(0)
         } else {
@@ -224,7 +224,7 @@ impl Folder {
 
 /// The text under a finding's span, from its snippet (the cell, or the
 /// part of it that is flagged), cut to [`MAX_VALUE`] characters.
-fn value_of(d: &Diagnostic) -> Option<&str> {
+pub(crate) fn value_of(d: &Diagnostic) -> Option<&str> {
     let s = d.snippet.as_ref()?;
     let a = usize::try_from(d.span.start.checked_sub(s.offset)?).ok()?;
     let b = usize::try_from(d.span.end.checked_sub(s.offset)?).ok()?;

@@ -6,6 +6,7 @@ pub(crate) mod fingerprint;
 pub(crate) mod fold;
 mod github;
 mod gitlab;
+mod html;
 mod human;
 mod json;
 mod jsonl;
@@ -38,13 +39,14 @@ pub fn writer<'w>(
     writer_capped(out, format, human, None)
 }
 
-/// [`writer`], with the most results a SARIF log takes (`None`: the
-/// 25,000 GitHub code scanning accepts in a run).
+/// [`writer`], with `--max-diagnostics`: the most results a SARIF log
+/// takes (`None`: the 25,000 GitHub code scanning accepts in a run), the
+/// samples the HTML report shows of each rule × column (`None`: 10).
 pub(crate) fn writer_capped<'w>(
     out: &'w mut dyn Write,
     format: OutputFormat,
     human: &HumanOptions,
-    sarif_results: Option<usize>,
+    cap: Option<usize>,
 ) -> io::Result<Box<dyn Report + 'w>> {
     Ok(match format {
         OutputFormat::Human | OutputFormat::Concise | OutputFormat::Json | OutputFormat::Jsonl => {
@@ -52,13 +54,14 @@ pub(crate) fn writer_capped<'w>(
         }
         OutputFormat::Sarif => {
             let mut w = sarif::SarifWriter::new(out);
-            w.max_results = sarif_results.unwrap_or(sarif::MAX_RESULTS);
+            w.max_results = cap.unwrap_or(sarif::MAX_RESULTS);
             Box::new(w)
         }
         OutputFormat::Github => Box::new(github::GithubWriter::new(out)),
         OutputFormat::Gitlab => Box::new(gitlab::GitlabWriter::new(out)),
         OutputFormat::Junit => Box::new(junit::JunitWriter::new(out)),
         OutputFormat::Rdjsonl => Box::new(rdjsonl::RdjsonlWriter::new(out)),
+        OutputFormat::Html => Box::new(html::HtmlWriter::new(out, cap.unwrap_or(html::SAMPLES))),
     })
 }
 
@@ -242,7 +245,8 @@ mod tests {
                     | OutputFormat::Jsonl
                     | OutputFormat::Github
                     | OutputFormat::Gitlab
-                    | OutputFormat::Rdjsonl => unreachable!("spills nothing"),
+                    | OutputFormat::Rdjsonl
+                    | OutputFormat::Html => unreachable!("spills nothing"),
                 };
                 replay(&mut *w, &reports, &failures, &s).expect("renders");
             }

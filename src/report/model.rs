@@ -70,6 +70,9 @@ pub enum OutputFormat {
     Junit,
     /// reviewdog diagnostic JSON lines (`reviewdog -f=rdjsonl`).
     Rdjsonl,
+    /// One self-contained HTML page: counts, charts and samples per rule
+    /// and column, for people who do not open a terminal.
+    Html,
 }
 
 impl OutputFormat {
@@ -77,7 +80,7 @@ impl OutputFormat {
     /// construction: each format's place in it is an exhaustive match
     /// ([`OutputFormat::position`]) checked when the crate compiles, and a
     /// test holds its length to the variants serde derives.
-    pub const ALL: [OutputFormat; 9] = [
+    pub const ALL: [OutputFormat; 10] = [
         OutputFormat::Human,
         OutputFormat::Concise,
         OutputFormat::Json,
@@ -87,6 +90,7 @@ impl OutputFormat {
         OutputFormat::Gitlab,
         OutputFormat::Junit,
         OutputFormat::Rdjsonl,
+        OutputFormat::Html,
     ];
 
     /// Its index in [`OutputFormat::ALL`]: a new variant does not compile
@@ -102,6 +106,7 @@ impl OutputFormat {
             OutputFormat::Gitlab => 6,
             OutputFormat::Junit => 7,
             OutputFormat::Rdjsonl => 8,
+            OutputFormat::Html => 9,
         }
     }
 
@@ -119,6 +124,7 @@ impl OutputFormat {
             OutputFormat::Gitlab => "gitlab",
             OutputFormat::Junit => "junit",
             OutputFormat::Rdjsonl => "rdjsonl",
+            OutputFormat::Html => "html",
         }
     }
 
@@ -133,7 +139,8 @@ impl OutputFormat {
             | OutputFormat::Github
             | OutputFormat::Gitlab
             | OutputFormat::Junit
-            | OutputFormat::Rdjsonl => &[],
+            | OutputFormat::Rdjsonl
+            | OutputFormat::Html => &[],
         }
     }
 
@@ -148,7 +155,8 @@ impl OutputFormat {
             | OutputFormat::Github
             | OutputFormat::Gitlab
             | OutputFormat::Junit
-            | OutputFormat::Rdjsonl => false,
+            | OutputFormat::Rdjsonl
+            | OutputFormat::Html => false,
         }
     }
 
@@ -163,7 +171,8 @@ impl OutputFormat {
             | OutputFormat::Github
             | OutputFormat::Gitlab
             | OutputFormat::Junit
-            | OutputFormat::Rdjsonl => false,
+            | OutputFormat::Rdjsonl
+            | OutputFormat::Html => false,
         }
     }
 
@@ -177,7 +186,8 @@ impl OutputFormat {
             | OutputFormat::Github
             | OutputFormat::Gitlab
             | OutputFormat::Junit
-            | OutputFormat::Rdjsonl => true,
+            | OutputFormat::Rdjsonl
+            | OutputFormat::Html => true,
         }
     }
 }
@@ -232,6 +242,9 @@ pub struct Summary {
     pub unsafe_fixable: usize,
     /// Fixes left unapplied because their file is a ZIP bundle member.
     pub in_bundles: usize,
+    /// The exit status the run ends with, once known (the HTML report
+    /// states it); `None` for a collected run replayed without one.
+    pub exit_status: Option<u8>,
 }
 
 impl Summary {

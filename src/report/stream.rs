@@ -42,7 +42,8 @@ impl<'w> StreamWriter<'w> {
             | OutputFormat::Github
             | OutputFormat::Gitlab
             | OutputFormat::Junit
-            | OutputFormat::Rdjsonl => false,
+            | OutputFormat::Rdjsonl
+            | OutputFormat::Html => false,
         }
     }
 
@@ -162,7 +163,8 @@ impl<'w> StreamWriter<'w> {
             | OutputFormat::Github
             | OutputFormat::Gitlab
             | OutputFormat::Junit
-            | OutputFormat::Rdjsonl => {}
+            | OutputFormat::Rdjsonl
+            | OutputFormat::Html => {}
         }
         self.in_file += 1;
         Ok(())
@@ -294,7 +296,8 @@ impl<'w> StreamWriter<'w> {
             | OutputFormat::Github
             | OutputFormat::Gitlab
             | OutputFormat::Junit
-            | OutputFormat::Rdjsonl => Ok(()),
+            | OutputFormat::Rdjsonl
+            | OutputFormat::Html => Ok(()),
         }
     }
 }

@@ -232,6 +232,10 @@ impl Valid {
         if !write_baseline(req, &mut t, &s, &mut err)? {
             code = EXIT_TROUBLE;
         }
+        let s = Summary {
+            exit_status: Some(code),
+            ..s
+        };
         w.finish(&failures, &s)?;
         drop(w);
         if req.fix.is_some_and(|f| f.show_fixes) {

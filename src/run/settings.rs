@@ -434,9 +434,12 @@ impl Settings {
     /// the baseline read (`old`), the one being recorded, the caps.
     pub(super) fn tally(&self, req: &Request, old: Option<Baseline>) -> Tally {
         let counting = self.counting(req);
+        // The HTML report counts every finding and shows at most
+        // `--max-diagnostics` samples of each rule × column instead.
+        let html = self.output_format == OutputFormat::Html;
         let mut t = Tally::new(
             self.fail_on,
-            self.max_diagnostics.filter(|_| !counting),
+            self.max_diagnostics.filter(|_| !counting && !html),
             old.map(Matcher::new),
             req.write_baseline.as_ref().map(|_| Recorder::default()),
         );

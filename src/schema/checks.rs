@@ -25,6 +25,29 @@ pub struct Check<'a> {
     pub trace: &'a Trace,
 }
 
+impl Check<'_> {
+    /// What its severity rests on: the spec's words, or a clause of the
+    /// principle where it only warns (`bdxlint formats` and the HTML
+    /// report say it so).
+    pub fn verdict(&self) -> String {
+        let level = match (self.errs, self.warns) {
+            (true, true) => "error and warning",
+            (true, false) => "error",
+            (false, _) if self.infos => "info",
+            (false, _) => "warning",
+        };
+        let why = if self.infos { "notes" } else { "warns" };
+        match self.trace.clause {
+            Some(c) => format!(
+                "{level}; {why} because {} (clause 4: {})",
+                c.describe(),
+                c.name()
+            ),
+            None => level.to_owned(),
+        }
+    }
+}
+
 impl Table {
     /// Every check the table makes, in table order: columns that require,
     /// shape or ask for something (not optional free text), then each

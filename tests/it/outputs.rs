@@ -172,6 +172,7 @@ fn every_format_on_a_clean_file_a_bundle_and_a_missing_file() {
     w.finish().expect("finish");
     for format in [
         "human", "concise", "json", "jsonl", "sarif", "github", "gitlab", "junit", "rdjsonl",
+        "html",
     ] {
         let out = Command::cargo_bin("bdxlint")
             .expect("binary builds")
@@ -195,6 +196,149 @@ fn every_format_on_a_clean_file_a_bundle_and_a_missing_file() {
             *rules = Value::from(rules.as_array().map_or(0, Vec::len));
             stdout = serde_json::to_string_pretty(&v).expect("JSON");
         }
+        if format == "html" {
+            stdout = without_assets(&stdout);
+        }
         insta::assert_snapshot!(format!("other_inputs_{format}"), stdout);
+    }
+}
+
+/// The HTML report with its style sheet and script (the same in every
+/// report) left out, so its snapshots are about the run. The policy's
+/// hashes of them stay.
+fn without_assets(html: &str) -> String {
+    let mut out = html.to_owned();
+    for (open, close) in [("<style>", "</style>"), ("<script>", "</script>")] {
+        let a = out.find(open).expect("the page has it") + open.len();
+        let b = a + out[a..].find(close).expect("closed");
+        out.replace_range(a..b, "...");
+    }
+    out
+}
+
+/// The HTML report of the bundled example: the run's verdict, a table, a
+/// chart and samples per rule × column of each file, the rules.
+#[test]
+fn html_report() {
+    let (out, code) = run("html");
+    assert_eq!(code, 1);
+    assert!(out.starts_with("<!DOCTYPE html>"), "{out}");
+    insta::assert_snapshot!(without_assets(&out));
+}
+
+/// The samples of a rule × column are the first `--max-diagnostics` of
+/// them (10 by default), and every finding is counted all the same.
+#[test]
+fn html_samples_are_bounded_and_counts_are_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut csv = String::from("Project,Privilege Name,Privilege Value,Email,User ID,Username,Name,Connection,Connection Type,Resource,Resource Type,Project Aliases\n");
+    for k in 0..40 {
+        csv.push_str(&format!(
+            "acme,s3:GetObject,{},u{k}@example.com,u-{k},u{k},User {k},readers,group,bucket,bucket,\n",
+            if k % 4 == 0 { "TRUE" } else { "yes" }
+        ));
+    }
+    std::fs::write(dir.path().join("many.csv"), csv).expect("write");
+    let html = |extra: &[&str]| {
+        let out = Command::cargo_bin("bdxlint")
+            .expect("binary builds")
+            .current_dir(dir.path())
+            .args(["check", "--isolated", "--format", "entitlements"])
+            .args(["--output-format", "html", "many.csv"])
+            .args(extra)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(1), "{out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let samples = |page: &str| page.matches("<li data-line=").count();
+    let page = html(&[]);
+    // 30 `yes` (an error) and 10 `TRUE` (a warning): 10 samples each.
+    assert!(
+        page.contains("data-count=\"40\" data-errors=\"30\" data-warnings=\"10\""),
+        "{page}"
+    );
+    assert!(
+        page.contains("30 findings, the first 10 shown (of at most 10)"),
+        "{page}"
+    );
+    assert!(page.contains("<li>30 × <code>yes</code></li>"), "{page}");
+    assert_eq!(samples(&page), 20);
+    let page = html(&["--max-diagnostics", "3"]);
+    assert!(
+        page.contains("data-count=\"40\" data-errors=\"30\" data-warnings=\"10\""),
+        "{page}"
+    );
+    assert_eq!(samples(&page), 6);
+    assert!(
+        page.contains("the first 3 findings of each rule and column"),
+        "{page}"
+    );
+}
+
+/// Everything a file gives is text in the HTML report: cells and a file
+/// name holding markup, quotes, a `javascript:` URL, a line separator, a
+/// right-to-left override, ESC and NUL reach the page escaped and visible,
+/// never as elements or as the characters themselves. (The browser tests
+/// of `tests/browser/` open this page and check that nothing ran.)
+#[test]
+fn html_shows_hostile_cells_and_names_as_text() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hostile = [
+        "<script>document.title=\"pwned\"</script>",
+        "<img src=x onerror=\"document.title=1\">",
+        "</style><b>x</b>",
+        "\"q'uo\"\"te",
+        "javascript:alert(1)",
+        "a\u{2028}b",
+        "\u{202e}gnp.exe",
+        "\u{1b}[31mred",
+        "nul\0byte",
+    ];
+    let mut csv = String::from("Project,Privilege Name,Privilege Value,Email,User ID,Username,Name,Connection,Connection Type,Resource,Resource Type,Project Aliases\n");
+    for (k, h) in hostile.iter().enumerate() {
+        let q = format!("\"{}\"", h.replace('"', "\"\""));
+        csv.push_str(&format!(
+            "acme,s3:GetObject,{q},{q},u-{k},ada,Ada,readers,group,bucket,bucket,\n"
+        ));
+    }
+    let name = "<img src=x onerror=alert(1)>\u{202e}.csv";
+    std::fs::write(dir.path().join(name), csv).expect("write");
+    let out = Command::cargo_bin("bdxlint")
+        .expect("binary builds")
+        .current_dir(dir.path())
+        .args(["check", "--isolated", "--format", "entitlements"])
+        .args(["--output-format", "html", "."])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let page = String::from_utf8(out.stdout).expect("UTF-8");
+    // Ours, once each; none of the file's.
+    for tag in ["<script", "</script>", "<style", "</style>", "<title>"] {
+        assert_eq!(page.matches(tag).count(), 1, "{tag}");
+    }
+    assert!(page.contains("<title>bdxlint report</title>"));
+    for markup in ["<img", "<b>x", "onerror=\"", "href=\"javascript"] {
+        assert!(!page.contains(markup), "{markup}");
+    }
+    for raw in ['\u{2028}', '\u{202e}', '\u{1b}', '\0'] {
+        assert!(!page.contains(raw), "{:?} reached the page", raw);
+    }
+    // Shown, escaped.
+    for shown in [
+        "&lt;script&gt;document.title=&quot;pwned&quot;&lt;/script&gt;",
+        "&lt;img src=x onerror=alert(1)&gt;<span class=\"esc\">\\u{202e}</span>.csv",
+        "&lt;/style&gt;&lt;b&gt;x&lt;/b&gt;",
+        "javascript:alert(1)",
+        "a<span class=\"esc\">\\u{2028}</span>b",
+        "<span class=\"esc\">\\x1b</span>[31mred",
+        "nul<span class=\"esc\">\\x00</span>byte",
+        "&#39;uo",
+    ] {
+        assert!(page.contains(shown), "{shown} not in {page}");
+    }
+    // Every link stays in the page.
+    for (k, _) in page.match_indices("href=\"") {
+        assert!(page[k + 6..].starts_with('#'), "{}", &page[k..k + 40]);
     }
 }
