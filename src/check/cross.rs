@@ -1,5 +1,6 @@
 //! Cross-row rules: identity consistency (`X001`-`X003`), unique values
-//! (`X004`) and duplicate rows (`X005`).
+//! (`X004`), duplicate rows (`X005`) and rows of two kinds one file cannot
+//! hold under one key (`X006`).
 //!
 //! Chunks are checked in parallel, but "earlier" means earlier in the file,
 //! so the work is split in two:
@@ -27,7 +28,7 @@ use super::text::quote;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules;
 use crate::scan::{unescape, Record, Scanner};
-use crate::schema::Table;
+use crate::schema::{Condition, Table};
 use std::hash::Hasher;
 use std::sync::Arc;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3Default};
@@ -104,10 +105,61 @@ struct UniquePlan {
     reason: &'static str,
 }
 
+/// A condition of an `[[exclusive]]` side, on a header field (`None`: the
+/// header lacks the column, so its cell is empty).
+enum FieldCond {
+    Present(Option<usize>),
+    Empty(Option<usize>),
+    In(Option<usize>, &'static [String]),
+}
+
+impl FieldCond {
+    fn holds(&self, cells: &Cells<'_>) -> bool {
+        match *self {
+            FieldCond::Present(f) => f.is_some_and(|i| cells.is_filled(i)),
+            FieldCond::Empty(f) => !f.is_some_and(|i| cells.is_filled(i)),
+            FieldCond::In(f, values) => f
+                .and_then(|i| trimmed(cells, i))
+                .is_some_and(|v| values.iter().any(|x| x.as_bytes() == v)),
+        }
+    }
+}
+
+struct ExclusivePlan {
+    /// The key's fields in order, with the column id its fingerprint is
+    /// seeded with (a name and an ID never name the same key).
+    key: Vec<(Option<usize>, u64)>,
+    sides: [Vec<FieldCond>; 2],
+    does: [&'static str; 2],
+    reason: &'static str,
+}
+
+impl ExclusivePlan {
+    /// The row's key with its side in the low two bits (1 or 2), or 0 when
+    /// it is of neither side or names no key.
+    fn event(&self, cells: &Cells<'_>) -> u64 {
+        let side = if self.sides[0].iter().all(|c| c.holds(cells)) {
+            1
+        } else if self.sides[1].iter().all(|c| c.holds(cells)) {
+            2
+        } else {
+            return 0;
+        };
+        self.key
+            .iter()
+            .find_map(|&(f, seed)| {
+                let v = trimmed(cells, f?)?;
+                Some(xxh3_64_with_seed(v, seed) & !3 | side)
+            })
+            .unwrap_or(0)
+    }
+}
+
 /// The cross-row checks of one file, resolved against its header.
 pub(crate) struct CrossPlan {
     identity: Option<IdentityPlan>,
     unique: Vec<UniquePlan>,
+    exclusive: Vec<ExclusivePlan>,
     /// Whether rows are compared whole (`X005`).
     rows: bool,
     /// Header names by field, as diagnostics name columns.
@@ -135,7 +187,9 @@ pub(crate) struct Event {
 /// The events of one chunk.
 pub(crate) struct Events {
     rows: Vec<Event>,
-    /// `unique.len()` fingerprints per event, 0 for a key with no value.
+    /// `unique.len()` fingerprints per event, 0 for a key with no value,
+    /// then `exclusive.len()` keys with their side (see
+    /// `ExclusivePlan::event`).
     keys: Vec<u64>,
     hasher: Xxh3Default,
     /// A row's minimal CSV form, when it differs from its raw bytes.
@@ -337,9 +391,27 @@ impl CrossPlan {
             // A key the header lacks entirely is empty on every row.
             .filter(|u| u.fields.iter().any(Option::is_some))
             .collect();
+        let field_cond = |c: &'static Condition| match c {
+            Condition::Present(c) => Some(FieldCond::Present(plan.field_of(*c))),
+            Condition::Empty(c) => Some(FieldCond::Empty(plan.field_of(*c))),
+            Condition::In(c, values) => Some(FieldCond::In(plan.field_of(*c), values)),
+            Condition::Always => None,
+        };
+        let exclusive = table
+            .exclusive
+            .iter()
+            .map(|e| ExclusivePlan {
+                key: e.key.iter().map(|&c| (plan.field_of(c), c as u64)).collect(),
+                sides: [0, 1].map(|k| e.sides[k].when.iter().filter_map(field_cond).collect()),
+                does: [0, 1].map(|k| e.sides[k].does.as_str()),
+                reason: e.reason.as_str(),
+            })
+            .filter(|e| e.key.iter().any(|k| k.0.is_some()))
+            .collect();
         CrossPlan {
             identity,
             unique,
+            exclusive,
             rows: on.rows,
             header: plan.field_names().to_vec(),
             delim,
@@ -348,7 +420,7 @@ impl CrossPlan {
 
     /// Whether no cross-row rule runs, so rows need no events.
     pub(crate) fn is_empty(&self) -> bool {
-        self.identity.is_none() && self.unique.is_empty() && !self.rows
+        self.identity.is_none() && self.unique.is_empty() && self.exclusive.is_empty() && !self.rows
     }
 
     /// Fingerprints one decoded row and records it. Runs in parallel; does
@@ -382,6 +454,9 @@ impl CrossPlan {
                 key = xxh3_64_with_seed(&part.to_le_bytes(), key);
             }
             out.keys.push(if any { nonzero(key) } else { 0 });
+        }
+        for e in &self.exclusive {
+            out.keys.push(e.event(cells));
         }
         let row = if self.rows {
             let buf = &mut out.canonical;
@@ -528,6 +603,9 @@ pub(crate) struct CrossState {
     /// slot lookups for one lookup in this smaller set. Rows of one
     /// identity usually repeat its tuple.
     clean_tuples: FpTable<[u32; 2]>,
+    /// (exclusive key, side) -> the first line of that side under the key:
+    /// one entry per side a key has, so a few per campaign.
+    exclusive: FpTable,
     /// Row fingerprint -> first line. One table, not sharded: its cap
     /// counts distinct rows in file order.
     rows: FpTable,
@@ -549,6 +627,9 @@ pub(crate) struct CrossState {
     /// Reused per chunk: the unique-key findings, (event, key index, first
     /// line).
     uniques: Vec<(u32, u8, u32)>,
+    /// Reused per chunk: the exclusive findings, (event, entry index, the
+    /// earlier line of the other side).
+    exclusives: Vec<(u32, u8, u32)>,
 }
 
 /// Checks slot `k` of a row's identity tuple against the tuple established
@@ -602,6 +683,7 @@ impl CrossState {
         CrossState {
             identity: (0..SHARDS).map(|_| FpTable::default()).collect(),
             unique: FpTable::default(),
+            exclusive: FpTable::default(),
             clean_tuples: FpTable::default(),
             rows: FpTable::default(),
             row_cap,
@@ -613,6 +695,7 @@ impl CrossState {
             ids: Vec::new(),
             seen: Vec::new(),
             uniques: Vec::new(),
+            exclusives: Vec::new(),
         }
     }
 
@@ -676,10 +759,12 @@ impl CrossState {
         out: &mut Vec<Diagnostic>,
     ) {
         let data = chunk.data.as_slice();
-        let stride = plan.unique.len();
+        let n_unique = plan.unique.len();
+        let stride = n_unique + plan.exclusive.len();
         let CrossState {
             identity,
             unique,
+            exclusive,
             clean_tuples,
             rows,
             row_cap,
@@ -691,11 +776,13 @@ impl CrossState {
             ids,
             seen,
             uniques,
+            exclusives,
         } = self;
         looked_up.clear();
         ids.clear();
         seen.clear();
         uniques.clear();
+        exclusives.clear();
         let line_of = |n: u32| line32(events.rows[n as usize].line + shift);
         let (rows_on, identity_on) = (plan.rows, plan.identity.is_some());
         let keys_of = |n: usize| &events.keys[n * stride..(n + 1) * stride];
@@ -708,7 +795,7 @@ impl CrossState {
             if rows_on {
                 rows.prefetch(ev.row);
             }
-            for &key in keys_of(n) {
+            for &key in &keys_of(n)[..n_unique] {
                 unique.prefetch(key);
             }
             if identity_on && ev.tuple != 0 {
@@ -727,10 +814,21 @@ impl CrossState {
                     other => seen.push((n32, other)),
                 }
             }
-            for (k, &key) in keys_of(n).iter().enumerate() {
+            let (unique_keys, exclusive_keys) = keys_of(n).split_at(n_unique);
+            for (k, &key) in unique_keys.iter().enumerate() {
                 if key != 0 {
                     if let Some(first) = unique.get_or_insert(key, line_of(n32)) {
                         uniques.push((n32, k as u8, first));
+                    }
+                }
+            }
+            for (k, &key) in exclusive_keys.iter().enumerate() {
+                if key != 0 {
+                    // The key's first row of this side, then its first of
+                    // the other (sides are 1 and 2 in the low bits).
+                    exclusive.get_or_insert(key, line_of(n32));
+                    if let Some(other) = exclusive.get(key & !3 | (3 - (key & 3))) {
+                        exclusives.push((n32, k as u8, other));
                     }
                 }
             }
@@ -776,16 +874,18 @@ impl CrossState {
         }
 
         let mut emit = Emitter::new(data, snippets.clone());
-        let (mut ids, mut uniques, mut seen) = (
+        let (mut ids, mut uniques, mut seen, mut exclusives) = (
             ids.iter().copied().peekable(),
             uniques.iter().copied().peekable(),
             seen.iter().copied().peekable(),
+            exclusives.iter().copied().peekable(),
         );
         loop {
             let next = [
                 ids.peek().map(|e| e.0),
                 uniques.peek().map(|e| e.0),
                 seen.peek().map(|e| e.0),
+                exclusives.peek().map(|e| e.0),
             ];
             let Some(n) = next.into_iter().flatten().min() else {
                 break;
@@ -797,6 +897,11 @@ impl CrossState {
             }
             while let Some((_, k, first)) = uniques.next_if(|e| e.0 == n) {
                 report_unique(plan, k as usize, data, scratch, first, &mut emit);
+            }
+            while let Some((_, k, other)) = exclusives.next_if(|e| e.0 == n) {
+                let key = events.keys[n as usize * stride + n_unique + k as usize];
+                let side = (key & 3) as usize - 1;
+                report_exclusive(plan, k as usize, side, data, scratch, other, &mut emit);
             }
             match seen.next_if(|e| e.0 == n).map(|e| e.1) {
                 Some(RowSeen::Repeat(first)) => {
@@ -1088,6 +1193,61 @@ fn report_unique(
             [&key, " first ", first_verb, " here", case].concat(),
         );
     on_field(plan, rec, at, finding, emit);
+}
+
+/// A row of side `side` (0 or 1) of exclusive entry `k` under a key whose
+/// first row of the other side is on line `other`.
+fn report_exclusive(
+    plan: &CrossPlan,
+    k: usize,
+    side: usize,
+    data: &[u8],
+    rec: &Record,
+    other: u32,
+    emit: &mut Emitter<'_>,
+) {
+    let e = &plan.exclusive[k];
+    // The key cell, as the event took it: the first filled key column.
+    let Some((i, value)) = e.key.iter().find_map(|&(f, _)| {
+        let i = f?;
+        rec.fields.get(i)?;
+        let v = decoded(data, rec, i);
+        (!v.is_empty()).then_some((i, v))
+    }) else {
+        return;
+    };
+    let column = &plan.header[i];
+    let key = [column.as_ref(), " ", &quote(&value)].concat();
+    let line = itoa::Buffer::new().format(other).to_owned();
+    let message = [
+        "this row is ",
+        e.does[side],
+        " under ",
+        &key,
+        ", and line ",
+        &line,
+        " is ",
+        e.does[1 - side],
+        " under it: ",
+        e.reason,
+    ]
+    .concat();
+    let help = [
+        "split the file: the rows ",
+        e.does[0],
+        " in one upload, the rows ",
+        e.does[1],
+        " in another, each made when the state of what the key names allows it",
+    ]
+    .concat();
+    let finding = Finding::new(&rules::INCOMPATIBLE_ROWS, message)
+        .help(help)
+        .related(
+            u64::from(other),
+            Some(column.clone()),
+            [e.does[1 - side], " under ", &key, " here"].concat(),
+        );
+    on_field(plan, rec, Some(i), finding, emit);
 }
 
 /// `1500000` as `1,500,000`.

@@ -29,7 +29,8 @@ impl Table {
     /// Every check the table makes, in table order: columns that require,
     /// shape or ask for something (not optional free text), then each
     /// `[[requires]]`, `[[equal]]`, `[[one_or_all]]`, `[[json]]`,
-    /// `[[order]]`, `[[unique]]`, `[identity]` and each `[[references]]`.
+    /// `[[order]]`, `[[unique]]`, `[[exclusive]]`, `[identity]` and each
+    /// `[[references]]`.
     /// Severities are the table's where it sets one, else the rule's
     /// default.
     pub fn checks(&self) -> Vec<Check<'_>> {
@@ -114,6 +115,10 @@ impl Table {
         for u in &self.unique {
             let sev = u.severity.unwrap_or(rules::DUPLICATE_VALUE.severity);
             push(format!("unique ({})", u.reason), &[sev], &u.trace);
+        }
+        for e in &self.exclusive {
+            let sev = rules::INCOMPATIBLE_ROWS.severity;
+            push(format!("exclusive ({})", e.reason), &[sev], &e.trace);
         }
         if let Some(i) = &self.identity {
             let sevs = [
