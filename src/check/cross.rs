@@ -88,6 +88,10 @@ fn line32(line: u64) -> u32 {
 struct IdentityPlan {
     /// The header field of each identity column, in checking order.
     fields: [Option<usize>; 3],
+    /// The slot of the first e-mail column, whose values are also compared
+    /// without case (`X007`): the spec does not say how the platform
+    /// matches e-mails, so a difference only folding shows warns.
+    case_slot: Option<usize>,
     /// Table column ids, mixed into the fingerprints so that the same text
     /// in two columns is two keys.
     seeds: [u64; 3],
@@ -180,6 +184,12 @@ pub(crate) struct Event {
     identity: [u64; 3],
     /// Fingerprint of the three together (0 when all are empty).
     tuple: u64,
+    /// The e-mail slot's value lowercased, as a key of its own in the
+    /// identity tables (0 when there is none).
+    folded: u64,
+    /// The two other slots' partner fingerprints as one, and the e-mail's
+    /// spelling among those that lowercase alike (see [`fold_email`]).
+    pair_case: [u32; 2],
     /// Fingerprint of the whole row's decoded cells.
     row: u64,
 }
@@ -329,6 +339,29 @@ fn mix_tuple(t: [u64; 3]) -> u64 {
     h ^ (h >> 32)
 }
 
+/// Seeds the lowercased e-mails' keys, apart from every column's exact
+/// values (seeded with their column ids, which are small).
+const FOLDED_SEED: u64 = 0xF01D_ED00_E3A1_1CA5;
+
+/// An e-mail's fingerprint lowercased ([`fp_lowercase`]'s) and its
+/// spelling among the values that lowercase alike: for the usual address,
+/// where its capitals are (a bit per byte, mixed into 32 bits), taken in
+/// the pass that lowercases it; otherwise the exact bytes' fingerprint.
+fn fold_email(bytes: &[u8], hasher: &mut Xxh3Default) -> (u64, u32) {
+    if bytes.is_ascii() && bytes.len() <= 64 {
+        let mut buf = [0u8; 64];
+        let buf = &mut buf[..bytes.len()];
+        let mut capitals = 0u64;
+        for (k, (d, s)) in buf.iter_mut().zip(bytes).enumerate() {
+            capitals |= u64::from(s.is_ascii_uppercase()) << k;
+            *d = s.to_ascii_lowercase();
+        }
+        let case = (capitals.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32;
+        return (xxh3_64(buf), case);
+    }
+    (fp_lowercase(bytes, hasher), xxh3_64(bytes) as u32)
+}
+
 /// Fingerprint of `bytes` lowercased, without allocating.
 fn fp_lowercase(bytes: &[u8], hasher: &mut Xxh3Default) -> u64 {
     if bytes.is_ascii() && bytes.len() <= 64 {
@@ -373,6 +406,10 @@ impl CrossPlan {
                 // (and gets `missing-one-of` on the header).
                 fields.iter().any(Option::is_some).then(|| IdentityPlan {
                     fields,
+                    case_slot: id
+                        .columns
+                        .iter()
+                        .position(|&c| table.columns[c].shape == crate::schema::Shape::Email),
                     seeds: id.columns.map(|c| c as u64),
                     names: id.columns.map(name),
                 })
@@ -427,11 +464,21 @@ impl CrossPlan {
     /// not allocate beyond the amortised growth of `out`.
     pub(crate) fn event(&self, data: &[u8], rec: &Record, cells: &Cells<'_>, out: &mut Events) {
         let mut identity = [0u64; 3];
+        let (mut folded, mut pair_case) = (0, [0, 0]);
         if let Some(id) = &self.identity {
             for (k, field) in id.fields.iter().enumerate() {
                 if let Some(v) = field.and_then(|i| trimmed(cells, i)) {
                     identity[k] = nonzero(xxh3_64_with_seed(v, id.seeds[k]));
+                    if id.case_slot == Some(k) {
+                        let (fp, case) = fold_email(v, &mut out.hasher);
+                        folded = nonzero(xxh3_64_with_seed(&fp.to_le_bytes(), FOLDED_SEED));
+                        pair_case[1] = case;
+                    }
                 }
+            }
+            if let Some(k) = id.case_slot.filter(|_| folded != 0) {
+                let [a, b] = others(k).map(|j| u64::from(partner(identity[j])));
+                pair_case[0] = ((a << 32 | b).wrapping_mul(0xC2B2_AE3D_27D4_EB4F) >> 32) as u32;
             }
         }
         for (k, u) in self.unique.iter().enumerate() {
@@ -480,6 +527,8 @@ impl CrossPlan {
             line: rec.line,
             identity,
             tuple,
+            folded,
+            pair_case,
             row,
         });
     }
@@ -494,6 +543,9 @@ pub(crate) enum IdentityKind {
     Combination,
     /// One value shared, another differs (`X003`).
     PartnerMismatch,
+    /// The e-mail equals an earlier row's only without case (`X007`, a
+    /// warning): with the same other values, or with others.
+    EmailCase { same_partners: bool },
 }
 
 /// An identity finding, in identity slots (0, 1, 2 = the `[identity]`
@@ -638,9 +690,9 @@ fn identity_slot(
     map: &mut FpTable<[u32; 5]>,
     k: usize,
     t: [u64; 3],
+    t32: [u32; 3],
     line: u32,
 ) -> Option<IdentityFinding> {
-    let t32 = t.map(partner);
     let others = others(k);
     let mine = [t32[others[0]], t32[others[1]], line];
     let stored = map.get_or_insert(t[k], mine)?;
@@ -653,21 +705,64 @@ fn identity_slot(
     classify(k, t32, s, stored[2])
 }
 
+/// Checks a row's lowercased e-mail (`ev.folded`, not 0) against the row
+/// that established it, and establishes it if it is new: a finding only
+/// where the two e-mails differ in case, since exact ones are the slot
+/// lookups' to judge. `slot` is the e-mail's.
+fn email_case(
+    map: &mut FpTable<[u32; 5]>,
+    slot: usize,
+    ev: &Event,
+    line: u32,
+) -> Option<IdentityFinding> {
+    let [pair, case] = ev.pair_case;
+    let stored = map.get_or_insert(ev.folded, [pair, case, line])?;
+    if stored[1] == case {
+        return None;
+    }
+    let same_partners = stored[0] == pair;
+    let filled = ev.identity.map(|x| x != 0);
+    // The same e-mail alone in both rows pairs it with nothing: two
+    // spellings of one address, each consistent on whatever reading.
+    if same_partners && filled.iter().filter(|f| **f).count() < 2 {
+        return None;
+    }
+    Some(IdentityFinding {
+        kind: IdentityKind::EmailCase { same_partners },
+        key: slot,
+        at: slot,
+        first: stored[2],
+        current: filled,
+        earlier: filled,
+    })
+}
+
 /// Checks a row's identity tuple (fingerprints by slot, 0 = empty)
 /// against the tuples established for its values, and establishes those
 /// seen for the first time. At most one finding: the preferred kind, ties
 /// to the earliest slot.
+///
+/// `email` is the e-mail slot and its lowercased key: as a partner, an
+/// e-mail compares without case, so that a row whose e-mail differs from
+/// an earlier one's only in case is not an error on the readings where the
+/// two are one identity (`email_case` warns); as a key of its own it stays
+/// exact, so that rows with the same spelling are held to each other.
 fn identity_row(
     shards: &mut [FpTable<[u32; 5]>],
     t: [u64; 3],
+    email: Option<(usize, u64)>,
     line: u32,
 ) -> Option<IdentityFinding> {
+    let mut t32 = t.map(partner);
+    if let Some((slot, folded)) = email.filter(|&(slot, _)| t[slot] != 0) {
+        t32[slot] = partner(folded);
+    }
     let mut best: Option<IdentityFinding> = None;
     for (k, &fp) in t.iter().enumerate() {
         if fp == 0 {
             continue;
         }
-        if let Some(f) = identity_slot(&mut shards[shard(fp)], k, t, line) {
+        if let Some(f) = identity_slot(&mut shards[shard(fp)], k, t, t32, line) {
             // A more serious kind wins; of equal kinds, the earlier slot,
             // which came first.
             if best.is_none_or(|b| f.kind < b.kind) {
@@ -701,7 +796,7 @@ impl CrossState {
 
     #[cfg(test)]
     pub(crate) fn identity(&mut self, t: [u64; 3], line: u32) -> Option<IdentityFinding> {
-        identity_row(&mut self.identity, t, line)
+        identity_row(&mut self.identity, t, None, line)
     }
 
     /// The first line of a unique key's value, or `None` (and remembers it)
@@ -785,6 +880,7 @@ impl CrossState {
         exclusives.clear();
         let line_of = |n: u32| line32(events.rows[n as usize].line + shift);
         let (rows_on, identity_on) = (plan.rows, plan.identity.is_some());
+        let case_slot = plan.identity.as_ref().and_then(|id| id.case_slot);
         let keys_of = |n: usize| &events.keys[n * stride..(n + 1) * stride];
         // Nearly every lookup misses the cache: ask for the slots of the
         // rows `AHEAD` of this one, so that their misses overlap.
@@ -853,7 +949,7 @@ impl CrossState {
                 return;
             };
             let ev = &events.rows[n as usize];
-            for &fp in ev.identity.iter().filter(|&&fp| fp != 0) {
+            for &fp in ev.identity.iter().chain([&ev.folded]).filter(|&&fp| fp != 0) {
                 identity[shard(fp)].prefetch(fp);
             }
             clean.prefetch(ev.tuple);
@@ -864,7 +960,15 @@ impl CrossState {
         for (i, &n) in looked_up.iter().enumerate() {
             ahead(i + AHEAD, identity, clean_tuples);
             let ev = &events.rows[n as usize];
-            match identity_row(identity, ev.identity, line_of(n)) {
+            let email = case_slot.map(|slot| (slot, ev.folded));
+            let mut found = identity_row(identity, ev.identity, email, line_of(n));
+            if let Some(slot) = case_slot.filter(|_| ev.folded != 0) {
+                // Always looked up, so that the first row establishes the
+                // lowercased e-mail; reported only where nothing worse is.
+                let case = email_case(&mut identity[shard(ev.folded)], slot, ev, line_of(n));
+                found = found.or(case);
+            }
+            match found {
                 Some(f) => ids.push((n, f)),
                 None if clean_tuples.len() < CLEAN_TUPLES_CAP => {
                     clean_tuples.get_or_insert(ev.tuple, ());
@@ -1131,6 +1235,43 @@ fn report_identity(
                 format!("{} {vk} first appears here, {before}", names[k]),
                 header(k),
                 xxhash_rust::xxh3::xxh3_64([names[k], " ", &vk].concat().as_bytes()),
+            )
+        }
+        IdentityKind::EmailCase { same_partners } => {
+            let vk = value(k);
+            let (message, help) = if same_partners {
+                let with = combination(names, f.current, k).replacen("with ", "with the same ", 1);
+                (
+                    [
+                        names[k], " ", &vk, " is written with other capitals on line ", first_s,
+                        ", ", &with,
+                        ": the spec does not say whether the platform matches e-mails without case, so the two rows may be taken for two identities",
+                    ]
+                    .concat(),
+                    ["write the ", names[k], " exactly as on line ", first_s].concat(),
+                )
+            } else {
+                (
+                    [
+                        names[k], " ", &vk, " equals the ", names[k], " of line ", first_s,
+                        " only without case, and line ", first_s,
+                        " pairs it with other identity values: if the platform matches e-mails without case, the two rows are one identity written two ways",
+                    ]
+                    .concat(),
+                    [
+                        "if this is the identity of line ", first_s, ", write its ", names[k],
+                        " and identity values as there; if it is another one, it needs an e-mail that differs in more than case",
+                    ]
+                    .concat(),
+                )
+            };
+            (
+                &rules::IDENTITY_EMAIL_CASE,
+                message,
+                help,
+                [names[k], " first appears here, with other capitals"].concat(),
+                header(k),
+                xxhash_rust::xxh3::xxh3_64([names[k], " ", &vk.to_lowercase()].concat().as_bytes()),
             )
         }
     };

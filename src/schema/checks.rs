@@ -87,7 +87,13 @@ impl Table {
         }
         for e in &self.equal {
             let sev = e.severity.unwrap_or(rules::MISMATCHED_VALUES.severity);
-            push(format!("equal ({})", e.reason), &[sev], &e.trace);
+            // Values equal only without case warn.
+            let sevs: &[Severity] = if e.ignore_case {
+                &[sev, Severity::Warning]
+            } else {
+                &[sev]
+            };
+            push(format!("equal ({})", e.reason), sevs, &e.trace);
         }
         for o in &self.one_or_all {
             let sev = o.severity.unwrap_or(rules::PARTIAL_COLUMN_GROUP.severity);
@@ -121,11 +127,15 @@ impl Table {
             push(format!("exclusive ({})", e.reason), &[sev], &e.trace);
         }
         if let Some(i) = &self.identity {
-            let sevs = [
+            let mut sevs = vec![
                 rules::IDENTITY_CONFLICT.severity,
                 rules::IDENTITY_COMBINATION.severity,
                 rules::IDENTITY_PARTNER_MISMATCH.severity,
             ];
+            // An e-mail column is compared without case too, which warns.
+            if i.columns.iter().any(|&c| self.columns[c].shape == Shape::Email) {
+                sevs.push(rules::IDENTITY_EMAIL_CASE.severity);
+            }
             push("identity".into(), &sevs, &i.trace);
         }
         for r in &self.references {
