@@ -438,7 +438,11 @@ impl CrossPlan {
             .exclusive
             .iter()
             .map(|e| ExclusivePlan {
-                key: e.key.iter().map(|&c| (plan.field_of(c), c as u64)).collect(),
+                key: e
+                    .key
+                    .iter()
+                    .map(|&c| (plan.field_of(c), c as u64))
+                    .collect(),
                 sides: [0, 1].map(|k| e.sides[k].when.iter().filter_map(field_cond).collect()),
                 does: [0, 1].map(|k| e.sides[k].does.as_str()),
                 reason: e.reason.as_str(),
@@ -949,7 +953,12 @@ impl CrossState {
                 return;
             };
             let ev = &events.rows[n as usize];
-            for &fp in ev.identity.iter().chain([&ev.folded]).filter(|&&fp| fp != 0) {
+            for &fp in ev
+                .identity
+                .iter()
+                .chain([&ev.folded])
+                .filter(|&&fp| fp != 0)
+            {
                 identity[shard(fp)].prefetch(fp);
             }
             clean.prefetch(ev.tuple);

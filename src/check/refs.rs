@@ -120,7 +120,11 @@ impl Spec {
             buf.extend(ty.trim().bytes().map(|b| b.to_ascii_lowercase()));
             buf.push(0);
         }
-        for c in key.chars().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase) {
+        for c in key
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+        {
             let mut b = [0u8; 4];
             buf.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
         }
@@ -784,7 +788,9 @@ fn check_into<R: Read>(
                                 if let Some((from, at)) = near {
                                     let place = match (from, run) {
                                         (KeySource::Run, Some(k)) => k.place(at),
-                                        _ => format!("line {} of the {} CSV", at.1, p.a.spec.target),
+                                        _ => {
+                                            format!("line {} of the {} CSV", at.1, p.a.spec.target)
+                                        }
                                     };
                                     message.push_str(&format!(
                                         "; did you mean the `{}` of {place}? It differs from this one only in case or spaces",

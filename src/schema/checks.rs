@@ -133,7 +133,10 @@ impl Table {
                 rules::IDENTITY_PARTNER_MISMATCH.severity,
             ];
             // An e-mail column is compared without case too, which warns.
-            if i.columns.iter().any(|&c| self.columns[c].shape == Shape::Email) {
+            if i.columns
+                .iter()
+                .any(|&c| self.columns[c].shape == Shape::Email)
+            {
                 sevs.push(rules::IDENTITY_EMAIL_CASE.severity);
             }
             push("identity".into(), &sevs, &i.trace);

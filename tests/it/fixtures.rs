@@ -270,7 +270,11 @@ fn the_clean_batch_is_silent_and_the_failing_batch_fires_each_rule_once() {
 fn a_reference_that_differs_only_in_case_or_spaces_says_which_key_it_means() {
     let (text, codes) = run_batch("near-miss");
     assert_eq!(codes, ["undefined-filter", "undefined-filter"], "{text}");
-    assert_eq!(text.matches("did you mean the `ID` of").count(), 2, "{text}");
+    assert_eq!(
+        text.matches("did you mean the `ID` of").count(),
+        2,
+        "{text}"
+    );
     insta::with_settings!({
         snapshot_path => "snapshots/fixtures",
         prepend_module_to_snapshot => false,

@@ -27,7 +27,12 @@ pub(super) struct CellAt<'a> {
 impl CellAt<'_> {
     /// Spaces (or other blanks) around `value`, which trims to `trimmed`, and
     /// the safe fix that removes them.
-    pub(super) fn surrounding_whitespace(&self, value: &str, trimmed: &str, emit: &mut Emitter<'_>) {
+    pub(super) fn surrounding_whitespace(
+        &self,
+        value: &str,
+        trimmed: &str,
+        emit: &mut Emitter<'_>,
+    ) {
         // Plain spaces are quoted as they stand; anything else is named, since
         // a TAB or a NBSP looks like a space, or like nothing.
         let around = describe_around(value, trimmed);
@@ -47,7 +52,8 @@ impl CellAt<'_> {
             self.finding(&rules::SURROUNDING_WHITESPACE, message)
                 .help(help)
                 .fix(
-                    FixBuilder::safe("remove the spaces around the value").edits(self.parts.trim_edits()),
+                    FixBuilder::safe("remove the spaces around the value")
+                        .edits(self.parts.trim_edits()),
                 ),
         );
     }

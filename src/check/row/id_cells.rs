@@ -18,10 +18,7 @@ pub(super) fn check_email(at: &CellAt<'_>, v: &str, emit: &mut Emitter<'_>) {
             .map(|_| &v[7..]);
         let (message, help) = if let Some(address) = mailto.filter(|a| shapes::is_email(a)) {
             (
-                format!(
-                    "{} is a `mailto:` link, not an e-mail address",
-                    quote(v)
-                ),
+                format!("{} is a `mailto:` link, not an e-mail address", quote(v)),
                 format!("write the address alone: {}", quote(address)),
             )
         } else if invisible.is_empty() {

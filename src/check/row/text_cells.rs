@@ -4,11 +4,11 @@
 use super::at::CellAt;
 use super::cells::Cells;
 use super::plan::Plan;
+use crate::check::cell_edits::CellParts;
 use crate::check::emit::Emitter;
 use crate::check::finding::Finding;
-use crate::check::cell_edits::CellParts;
-use crate::check::{shapes, sheet};
 use crate::check::text::quote;
+use crate::check::{shapes, sheet};
 use crate::rules;
 use crate::scan::{FieldSpan, Record};
 
