@@ -343,23 +343,61 @@ fn mix_tuple(t: [u64; 3]) -> u64 {
 /// values (seeded with their column ids, which are small).
 const FOLDED_SEED: u64 = 0xF01D_ED00_E3A1_1CA5;
 
-/// An e-mail's fingerprint lowercased ([`fp_lowercase`]'s) and its
-/// spelling among the values that lowercase alike: for the usual address,
-/// where its capitals are (a bit per byte, mixed into 32 bits), taken in
-/// the pass that lowercases it; otherwise the exact bytes' fingerprint.
-fn fold_email(bytes: &[u8], hasher: &mut Xxh3Default) -> (u64, u32) {
-    if bytes.is_ascii() && bytes.len() <= 64 {
+/// Whether `b` is ASCII without a capital letter, eight bytes a step:
+/// the usual e-mail, whose lowercased form is itself.
+fn ascii_lowercase_only(b: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let word = |w: u64| {
+        // Bytes below 0x80 only, so the adds carry into no other byte:
+        // the high bit says `>= b'A'`, then `>= b'['`.
+        let from_a = w.wrapping_add(crate::swar::splat(0x80 - b'A'));
+        let past_z = w.wrapping_add(crate::swar::splat(0x80 - b'['));
+        w & HIGH == 0 && from_a & !past_z & HIGH == 0
+    };
+    let mut chunks = b.chunks_exact(8);
+    let whole = chunks.by_ref().all(|c| {
+        word(u64::from_le_bytes(
+            <[u8; 8]>::try_from(c).unwrap_or_default(),
+        ))
+    });
+    let mut tail = [0u8; 8];
+    let rest = chunks.remainder();
+    tail[..rest.len()].copy_from_slice(rest);
+    whole && word(u64::from_le_bytes(tail))
+}
+
+/// The identity key of an e-mail lowercased, from its exact key `exact`
+/// (`xxh3_64_with_seed(v, seed)`) when it has no capitals, and its
+/// spelling among the values that lowercase alike: 0 for that usual
+/// address; where its capitals are (a bit per byte, mixed into 32 bits)
+/// for another ASCII one of up to 64 bytes; otherwise the exact bytes'
+/// fingerprint. Every way gives the key of the lowercased text with the
+/// column's seed, moved apart from the exact keys by [`FOLDED_SEED`].
+fn fold_email(v: &[u8], seed: u64, exact: u64) -> (u64, u32) {
+    if ascii_lowercase_only(v) {
+        return (nonzero(exact ^ FOLDED_SEED), 0);
+    }
+    if v.is_ascii() && v.len() <= 64 {
         let mut buf = [0u8; 64];
-        let buf = &mut buf[..bytes.len()];
+        let buf = &mut buf[..v.len()];
         let mut capitals = 0u64;
-        for (k, (d, s)) in buf.iter_mut().zip(bytes).enumerate() {
+        for (k, (d, s)) in buf.iter_mut().zip(v).enumerate() {
             capitals |= u64::from(s.is_ascii_uppercase()) << k;
             *d = s.to_ascii_lowercase();
         }
         let case = (capitals.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32;
-        return (xxh3_64(buf), case);
+        let key = nonzero(xxh3_64_with_seed(buf, seed));
+        return (nonzero(key ^ FOLDED_SEED), case);
     }
-    (fp_lowercase(bytes, hasher), xxh3_64(bytes) as u32)
+    // Rare: lowercased the Unicode way, streamed with the column's seed.
+    let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(seed);
+    let text = String::from_utf8_lossy(v);
+    let mut buf = [0u8; 4];
+    for c in text.chars().flat_map(char::to_lowercase) {
+        hasher.update(c.encode_utf8(&mut buf).as_bytes());
+    }
+    let key = nonzero(hasher.digest());
+    (nonzero(key ^ FOLDED_SEED), xxh3_64(v) as u32)
 }
 
 /// Fingerprint of `bytes` lowercased, without allocating.
@@ -474,9 +512,7 @@ impl CrossPlan {
                 if let Some(v) = field.and_then(|i| trimmed(cells, i)) {
                     identity[k] = nonzero(xxh3_64_with_seed(v, id.seeds[k]));
                     if id.case_slot == Some(k) {
-                        let (fp, case) = fold_email(v, &mut out.hasher);
-                        folded = nonzero(xxh3_64_with_seed(&fp.to_le_bytes(), FOLDED_SEED));
-                        pair_case[1] = case;
+                        (folded, pair_case[1]) = fold_email(v, id.seeds[k], identity[k]);
                     }
                 }
             }
@@ -1519,6 +1555,36 @@ mod tests {
         for (x, y) in different {
             assert_ne!(row_fp(x), row_fp(y), "{x:?} vs {y:?}");
         }
+    }
+
+    #[test]
+    fn e_mails_fold_to_one_key_whichever_way_they_are_lowercased() {
+        let seed = 3;
+        let fold = |v: &str| {
+            let exact = nonzero(xxh3_64_with_seed(v.as_bytes(), seed));
+            fold_email(v.as_bytes(), seed, exact)
+        };
+        let long = format!("{}@example.com", "a".repeat(70));
+        for (a, b) in [
+            ("ada@example.com", "Ada@Example.COM"),
+            ("ädä@bücher.de", "ÄDÄ@Bücher.de"),
+            (long.as_str(), long.to_uppercase().as_str()),
+        ] {
+            let (fa, ca) = fold(a);
+            let (fb, cb) = fold(b);
+            assert_eq!(fa, fb, "{a} {b}");
+            assert_ne!(ca, cb, "{a} {b}");
+            assert_eq!(fold(b), (fb, cb));
+            // Apart from the exact keys of the column.
+            assert_ne!(fa, nonzero(xxh3_64_with_seed(a.as_bytes(), seed)));
+        }
+        assert_eq!(fold("ada@example.com").1, 0);
+        assert_ne!(fold("Ada@example.com").1, fold("aDa@example.com").1);
+        assert!(ascii_lowercase_only(b"ada.lovelace+x@example.co.uk"));
+        assert!(!ascii_lowercase_only(b"ada.lovelace+x@example.co.uK"));
+        assert!(!ascii_lowercase_only(b"Z@b.c"));
+        assert!(ascii_lowercase_only(b"[@`.{"));
+        assert!(!ascii_lowercase_only("é@b.c".as_bytes()));
     }
 
     #[test]
