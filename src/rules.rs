@@ -545,6 +545,16 @@ rules! {
          Why it matters: a repeated row is usually a paste or export done twice; depending on the format it creates a duplicate or applies the same change twice.\n\
          Example: line 3 and line 8 are the same entitlement. Fix: remove the repeated row.",
         fix Sometimes Unsafe "Unsafe: removes the repeated row and its line ending (the two may be meant as one row changed later). Not for the info that the check stopped remembering rows.";
+    INCOMPATIBLE_ROWS = "X006", "incompatible-rows", Error, "States and transitions (Review)",
+        "Two rows of one file ask for what the platform cannot accept together",
+        "What it does: flags a row of one kind under a key (reviews: the campaign, by Campaign Name or else Campaign ID) that an earlier row of the other kind named, as the format's `[[exclusive]]` entries declare them, and names the earlier line. Reviews: a row that creates a review (no ID) and a row that changes a review's status (ID, and Review Status approved, rejected or delegated) under the same campaign.\n\
+         Why it matters: creating a review needs a draft campaign and a status change a published one; whatever state the campaign is in, one of the two rows is refused, so the file cannot be accepted whole. No platform state is needed to see it.\n\
+         Example: line 2 creates a review under `Q2 access review`, line 5 approves review `rev-0002` under it. Fix: upload the two kinds in two files, the creations while the campaign is a draft, the status changes once it is published.";
+    IDENTITY_EMAIL_CASE = "X007", "identity-email-case", Warning, "Entitlements CSV (upload), Consistency rules",
+        "A row's e-mail equals an earlier row's only without case",
+        "What it does: compares the e-mails of the entitlements identity rules without case too. A row whose Email differs from an earlier row's only in case, with the same User ID or Username, or paired with other values that the exact comparison does not connect, gets this warning on the Email cell, naming the earlier line; any other difference stays `identity-conflict`, `identity-combination` or `identity-partner-mismatch` (errors), which take precedence.\n\
+         Why it matters: the spec says nothing about case, and whether the platform matches `Ada@example.com` and `ada@example.com` as one identity is something one run cannot see: taken as one, the rows are inconsistent and the file is refused; taken as two, a person is split in two.\n\
+         Example: line 2 `ada@example.com,583231`, line 5 `Ada@example.com,583231`. Fix: write the e-mail the same way on every row.";
     BUNDLE_MISSING_MEMBER = "B001", "bundle-missing-member", Error, "Entity RBAC ZIP (upload)",
         "A ZIP bundle lacks its entities or relations CSV",
         "What it does: flags an `entity-rbac` or `entities-bulk` ZIP that has no member whose header is an entities CSV, or none whose header is the relations CSV of that bundle.\n\

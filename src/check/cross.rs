@@ -1,5 +1,6 @@
 //! Cross-row rules: identity consistency (`X001`-`X003`), unique values
-//! (`X004`) and duplicate rows (`X005`).
+//! (`X004`), duplicate rows (`X005`) and rows of two kinds one file cannot
+//! hold under one key (`X006`).
 //!
 //! Chunks are checked in parallel, but "earlier" means earlier in the file,
 //! so the work is split in two:
@@ -27,7 +28,7 @@ use super::text::quote;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules;
 use crate::scan::{unescape, Record, Scanner};
-use crate::schema::Table;
+use crate::schema::{Condition, Table};
 use std::hash::Hasher;
 use std::sync::Arc;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed, Xxh3Default};
@@ -87,6 +88,10 @@ fn line32(line: u64) -> u32 {
 struct IdentityPlan {
     /// The header field of each identity column, in checking order.
     fields: [Option<usize>; 3],
+    /// The slot of the first e-mail column, whose values are also compared
+    /// without case (`X007`): the spec does not say how the platform
+    /// matches e-mails, so a difference only folding shows warns.
+    case_slot: Option<usize>,
     /// Table column ids, mixed into the fingerprints so that the same text
     /// in two columns is two keys.
     seeds: [u64; 3],
@@ -104,10 +109,61 @@ struct UniquePlan {
     reason: &'static str,
 }
 
+/// A condition of an `[[exclusive]]` side, on a header field (`None`: the
+/// header lacks the column, so its cell is empty).
+enum FieldCond {
+    Present(Option<usize>),
+    Empty(Option<usize>),
+    In(Option<usize>, &'static [String]),
+}
+
+impl FieldCond {
+    fn holds(&self, cells: &Cells<'_>) -> bool {
+        match *self {
+            FieldCond::Present(f) => f.is_some_and(|i| cells.is_filled(i)),
+            FieldCond::Empty(f) => !f.is_some_and(|i| cells.is_filled(i)),
+            FieldCond::In(f, values) => f
+                .and_then(|i| trimmed(cells, i))
+                .is_some_and(|v| values.iter().any(|x| x.as_bytes() == v)),
+        }
+    }
+}
+
+struct ExclusivePlan {
+    /// The key's fields in order, with the column id its fingerprint is
+    /// seeded with (a name and an ID never name the same key).
+    key: Vec<(Option<usize>, u64)>,
+    sides: [Vec<FieldCond>; 2],
+    does: [&'static str; 2],
+    reason: &'static str,
+}
+
+impl ExclusivePlan {
+    /// The row's key with its side in the low two bits (1 or 2), or 0 when
+    /// it is of neither side or names no key.
+    fn event(&self, cells: &Cells<'_>) -> u64 {
+        let side = if self.sides[0].iter().all(|c| c.holds(cells)) {
+            1
+        } else if self.sides[1].iter().all(|c| c.holds(cells)) {
+            2
+        } else {
+            return 0;
+        };
+        self.key
+            .iter()
+            .find_map(|&(f, seed)| {
+                let v = trimmed(cells, f?)?;
+                Some(xxh3_64_with_seed(v, seed) & !3 | side)
+            })
+            .unwrap_or(0)
+    }
+}
+
 /// The cross-row checks of one file, resolved against its header.
 pub(crate) struct CrossPlan {
     identity: Option<IdentityPlan>,
     unique: Vec<UniquePlan>,
+    exclusive: Vec<ExclusivePlan>,
     /// Whether rows are compared whole (`X005`).
     rows: bool,
     /// Header names by field, as diagnostics name columns.
@@ -128,6 +184,12 @@ pub(crate) struct Event {
     identity: [u64; 3],
     /// Fingerprint of the three together (0 when all are empty).
     tuple: u64,
+    /// The e-mail slot's value lowercased, as a key of its own in the
+    /// identity tables (0 when there is none).
+    folded: u64,
+    /// The two other slots' partner fingerprints as one, and the e-mail's
+    /// spelling among those that lowercase alike (see [`fold_email`]).
+    pair_case: [u32; 2],
     /// Fingerprint of the whole row's decoded cells.
     row: u64,
 }
@@ -135,7 +197,9 @@ pub(crate) struct Event {
 /// The events of one chunk.
 pub(crate) struct Events {
     rows: Vec<Event>,
-    /// `unique.len()` fingerprints per event, 0 for a key with no value.
+    /// `unique.len()` fingerprints per event, 0 for a key with no value,
+    /// then `exclusive.len()` keys with their side (see
+    /// `ExclusivePlan::event`).
     keys: Vec<u64>,
     hasher: Xxh3Default,
     /// A row's minimal CSV form, when it differs from its raw bytes.
@@ -275,6 +339,67 @@ fn mix_tuple(t: [u64; 3]) -> u64 {
     h ^ (h >> 32)
 }
 
+/// Seeds the lowercased e-mails' keys, apart from every column's exact
+/// values (seeded with their column ids, which are small).
+const FOLDED_SEED: u64 = 0xF01D_ED00_E3A1_1CA5;
+
+/// Whether `b` is ASCII without a capital letter, eight bytes a step:
+/// the usual e-mail, whose lowercased form is itself.
+fn ascii_lowercase_only(b: &[u8]) -> bool {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let word = |w: u64| {
+        // Bytes below 0x80 only, so the adds carry into no other byte:
+        // the high bit says `>= b'A'`, then `>= b'['`.
+        let from_a = w.wrapping_add(crate::swar::splat(0x80 - b'A'));
+        let past_z = w.wrapping_add(crate::swar::splat(0x80 - b'['));
+        w & HIGH == 0 && from_a & !past_z & HIGH == 0
+    };
+    let mut chunks = b.chunks_exact(8);
+    let whole = chunks.by_ref().all(|c| {
+        word(u64::from_le_bytes(
+            <[u8; 8]>::try_from(c).unwrap_or_default(),
+        ))
+    });
+    let mut tail = [0u8; 8];
+    let rest = chunks.remainder();
+    tail[..rest.len()].copy_from_slice(rest);
+    whole && word(u64::from_le_bytes(tail))
+}
+
+/// The identity key of an e-mail lowercased, from its exact key `exact`
+/// (`xxh3_64_with_seed(v, seed)`) when it has no capitals, and its
+/// spelling among the values that lowercase alike: 0 for that usual
+/// address; where its capitals are (a bit per byte, mixed into 32 bits)
+/// for another ASCII one of up to 64 bytes; otherwise the exact bytes'
+/// fingerprint. Every way gives the key of the lowercased text with the
+/// column's seed, moved apart from the exact keys by [`FOLDED_SEED`].
+fn fold_email(v: &[u8], seed: u64, exact: u64) -> (u64, u32) {
+    if ascii_lowercase_only(v) {
+        return (nonzero(exact ^ FOLDED_SEED), 0);
+    }
+    if v.is_ascii() && v.len() <= 64 {
+        let mut buf = [0u8; 64];
+        let buf = &mut buf[..v.len()];
+        let mut capitals = 0u64;
+        for (k, (d, s)) in buf.iter_mut().zip(v).enumerate() {
+            capitals |= u64::from(s.is_ascii_uppercase()) << k;
+            *d = s.to_ascii_lowercase();
+        }
+        let case = (capitals.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32;
+        let key = nonzero(xxh3_64_with_seed(buf, seed));
+        return (nonzero(key ^ FOLDED_SEED), case);
+    }
+    // Rare: lowercased the Unicode way, streamed with the column's seed.
+    let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(seed);
+    let text = String::from_utf8_lossy(v);
+    let mut buf = [0u8; 4];
+    for c in text.chars().flat_map(char::to_lowercase) {
+        hasher.update(c.encode_utf8(&mut buf).as_bytes());
+    }
+    let key = nonzero(hasher.digest());
+    (nonzero(key ^ FOLDED_SEED), xxh3_64(v) as u32)
+}
+
 /// Fingerprint of `bytes` lowercased, without allocating.
 fn fp_lowercase(bytes: &[u8], hasher: &mut Xxh3Default) -> u64 {
     if bytes.is_ascii() && bytes.len() <= 64 {
@@ -319,6 +444,10 @@ impl CrossPlan {
                 // (and gets `missing-one-of` on the header).
                 fields.iter().any(Option::is_some).then(|| IdentityPlan {
                     fields,
+                    case_slot: id
+                        .columns
+                        .iter()
+                        .position(|&c| table.columns[c].shape == crate::schema::Shape::Email),
                     seeds: id.columns.map(|c| c as u64),
                     names: id.columns.map(name),
                 })
@@ -337,9 +466,31 @@ impl CrossPlan {
             // A key the header lacks entirely is empty on every row.
             .filter(|u| u.fields.iter().any(Option::is_some))
             .collect();
+        let field_cond = |c: &'static Condition| match c {
+            Condition::Present(c) => Some(FieldCond::Present(plan.field_of(*c))),
+            Condition::Empty(c) => Some(FieldCond::Empty(plan.field_of(*c))),
+            Condition::In(c, values) => Some(FieldCond::In(plan.field_of(*c), values)),
+            Condition::Always => None,
+        };
+        let exclusive = table
+            .exclusive
+            .iter()
+            .map(|e| ExclusivePlan {
+                key: e
+                    .key
+                    .iter()
+                    .map(|&c| (plan.field_of(c), c as u64))
+                    .collect(),
+                sides: [0, 1].map(|k| e.sides[k].when.iter().filter_map(field_cond).collect()),
+                does: [0, 1].map(|k| e.sides[k].does.as_str()),
+                reason: e.reason.as_str(),
+            })
+            .filter(|e| e.key.iter().any(|k| k.0.is_some()))
+            .collect();
         CrossPlan {
             identity,
             unique,
+            exclusive,
             rows: on.rows,
             header: plan.field_names().to_vec(),
             delim,
@@ -348,18 +499,26 @@ impl CrossPlan {
 
     /// Whether no cross-row rule runs, so rows need no events.
     pub(crate) fn is_empty(&self) -> bool {
-        self.identity.is_none() && self.unique.is_empty() && !self.rows
+        self.identity.is_none() && self.unique.is_empty() && self.exclusive.is_empty() && !self.rows
     }
 
     /// Fingerprints one decoded row and records it. Runs in parallel; does
     /// not allocate beyond the amortised growth of `out`.
     pub(crate) fn event(&self, data: &[u8], rec: &Record, cells: &Cells<'_>, out: &mut Events) {
         let mut identity = [0u64; 3];
+        let (mut folded, mut pair_case) = (0, [0, 0]);
         if let Some(id) = &self.identity {
             for (k, field) in id.fields.iter().enumerate() {
                 if let Some(v) = field.and_then(|i| trimmed(cells, i)) {
                     identity[k] = nonzero(xxh3_64_with_seed(v, id.seeds[k]));
+                    if id.case_slot == Some(k) {
+                        (folded, pair_case[1]) = fold_email(v, id.seeds[k], identity[k]);
+                    }
                 }
+            }
+            if let Some(k) = id.case_slot.filter(|_| folded != 0) {
+                let [a, b] = others(k).map(|j| u64::from(partner(identity[j])));
+                pair_case[0] = ((a << 32 | b).wrapping_mul(0xC2B2_AE3D_27D4_EB4F) >> 32) as u32;
             }
         }
         for (k, u) in self.unique.iter().enumerate() {
@@ -383,6 +542,9 @@ impl CrossPlan {
             }
             out.keys.push(if any { nonzero(key) } else { 0 });
         }
+        for e in &self.exclusive {
+            out.keys.push(e.event(cells));
+        }
         let row = if self.rows {
             let buf = &mut out.canonical;
             // The delimiter a constant in each copy, as the comma was.
@@ -405,6 +567,8 @@ impl CrossPlan {
             line: rec.line,
             identity,
             tuple,
+            folded,
+            pair_case,
             row,
         });
     }
@@ -419,6 +583,9 @@ pub(crate) enum IdentityKind {
     Combination,
     /// One value shared, another differs (`X003`).
     PartnerMismatch,
+    /// The e-mail equals an earlier row's only without case (`X007`, a
+    /// warning): with the same other values, or with others.
+    EmailCase { same_partners: bool },
 }
 
 /// An identity finding, in identity slots (0, 1, 2 = the `[identity]`
@@ -528,6 +695,9 @@ pub(crate) struct CrossState {
     /// slot lookups for one lookup in this smaller set. Rows of one
     /// identity usually repeat its tuple.
     clean_tuples: FpTable<[u32; 2]>,
+    /// (exclusive key, side) -> the first line of that side under the key:
+    /// one entry per side a key has, so a few per campaign.
+    exclusive: FpTable,
     /// Row fingerprint -> first line. One table, not sharded: its cap
     /// counts distinct rows in file order.
     rows: FpTable,
@@ -549,6 +719,9 @@ pub(crate) struct CrossState {
     /// Reused per chunk: the unique-key findings, (event, key index, first
     /// line).
     uniques: Vec<(u32, u8, u32)>,
+    /// Reused per chunk: the exclusive findings, (event, entry index, the
+    /// earlier line of the other side).
+    exclusives: Vec<(u32, u8, u32)>,
 }
 
 /// Checks slot `k` of a row's identity tuple against the tuple established
@@ -557,9 +730,9 @@ fn identity_slot(
     map: &mut FpTable<[u32; 5]>,
     k: usize,
     t: [u64; 3],
+    t32: [u32; 3],
     line: u32,
 ) -> Option<IdentityFinding> {
-    let t32 = t.map(partner);
     let others = others(k);
     let mine = [t32[others[0]], t32[others[1]], line];
     let stored = map.get_or_insert(t[k], mine)?;
@@ -572,21 +745,64 @@ fn identity_slot(
     classify(k, t32, s, stored[2])
 }
 
+/// Checks a row's lowercased e-mail (`ev.folded`, not 0) against the row
+/// that established it, and establishes it if it is new: a finding only
+/// where the two e-mails differ in case, since exact ones are the slot
+/// lookups' to judge. `slot` is the e-mail's.
+fn email_case(
+    map: &mut FpTable<[u32; 5]>,
+    slot: usize,
+    ev: &Event,
+    line: u32,
+) -> Option<IdentityFinding> {
+    let [pair, case] = ev.pair_case;
+    let stored = map.get_or_insert(ev.folded, [pair, case, line])?;
+    if stored[1] == case {
+        return None;
+    }
+    let same_partners = stored[0] == pair;
+    let filled = ev.identity.map(|x| x != 0);
+    // The same e-mail alone in both rows pairs it with nothing: two
+    // spellings of one address, each consistent on whatever reading.
+    if same_partners && filled.iter().filter(|f| **f).count() < 2 {
+        return None;
+    }
+    Some(IdentityFinding {
+        kind: IdentityKind::EmailCase { same_partners },
+        key: slot,
+        at: slot,
+        first: stored[2],
+        current: filled,
+        earlier: filled,
+    })
+}
+
 /// Checks a row's identity tuple (fingerprints by slot, 0 = empty)
 /// against the tuples established for its values, and establishes those
 /// seen for the first time. At most one finding: the preferred kind, ties
 /// to the earliest slot.
+///
+/// `email` is the e-mail slot and its lowercased key: as a partner, an
+/// e-mail compares without case, so that a row whose e-mail differs from
+/// an earlier one's only in case is not an error on the readings where the
+/// two are one identity (`email_case` warns); as a key of its own it stays
+/// exact, so that rows with the same spelling are held to each other.
 fn identity_row(
     shards: &mut [FpTable<[u32; 5]>],
     t: [u64; 3],
+    email: Option<(usize, u64)>,
     line: u32,
 ) -> Option<IdentityFinding> {
+    let mut t32 = t.map(partner);
+    if let Some((slot, folded)) = email.filter(|&(slot, _)| t[slot] != 0) {
+        t32[slot] = partner(folded);
+    }
     let mut best: Option<IdentityFinding> = None;
     for (k, &fp) in t.iter().enumerate() {
         if fp == 0 {
             continue;
         }
-        if let Some(f) = identity_slot(&mut shards[shard(fp)], k, t, line) {
+        if let Some(f) = identity_slot(&mut shards[shard(fp)], k, t, t32, line) {
             // A more serious kind wins; of equal kinds, the earlier slot,
             // which came first.
             if best.is_none_or(|b| f.kind < b.kind) {
@@ -602,6 +818,7 @@ impl CrossState {
         CrossState {
             identity: (0..SHARDS).map(|_| FpTable::default()).collect(),
             unique: FpTable::default(),
+            exclusive: FpTable::default(),
             clean_tuples: FpTable::default(),
             rows: FpTable::default(),
             row_cap,
@@ -613,12 +830,13 @@ impl CrossState {
             ids: Vec::new(),
             seen: Vec::new(),
             uniques: Vec::new(),
+            exclusives: Vec::new(),
         }
     }
 
     #[cfg(test)]
     pub(crate) fn identity(&mut self, t: [u64; 3], line: u32) -> Option<IdentityFinding> {
-        identity_row(&mut self.identity, t, line)
+        identity_row(&mut self.identity, t, None, line)
     }
 
     /// The first line of a unique key's value, or `None` (and remembers it)
@@ -676,10 +894,12 @@ impl CrossState {
         out: &mut Vec<Diagnostic>,
     ) {
         let data = chunk.data.as_slice();
-        let stride = plan.unique.len();
+        let n_unique = plan.unique.len();
+        let stride = n_unique + plan.exclusive.len();
         let CrossState {
             identity,
             unique,
+            exclusive,
             clean_tuples,
             rows,
             row_cap,
@@ -691,13 +911,16 @@ impl CrossState {
             ids,
             seen,
             uniques,
+            exclusives,
         } = self;
         looked_up.clear();
         ids.clear();
         seen.clear();
         uniques.clear();
+        exclusives.clear();
         let line_of = |n: u32| line32(events.rows[n as usize].line + shift);
         let (rows_on, identity_on) = (plan.rows, plan.identity.is_some());
+        let case_slot = plan.identity.as_ref().and_then(|id| id.case_slot);
         let keys_of = |n: usize| &events.keys[n * stride..(n + 1) * stride];
         // Nearly every lookup misses the cache: ask for the slots of the
         // rows `AHEAD` of this one, so that their misses overlap.
@@ -708,7 +931,7 @@ impl CrossState {
             if rows_on {
                 rows.prefetch(ev.row);
             }
-            for &key in keys_of(n) {
+            for &key in &keys_of(n)[..n_unique] {
                 unique.prefetch(key);
             }
             if identity_on && ev.tuple != 0 {
@@ -727,10 +950,21 @@ impl CrossState {
                     other => seen.push((n32, other)),
                 }
             }
-            for (k, &key) in keys_of(n).iter().enumerate() {
+            let (unique_keys, exclusive_keys) = keys_of(n).split_at(n_unique);
+            for (k, &key) in unique_keys.iter().enumerate() {
                 if key != 0 {
                     if let Some(first) = unique.get_or_insert(key, line_of(n32)) {
                         uniques.push((n32, k as u8, first));
+                    }
+                }
+            }
+            for (k, &key) in exclusive_keys.iter().enumerate() {
+                if key != 0 {
+                    // The key's first row of this side, then its first of
+                    // the other (sides are 1 and 2 in the low bits).
+                    exclusive.get_or_insert(key, line_of(n32));
+                    if let Some(other) = exclusive.get(key & !3 | (3 - (key & 3))) {
+                        exclusives.push((n32, k as u8, other));
                     }
                 }
             }
@@ -755,7 +989,12 @@ impl CrossState {
                 return;
             };
             let ev = &events.rows[n as usize];
-            for &fp in ev.identity.iter().filter(|&&fp| fp != 0) {
+            for &fp in ev
+                .identity
+                .iter()
+                .chain([&ev.folded])
+                .filter(|&&fp| fp != 0)
+            {
                 identity[shard(fp)].prefetch(fp);
             }
             clean.prefetch(ev.tuple);
@@ -766,7 +1005,15 @@ impl CrossState {
         for (i, &n) in looked_up.iter().enumerate() {
             ahead(i + AHEAD, identity, clean_tuples);
             let ev = &events.rows[n as usize];
-            match identity_row(identity, ev.identity, line_of(n)) {
+            let email = case_slot.map(|slot| (slot, ev.folded));
+            let mut found = identity_row(identity, ev.identity, email, line_of(n));
+            if let Some(slot) = case_slot.filter(|_| ev.folded != 0) {
+                // Always looked up, so that the first row establishes the
+                // lowercased e-mail; reported only where nothing worse is.
+                let case = email_case(&mut identity[shard(ev.folded)], slot, ev, line_of(n));
+                found = found.or(case);
+            }
+            match found {
                 Some(f) => ids.push((n, f)),
                 None if clean_tuples.len() < CLEAN_TUPLES_CAP => {
                     clean_tuples.get_or_insert(ev.tuple, ());
@@ -776,16 +1023,18 @@ impl CrossState {
         }
 
         let mut emit = Emitter::new(data, snippets.clone());
-        let (mut ids, mut uniques, mut seen) = (
+        let (mut ids, mut uniques, mut seen, mut exclusives) = (
             ids.iter().copied().peekable(),
             uniques.iter().copied().peekable(),
             seen.iter().copied().peekable(),
+            exclusives.iter().copied().peekable(),
         );
         loop {
             let next = [
                 ids.peek().map(|e| e.0),
                 uniques.peek().map(|e| e.0),
                 seen.peek().map(|e| e.0),
+                exclusives.peek().map(|e| e.0),
             ];
             let Some(n) = next.into_iter().flatten().min() else {
                 break;
@@ -797,6 +1046,11 @@ impl CrossState {
             }
             while let Some((_, k, first)) = uniques.next_if(|e| e.0 == n) {
                 report_unique(plan, k as usize, data, scratch, first, &mut emit);
+            }
+            while let Some((_, k, other)) = exclusives.next_if(|e| e.0 == n) {
+                let key = events.keys[n as usize * stride + n_unique + k as usize];
+                let side = (key & 3) as usize - 1;
+                report_exclusive(plan, k as usize, side, data, scratch, other, &mut emit);
             }
             match seen.next_if(|e| e.0 == n).map(|e| e.1) {
                 Some(RowSeen::Repeat(first)) => {
@@ -1028,6 +1282,43 @@ fn report_identity(
                 xxhash_rust::xxh3::xxh3_64([names[k], " ", &vk].concat().as_bytes()),
             )
         }
+        IdentityKind::EmailCase { same_partners } => {
+            let vk = value(k);
+            let (message, help) = if same_partners {
+                let with = combination(names, f.current, k).replacen("with ", "with the same ", 1);
+                (
+                    [
+                        names[k], " ", &vk, " is written with other capitals on line ", first_s,
+                        ", ", &with,
+                        ": the spec does not say whether the platform matches e-mails without case, so the two rows may be taken for two identities",
+                    ]
+                    .concat(),
+                    ["write the ", names[k], " exactly as on line ", first_s].concat(),
+                )
+            } else {
+                (
+                    [
+                        names[k], " ", &vk, " equals the ", names[k], " of line ", first_s,
+                        " only without case, and line ", first_s,
+                        " pairs it with other identity values: if the platform matches e-mails without case, the two rows are one identity written two ways",
+                    ]
+                    .concat(),
+                    [
+                        "if this is the identity of line ", first_s, ", write its ", names[k],
+                        " and identity values as there; if it is another one, it needs an e-mail that differs in more than case",
+                    ]
+                    .concat(),
+                )
+            };
+            (
+                &rules::IDENTITY_EMAIL_CASE,
+                message,
+                help,
+                [names[k], " first appears here, with other capitals"].concat(),
+                header(k),
+                xxhash_rust::xxh3::xxh3_64([names[k], " ", &vk.to_lowercase()].concat().as_bytes()),
+            )
+        }
     };
     let finding = Finding::new(rule, message)
         .help(help)
@@ -1088,6 +1379,61 @@ fn report_unique(
             [&key, " first ", first_verb, " here", case].concat(),
         );
     on_field(plan, rec, at, finding, emit);
+}
+
+/// A row of side `side` (0 or 1) of exclusive entry `k` under a key whose
+/// first row of the other side is on line `other`.
+fn report_exclusive(
+    plan: &CrossPlan,
+    k: usize,
+    side: usize,
+    data: &[u8],
+    rec: &Record,
+    other: u32,
+    emit: &mut Emitter<'_>,
+) {
+    let e = &plan.exclusive[k];
+    // The key cell, as the event took it: the first filled key column.
+    let Some((i, value)) = e.key.iter().find_map(|&(f, _)| {
+        let i = f?;
+        rec.fields.get(i)?;
+        let v = decoded(data, rec, i);
+        (!v.is_empty()).then_some((i, v))
+    }) else {
+        return;
+    };
+    let column = &plan.header[i];
+    let key = [column.as_ref(), " ", &quote(&value)].concat();
+    let line = itoa::Buffer::new().format(other).to_owned();
+    let message = [
+        "this row is ",
+        e.does[side],
+        " under ",
+        &key,
+        ", and line ",
+        &line,
+        " is ",
+        e.does[1 - side],
+        " under it: ",
+        e.reason,
+    ]
+    .concat();
+    let help = [
+        "split the file: the rows ",
+        e.does[0],
+        " in one upload, the rows ",
+        e.does[1],
+        " in another, each made when the state of what the key names allows it",
+    ]
+    .concat();
+    let finding = Finding::new(&rules::INCOMPATIBLE_ROWS, message)
+        .help(help)
+        .related(
+            u64::from(other),
+            Some(column.clone()),
+            [e.does[1 - side], " under ", &key, " here"].concat(),
+        );
+    on_field(plan, rec, Some(i), finding, emit);
 }
 
 /// `1500000` as `1,500,000`.
@@ -1209,6 +1555,36 @@ mod tests {
         for (x, y) in different {
             assert_ne!(row_fp(x), row_fp(y), "{x:?} vs {y:?}");
         }
+    }
+
+    #[test]
+    fn e_mails_fold_to_one_key_whichever_way_they_are_lowercased() {
+        let seed = 3;
+        let fold = |v: &str| {
+            let exact = nonzero(xxh3_64_with_seed(v.as_bytes(), seed));
+            fold_email(v.as_bytes(), seed, exact)
+        };
+        let long = format!("{}@example.com", "a".repeat(70));
+        for (a, b) in [
+            ("ada@example.com", "Ada@Example.COM"),
+            ("ädä@bücher.de", "ÄDÄ@Bücher.de"),
+            (long.as_str(), long.to_uppercase().as_str()),
+        ] {
+            let (fa, ca) = fold(a);
+            let (fb, cb) = fold(b);
+            assert_eq!(fa, fb, "{a} {b}");
+            assert_ne!(ca, cb, "{a} {b}");
+            assert_eq!(fold(b), (fb, cb));
+            // Apart from the exact keys of the column.
+            assert_ne!(fa, nonzero(xxh3_64_with_seed(a.as_bytes(), seed)));
+        }
+        assert_eq!(fold("ada@example.com").1, 0);
+        assert_ne!(fold("Ada@example.com").1, fold("aDa@example.com").1);
+        assert!(ascii_lowercase_only(b"ada.lovelace+x@example.co.uk"));
+        assert!(!ascii_lowercase_only(b"ada.lovelace+x@example.co.uK"));
+        assert!(!ascii_lowercase_only(b"Z@b.c"));
+        assert!(ascii_lowercase_only(b"[@`.{"));
+        assert!(!ascii_lowercase_only("é@b.c".as_bytes()));
     }
 
     #[test]

@@ -109,6 +109,27 @@ impl Spec {
             }
         }
     }
+
+    /// The key as a near miss compares: without case and without any
+    /// whitespace, so that `Role-Admin`, `role- admin` and `role-admin`
+    /// are one. Only a key [`Spec::fingerprint`] did not find is looked up
+    /// so, to say which defined key it probably means.
+    pub(crate) fn loose_fingerprint(&self, ty: Option<&str>, key: &str) -> u64 {
+        let mut buf = Vec::with_capacity(key.len() + ty.map_or(0, str::len) + 1);
+        if let Some(ty) = ty {
+            buf.extend(ty.trim().bytes().map(|b| b.to_ascii_lowercase()));
+            buf.push(0);
+        }
+        for c in key
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+        {
+            let mut b = [0u8; 4];
+            buf.extend_from_slice(c.encode_utf8(&mut b).as_bytes());
+        }
+        xxh3_64(&buf)
+    }
 }
 
 type FpSet = HashSet<u64, BuildHasherDefault<IdentityHasher>>;
@@ -123,6 +144,10 @@ pub(crate) struct KeySet {
     pub(crate) defined: bool,
     /// Keys some row creates or updates.
     kept: FpSet,
+    /// The same keys as [`Spec::loose_fingerprint`] reads them, and where
+    /// the first row of each is: a "did you mean" for a reference that
+    /// differs from a defined key only in case or spaces.
+    loose: Places,
     /// Keys a `gone` row deletes, and where the first such row is.
     removed: Places,
     /// Batch state rules, campaigns: keys a row publishes, and where the
@@ -143,11 +168,12 @@ pub(crate) enum Found {
 }
 
 impl KeySet {
-    fn add(&mut self, key: u64, removed: bool, published: bool, at: (u32, u32)) {
+    fn add(&mut self, key: u64, loose: u64, removed: bool, published: bool, at: (u32, u32)) {
         if removed {
             self.removed.entry(key).or_insert(at);
         } else {
             self.kept.insert(key);
+            self.loose.entry(loose).or_insert(at);
             if published {
                 self.published.entry(key).or_insert(at);
             }
@@ -175,9 +201,17 @@ impl KeySet {
         }
     }
 
+    /// Where the first row of a kept key that reads as `loose` is.
+    pub(crate) fn near(&self, loose: u64) -> Option<(u32, u32)> {
+        self.loose.get(&loose).copied()
+    }
+
     fn merge(&mut self, other: KeySet) {
         self.defined |= other.defined;
         self.kept.extend(other.kept);
+        for (k, v) in other.loose {
+            self.loose.entry(k).or_insert(v);
+        }
         for (k, v) in other.removed {
             self.removed.entry(k).or_insert(v);
         }
@@ -350,17 +384,18 @@ pub(crate) fn collect<R: Read>(
                 _ => false,
             };
             let fp = spec.fingerprint(ty.as_deref(), &text);
+            let loose = spec.loose_fingerprint(ty.as_deref(), &text);
             let set = &mut sets[n];
             match (&marks, marked) {
                 (Some((mc, m)), true) => {
                     let cols: Vec<Option<usize>> = mc.iter().map(|&i| c[i]).collect();
                     let (published, drafted) = (m.mark)(emit.data, rec, &cols, removed);
-                    set.add(fp, removed, published, at);
+                    set.add(fp, loose, removed, published, at);
                     if drafted {
                         set.add_draft(fp, at);
                     }
                 }
-                _ => set.add(fp, removed, false, at),
+                _ => set.add(fp, loose, removed, false, at),
             }
         }
     })?;
@@ -744,7 +779,26 @@ fn check_into<R: Read>(
                             .zip(&p.sets)
                             .find(|(s, set)| set.is_some() && s.covers(ty));
                         match decides {
-                            Some((s, _)) => (s.rule, fill(&s.message, None), fill(&s.help, None)),
+                            Some((s, _)) => {
+                                let mut message = fill(&s.message, None);
+                                let loose = p.a.spec.loose_fingerprint(ty, key);
+                                let near = r.sources.iter().zip(&p.sets).find_map(|(s, set)| {
+                                    Some((s.from, set.as_ref()?.near(loose)?))
+                                });
+                                if let Some((from, at)) = near {
+                                    let place = match (from, run) {
+                                        (KeySource::Run, Some(k)) => k.place(at),
+                                        _ => {
+                                            format!("line {} of the {} CSV", at.1, p.a.spec.target)
+                                        }
+                                    };
+                                    message.push_str(&format!(
+                                        "; did you mean the `{}` of {place}? It differs from this one only in case or spaces",
+                                        p.a.spec.key
+                                    ));
+                                }
+                                (s.rule, message, fill(&s.help, None))
+                            }
                             None => {
                                 match r.unchecked {
                                     Some(UncheckedMode::File) => left.whole(p.a.spec.target),
@@ -1110,9 +1164,10 @@ mod tests {
             any_file: false,
         };
         let fp = |k: &str| spec(false).fingerprint(None, k);
-        s.add(fp("x"), true, false, (0, 2));
+        let loose = |k: &str| spec(false).loose_fingerprint(None, k);
+        s.add(fp("x"), loose("x"), true, false, (0, 2));
         assert!(matches!(s.find(fp("x")), Found::Removed((0, 2))));
-        s.add(fp(" x "), false, true, (0, 3));
+        s.add(fp(" x "), loose(" x "), false, true, (0, 3));
         assert!(matches!(
             s.find(fp("x")),
             Found::Kept {
@@ -1120,7 +1175,7 @@ mod tests {
                 drafted: None,
             }
         ));
-        s.add(fp("x"), false, false, (1, 2));
+        s.add(fp("x"), loose("x"), false, false, (1, 2));
         s.add_draft(fp("x"), (1, 2));
         s.add_draft(fp("x"), (1, 5));
         assert!(matches!(
@@ -1131,6 +1186,16 @@ mod tests {
             }
         ));
         assert!(matches!(s.find(fp("X")), Found::Absent));
+        // A near miss finds the first row that keeps the key, not the one
+        // that deletes it.
+        assert_eq!(s.near(loose("X")), Some((0, 3)));
+        assert_eq!(s.near(loose(" x\u{a0}")), Some((0, 3)));
+        assert_eq!(s.near(loose("y")), None);
+        assert_eq!(loose("Role Admin"), loose("roleadmin"));
+        assert_ne!(
+            spec(false).loose_fingerprint(Some("role"), "a"),
+            spec(false).loose_fingerprint(Some("identity"), "a")
+        );
         let ci = spec(true);
         assert_eq!(
             ci.fingerprint(None, " Ada@Example.COM"),

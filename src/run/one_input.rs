@@ -72,6 +72,7 @@ impl Run<'_> {
                 &rules::IDENTITY_CONFLICT,
                 &rules::IDENTITY_COMBINATION,
                 &rules::IDENTITY_PARTNER_MISMATCH,
+                &rules::IDENTITY_EMAIL_CASE,
             ]
             .into_iter()
             .any(on),

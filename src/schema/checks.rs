@@ -52,7 +52,8 @@ impl Table {
     /// Every check the table makes, in table order: columns that require,
     /// shape or ask for something (not optional free text), then each
     /// `[[requires]]`, `[[equal]]`, `[[one_or_all]]`, `[[json]]`,
-    /// `[[order]]`, `[[unique]]`, `[identity]` and each `[[references]]`.
+    /// `[[order]]`, `[[unique]]`, `[[exclusive]]`, `[identity]` and each
+    /// `[[references]]`.
     /// Severities are the table's where it sets one, else the rule's
     /// default.
     pub fn checks(&self) -> Vec<Check<'_>> {
@@ -109,7 +110,13 @@ impl Table {
         }
         for e in &self.equal {
             let sev = e.severity.unwrap_or(rules::MISMATCHED_VALUES.severity);
-            push(format!("equal ({})", e.reason), &[sev], &e.trace);
+            // Values equal only without case warn.
+            let sevs: &[Severity] = if e.ignore_case {
+                &[sev, Severity::Warning]
+            } else {
+                &[sev]
+            };
+            push(format!("equal ({})", e.reason), sevs, &e.trace);
         }
         for o in &self.one_or_all {
             let sev = o.severity.unwrap_or(rules::PARTIAL_COLUMN_GROUP.severity);
@@ -138,12 +145,23 @@ impl Table {
             let sev = u.severity.unwrap_or(rules::DUPLICATE_VALUE.severity);
             push(format!("unique ({})", u.reason), &[sev], &u.trace);
         }
+        for e in &self.exclusive {
+            let sev = rules::INCOMPATIBLE_ROWS.severity;
+            push(format!("exclusive ({})", e.reason), &[sev], &e.trace);
+        }
         if let Some(i) = &self.identity {
-            let sevs = [
+            let mut sevs = vec![
                 rules::IDENTITY_CONFLICT.severity,
                 rules::IDENTITY_COMBINATION.severity,
                 rules::IDENTITY_PARTNER_MISMATCH.severity,
             ];
+            // An e-mail column is compared without case too, which warns.
+            if i.columns
+                .iter()
+                .any(|&c| self.columns[c].shape == Shape::Email)
+            {
+                sevs.push(rules::IDENTITY_EMAIL_CASE.severity);
+            }
             push("identity".into(), &sevs, &i.trace);
         }
         for r in &self.references {

@@ -12,7 +12,7 @@
 //! (the format names and their TOML), `words.rs` (placeholders and rule
 //! codes of references' messages), `error.rs` (`TableError`); the parts of
 //! a table, `columns.rs`, `conditions.rs`, `bindings.rs` (`[[json]]`),
-//! `cross.rs` (`[identity]`, `[[unique]]`), `references.rs` and
+//! `cross.rs` (`[identity]`, `[[unique]]`, `[[exclusive]]`), `references.rs` and
 //! `unchecked.rs`; `table.rs` (`Table` and its parse, part by part),
 //! `checks.rs` (`Table::checks`), `link.rs` (references against their
 //! targets), `detect.rs` (a format from a header); this file keeps the

@@ -9,7 +9,9 @@ use super::conditions::{
     equal, one_or_all, order, requires, Equal, OneOrAll, Order, RawEqual, RawOneOrAll, RawOrder,
     RawRequires, Requires,
 };
-use super::cross::{identity, unique, Identity, RawIdentity, RawUnique, Unique};
+use super::cross::{
+    exclusive, identity, unique, Exclusive, Identity, RawExclusive, RawIdentity, RawUnique, Unique,
+};
 use super::error::TableError;
 use super::references::{references, RawReference, Reference};
 use super::unchecked::{unchecked, RawUnchecked, Unchecked};
@@ -58,6 +60,8 @@ struct RawTable {
     #[serde(default)]
     unique: Vec<RawUnique>,
     #[serde(default)]
+    exclusive: Vec<RawExclusive>,
+    #[serde(default)]
     references: Vec<RawReference>,
     #[serde(default)]
     unchecked: Vec<RawUnchecked>,
@@ -83,6 +87,8 @@ pub struct Table {
     pub(crate) identity: Option<Identity>,
     /// Values (or composites) that must not repeat in a file.
     pub(crate) unique: Vec<Unique>,
+    /// Two kinds of row one file cannot hold under one key.
+    pub(crate) exclusive: Vec<Exclusive>,
     /// Cells that name a record another file defines: the run's files, a
     /// bundle's other member, `--entities` (the engine of
     /// `src/check/refs.rs`).
@@ -119,6 +125,7 @@ impl Table {
         let order = order(&scope, raw.order)?;
         let identity = identity(&scope, raw.identity)?;
         let unique = unique(&scope, raw.unique)?;
+        let exclusive = exclusive(&scope, raw.exclusive)?;
         let references = references(&scope, raw.references)?;
         let unchecked = unchecked(format, raw.unchecked, &references)?;
         Ok(Table {
@@ -136,6 +143,7 @@ impl Table {
             order,
             identity,
             unique,
+            exclusive,
             references,
             unchecked,
         })

@@ -65,6 +65,14 @@ fn big_file() -> (Vec<u8>, Found) {
                 "X003",
                 line_of[7],
             ),
+            // User9's Email with other capitals, the rest as on its row:
+            // only without case the same, a warning (issue 30).
+            30_000 => plant(
+                &mut text,
+                "read,true,User9@Example.com,100009,user9,Nine\n".into(),
+                "X007",
+                line_of[9],
+            ),
             // An exact copy of row 1009, the one with a two-line name.
             40_000 => plant(&mut text, row(1009), "X005", line_of[1009]),
             _ => {}
@@ -245,6 +253,75 @@ fn a_size_hint_changes_no_finding_right_or_wrong() {
             let r = run(Some(hint), cap);
             let plain = run(None, cap);
             assert_eq!(r.diagnostics, plain.diagnostics, "hint {hint}, cap {cap}");
+        }
+    }
+}
+
+/// Issue 30's cross-row readings, checked at every chunk size and thread
+/// count: `identity-email-case` (a warning, its earlier row named) where
+/// e-mails differ only in case and nothing worse is wrong, the error kept
+/// where they differ otherwise; `incompatible-rows` between a review
+/// created and a status changed under one campaign, the rows apart.
+#[test]
+fn email_case_and_incompatible_rows_do_not_depend_on_chunks_or_threads() {
+    let cases: [(&str, &str, Found); 2] = [
+        (
+            "entitlements",
+            "Privilege Name,Privilege Value,Email,User ID,Username\n\
+             admin,true,ada@example.com,1001,ada\n\
+             read,true,grace@example.com,2002,grace\n\
+             read,true,Ada@Example.com,1001,ada\n\
+             write,true,ADA@example.com,3003,\n\
+             write,true,Ada@Example.com,1001,alice\n\
+             exec,true,carl@example.com,,\n\
+             exec,true,Carl@example.com,,\n",
+            vec![
+                ("X007", 4, Some(2)),
+                ("X007", 5, Some(2)),
+                ("X001", 6, Some(4)),
+            ],
+        ),
+        (
+            "reviews",
+            "ID,Identity Email,Campaign Name,Campaign ID,Application ID,Application Name,Resource,Resource Type,Permission Name,Permission Value,Reviewer ID,Review Status,Updated By,Updated At\n\
+             ,ada@example.com,Q2,,github,GitHub,r,repo,admin,true,c@example.com,,c@example.com,2024-03-01\n\
+             rev-1,,,camp-1,,,,,,,c@example.com,approved,c@example.com,2024-03-01\n\
+             rev-2,,Q3,,,,,,,,c@example.com,rejected,c@example.com,2024-03-01\n\
+             rev-3,,Q2,,,,,,,,c@example.com,request_info,c@example.com,2024-03-01\n\
+             ,grace@example.com,,camp-1,aws,AWS,b,role,read,true,c@example.com,,c@example.com,2024-03-01\n\
+             rev-4,,Q2,,,,,,,,c@example.com,delegated,c@example.com,2024-03-01\n\
+             ,alan@example.com,Q3,,aws,AWS,b,role,read,true,c@example.com,,c@example.com,2024-03-01\n",
+            vec![
+                ("X006", 6, Some(3)),
+                ("X006", 7, Some(2)),
+                ("X006", 8, Some(4)),
+            ],
+        ),
+    ];
+    for (format, text, want) in cases {
+        let opts = |chunk_size| Options {
+            format: Some(format.into()),
+            snippets: false,
+            chunk_size,
+            ..Options::default()
+        };
+        for chunk_size in [1, 7, 64, 1 << 20] {
+            for threads in [1, 3] {
+                let r = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .expect("thread pool")
+                    .install(|| check_reader(text.as_bytes(), "f.csv", None, &opts(chunk_size)))
+                    .expect("checks");
+                assert_eq!(
+                    cross_findings(&r),
+                    want,
+                    "{format}, chunk size {chunk_size}, {threads} threads: {:#?}",
+                    r.diagnostics
+                );
+                let x007 = r.diagnostics.iter().filter(|d| d.rule.code == "X007");
+                assert!(x007.into_iter().all(|d| d.severity == Severity::Warning));
+            }
         }
     }
 }

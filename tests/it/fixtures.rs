@@ -263,6 +263,28 @@ fn the_clean_batch_is_silent_and_the_failing_batch_fires_each_rule_once() {
     });
 }
 
+/// Issue 30: a reference that differs from a defined key only in case or
+/// spaces says which key it probably means (`near-miss/`); the same
+/// references written as the keys are (`clean/`) say nothing.
+#[test]
+fn a_reference_that_differs_only_in_case_or_spaces_says_which_key_it_means() {
+    let (text, codes) = run_batch("near-miss");
+    assert_eq!(codes, ["undefined-filter", "undefined-filter"], "{text}");
+    assert_eq!(
+        text.matches("did you mean the `ID` of").count(),
+        2,
+        "{text}"
+    );
+    insta::with_settings!({
+        snapshot_path => "snapshots/fixtures",
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+        description => "testdata/batch/near-miss",
+    }, {
+        insta::assert_snapshot!("batch__near-miss", text);
+    });
+}
+
 #[test]
 fn every_rule_has_a_failing_fixture() {
     let mut named: BTreeSet<String> = fixtures().iter().map(|(_, p)| stem(p)).collect();

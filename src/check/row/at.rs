@@ -4,9 +4,9 @@
 use crate::check::cell_edits::CellParts;
 use crate::check::emit::Emitter;
 use crate::check::finding::{Finding, FixBuilder};
-use crate::check::text::quote;
+use crate::check::text::{describe_around, quote};
 use crate::diagnostic::Applicability;
-use crate::rules::Rule;
+use crate::rules::{self, Rule};
 use crate::scan::{raw_offset, FieldSpan};
 use crate::schema::Column;
 use std::ops::Range;
@@ -25,6 +25,39 @@ pub(super) struct CellAt<'a> {
 }
 
 impl CellAt<'_> {
+    /// Spaces (or other blanks) around `value`, which trims to `trimmed`, and
+    /// the safe fix that removes them.
+    pub(super) fn surrounding_whitespace(
+        &self,
+        value: &str,
+        trimmed: &str,
+        emit: &mut Emitter<'_>,
+    ) {
+        // Plain spaces are quoted as they stand; anything else is named, since
+        // a TAB or a NBSP looks like a space, or like nothing.
+        let around = describe_around(value, trimmed);
+        let (message, help) = if around == "spaces around it" {
+            (
+                format!("{} has spaces around it", quote(value)),
+                format!("write {} without the spaces", quote(trimmed)),
+            )
+        } else {
+            (
+                format!("{} has {around}", quote(trimmed)),
+                format!("write {} without them", quote(trimmed)),
+            )
+        };
+        self.report(
+            emit,
+            self.finding(&rules::SURROUNDING_WHITESPACE, message)
+                .help(help)
+                .fix(
+                    FixBuilder::safe("remove the spaces around the value")
+                        .edits(self.parts.trim_edits()),
+                ),
+        );
+    }
+
     /// A finding of `rule` about this cell, naming its column.
     pub(super) fn finding(&self, rule: &'static Rule, message: String) -> Finding {
         Finding::new(rule, message).column(Some(self.name.clone()))

@@ -6,8 +6,7 @@ use super::cells::Cells;
 use super::list_cells::{check_list, list_is_clean};
 use super::plan::Plan;
 use super::{enum_cells, id_cells, scalar_cells};
-use crate::check::finding::{Finding, FixBuilder};
-use crate::check::text::{describe_around, quote};
+use crate::check::finding::Finding;
 use crate::check::{cell_edits, emit::Emitter, shapes, sheet};
 use crate::rules;
 use crate::scan::FieldSpan;
@@ -88,7 +87,7 @@ impl Plan {
             parts: cell_edits::CellParts::of(f, value, trimmed),
         };
         if trimmed.len() != value.len() {
-            surrounding_whitespace(&at, value, trimmed, emit);
+            at.surrounding_whitespace(value, trimmed, emit);
         }
         let v = trimmed;
         match &col.shape {
@@ -114,33 +113,6 @@ impl Plan {
             Shape::Json(_) => {}
         }
     }
-}
-
-/// Spaces (or other blanks) around `value`, which trims to `trimmed`, and
-/// the safe fix that removes them.
-fn surrounding_whitespace(at: &CellAt<'_>, value: &str, trimmed: &str, emit: &mut Emitter<'_>) {
-    // Plain spaces are quoted as they stand; anything else is named, since
-    // a TAB or a NBSP looks like a space, or like nothing.
-    let around = describe_around(value, trimmed);
-    let (message, help) = if around == "spaces around it" {
-        (
-            format!("{} has spaces around it", quote(value)),
-            format!("write {} without the spaces", quote(trimmed)),
-        )
-    } else {
-        (
-            format!("{} has {around}", quote(trimmed)),
-            format!("write {} without them", quote(trimmed)),
-        )
-    };
-    at.report(
-        emit,
-        at.finding(&rules::SURROUNDING_WHITESPACE, message)
-            .help(help)
-            .fix(
-                FixBuilder::safe("remove the spaces around the value").edits(at.parts.trim_edits()),
-            ),
-    );
 }
 
 fn fill_help(col: &crate::schema::Column) -> String {

@@ -181,6 +181,36 @@ impl Plan {
             } else {
                 a == b
             };
+            if same && e.ignore_case && a != b {
+                // Equal only without case: whether the platform compares
+                // so is not stated, so a warning, as the entitlements'
+                // e-mails that differ only in case (issue 30).
+                let i = self.map.col_field[e.column].expect("value() found it");
+                let f = &rec.fields[i];
+                emit.report_in(
+                    f.start..f.end,
+                    f,
+                    Finding::new(
+                        &rules::MISMATCHED_VALUES,
+                        format!(
+                            "`{}` {} equals `{}` {} only without case: the spec does not say whether the platform compares them without case ({})",
+                            cname(e.column),
+                            quote(a),
+                            cname(e.to),
+                            quote(b),
+                            e.reason
+                        ),
+                    )
+                    .severity(Some(crate::diagnostic::Severity::Warning))
+                    .column(self.name(i))
+                    .help(format!(
+                        "write `{}` exactly as `{}`",
+                        cname(e.column),
+                        cname(e.to)
+                    )),
+                );
+                continue;
+            }
             if !same {
                 let i = self.map.col_field[e.column].expect("value() found it");
                 let f = &rec.fields[i];

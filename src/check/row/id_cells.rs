@@ -12,7 +12,16 @@ use crate::rules;
 pub(super) fn check_email(at: &CellAt<'_>, v: &str, emit: &mut Emitter<'_>) {
     if !shapes::is_email(v) {
         let invisible = name_invisible(v);
-        let (message, help) = if invisible.is_empty() {
+        let mailto = v
+            .get(..7)
+            .filter(|p| p.eq_ignore_ascii_case("mailto:"))
+            .map(|_| &v[7..]);
+        let (message, help) = if let Some(address) = mailto.filter(|a| shapes::is_email(a)) {
+            (
+                format!("{} is a `mailto:` link, not an e-mail address", quote(v)),
+                format!("write the address alone: {}", quote(address)),
+            )
+        } else if invisible.is_empty() {
             (
                 format!("{} is not an e-mail address", quote(v)),
                 format!(

@@ -319,6 +319,31 @@ pub(super) fn check_list(
             continue;
         }
         if let Some(values) = values {
+            // An element joined by another separator is no element: the
+            // list's stated shape is broken, as by an empty element, so it
+            // has the list's severity, not the softer one of an unknown
+            // value (a worse cell never gets a softer finding). No value of
+            // a table holds one.
+            if let Some(sep) = el.bytes().find(|&c| matches!(c, b';' | b'|')) {
+                if room() {
+                    let sep = char::from(sep);
+                    part(
+                        emit,
+                        el_start,
+                        el_end,
+                        list(format!(
+                            "{} joins elements with `{sep}`: `{}` is a comma-separated list",
+                            quote(el),
+                            col.name
+                        ))
+                        .help(format!(
+                            "separate the elements with commas: {}",
+                            quote(&el.split(sep).map(str::trim).collect::<Vec<_>>().join(", "))
+                        )),
+                    );
+                }
+                continue;
+            }
             if !values.iter().any(|x| x == el) && room() {
                 let span = at.inner_span(lead + el_start, lead + el_end);
                 let mut finding = at

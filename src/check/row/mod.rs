@@ -32,6 +32,7 @@ pub use plan::Plan;
 use super::emit::Emitter;
 use super::finding::Finding;
 use super::record::{report_nuls, report_quoting, report_utf8};
+use super::shapes;
 use crate::rules;
 use crate::scan::Record;
 use crate::schema::shape::DateShape;
@@ -97,13 +98,19 @@ impl Plan {
                 }
             }
         }
-        if cells.suspicious != 0
-            || self
-                .id_fields
-                .iter()
-                .any(|&i| cells.as_is(i).is_some_and(super::sheet::maybe_exponent))
-        {
-            self.check_text_cells(rec, cells, emit);
+        // An identifier is looked at for an exponent, or for what is not
+        // visible ASCII at either end (spaces around it); a cell held
+        // decoded (escapes, bytes that are not UTF-8) is looked at whole.
+        let id_suspect = |i: usize| match cells.as_is(i) {
+            Some(v) => {
+                super::sheet::maybe_exponent(v)
+                    || !v.first().is_some_and(|&b| shapes::visible_ascii(b))
+                    || !v.last().is_some_and(|&b| shapes::visible_ascii(b))
+            }
+            None => cells.is_filled(i),
+        };
+        if cells.suspicious != 0 || self.id_fields.iter().any(|&i| id_suspect(i)) {
+            self.check_text_cells(data, rec, cells, emit);
         }
         // The usual row meets every requirement, and most formats have no
         // equal, grouped or ordered columns: settled here, so that the

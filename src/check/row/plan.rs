@@ -249,6 +249,16 @@ fn value_readers(table: &Table) -> Vec<bool> {
     for c in table.unique.iter().flat_map(|u| u.columns.iter().copied()) {
         mark(c);
     }
+    for e in &table.exclusive {
+        for &c in &e.key {
+            mark(c);
+        }
+        for cond in e.sides.iter().flat_map(|s| &s.when) {
+            if let Condition::In(c, _) = cond {
+                mark(*c);
+            }
+        }
+    }
     read
 }
 

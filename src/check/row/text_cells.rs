@@ -1,12 +1,14 @@
 //! What a spreadsheet leaves in cells: error values in any column, and in
 //! free text IDs in scientific notation and formulas.
 
+use super::at::CellAt;
 use super::cells::Cells;
 use super::plan::Plan;
+use crate::check::cell_edits::CellParts;
 use crate::check::emit::Emitter;
 use crate::check::finding::Finding;
-use crate::check::sheet;
 use crate::check::text::quote;
+use crate::check::{shapes, sheet};
 use crate::rules;
 use crate::scan::{FieldSpan, Record};
 
@@ -14,7 +16,13 @@ impl Plan {
     /// What a spreadsheet leaves in free-text cells: error values, IDs in
     /// scientific notation, formulas. Out of line: few records get here.
     #[inline(never)]
-    pub(super) fn check_text_cells(&self, rec: &Record, cells: &Cells<'_>, emit: &mut Emitter<'_>) {
+    pub(super) fn check_text_cells(
+        &self,
+        data: &[u8],
+        rec: &Record,
+        cells: &Cells<'_>,
+        emit: &mut Emitter<'_>,
+    ) {
         for &(i, c) in &self.text_fields {
             let f = &rec.fields[i];
             // A cell nobody else reads keeps its `""` escapes; none of what
@@ -79,6 +87,22 @@ impl Plan {
                     .column(self.name(i))
                     .help("remove the leading character if it is not meant; if it is, start the cell with a single quote (`'`), which spreadsheets show as text"),
                 );
+            }
+            // An identifier is matched as written: ` 1001 ` is not `1001`
+            // to whatever compares it (bdxlint's own cross-row and
+            // reference checks compare trimmed, which hid it).
+            if col.identifier {
+                let trimmed = shapes::trim(v);
+                if trimmed.len() != v.len() {
+                    let at = CellAt {
+                        data,
+                        f,
+                        name: &self.map.names[i],
+                        col,
+                        parts: CellParts::of(f, v, trimmed),
+                    };
+                    at.surrounding_whitespace(v, trimmed, emit);
+                }
             }
         }
     }
