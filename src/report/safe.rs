@@ -9,9 +9,17 @@ use std::borrow::Cow;
 use std::path::Path;
 
 /// Whether `c` may not reach a terminal as it is: C0 controls but tab, DEL,
-/// and C1 controls.
+/// C1 controls, and the characters that make text read other than it is
+/// stored: bidirectional embeddings, overrides and isolates (a cell with
+/// U+202E shows its tail reversed, "Trojan Source"), the invisible marks
+/// that steer them, and the line and paragraph separators, which some
+/// terminals and log viewers break lines at.
 fn unsafe_char(c: char) -> bool {
-    c.is_control() && c != '\t'
+    (c.is_control() && c != '\t')
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
 }
 
 /// `s` with every control character but tab written as an escape
@@ -70,12 +78,13 @@ pub fn excerpt(s: &str, max: usize) -> String {
 }
 
 /// `name` as git writes a path in a diff header: as it is when it holds no
-/// control character, double quote or backslash; otherwise in double
-/// quotes, with C escapes (`\t`, `\n`, `\"`, `\\`) and each byte of any
-/// other control character in octal (`"a\033b"`), so a name can neither
-/// write to the terminal nor start a line of its own.
+/// control character (or character that reorders text, as [`printable`]
+/// escapes), double quote or backslash; otherwise in double quotes, with C
+/// escapes (`\t`, `\n`, `\"`, `\\`) and each byte of any other such
+/// character in octal (`"a\033b"`), so a name can neither write to the
+/// terminal nor start a line of its own.
 pub fn git_quoted(name: &str) -> Cow<'_, str> {
-    let plain = |c: char| !(c.is_control() || c == '"' || c == '\\');
+    let plain = |c: char| !(unsafe_char(c) || c == '\t' || c == '"' || c == '\\');
     if name.chars().all(plain) {
         return Cow::Borrowed(name);
     }
@@ -92,7 +101,7 @@ pub fn git_quoted(name: &str) -> Cow<'_, str> {
             '\r' => out.push_str("\\r"),
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if c.is_control() => {
+            c if unsafe_char(c) => {
                 let mut buf = [0; 4];
                 for b in c.encode_utf8(&mut buf).bytes() {
                     out.push_str(&format!("\\{b:03o}"));
@@ -144,6 +153,22 @@ mod tests {
         assert_eq!(printable("\u{1b}]0;title\u{7}"), "\\x1b]0;title\\x07");
         assert_eq!(printable("\u{9b}2J\u{7f}"), "\\u{9b}2J\\x7f");
         assert_eq!(printable("tab\there é"), "tab\there é");
+    }
+
+    #[test]
+    fn text_that_reads_other_than_it_is_stored_is_escaped() {
+        // A right-to-left override shows "Trojan Source": the tail of a
+        // cell reversed; the separators break a line in some viewers.
+        assert_eq!(printable("ana\u{202e}vsc.exe"), "ana\\u{202e}vsc.exe");
+        assert_eq!(printable("a\u{2028}b\u{2029}"), "a\\u{2028}b\\u{2029}");
+        assert_eq!(
+            printable("\u{2066}x\u{2069}\u{200f}\u{61c}"),
+            "\\u{2066}x\\u{2069}\\u{200f}\\u{61c}"
+        );
+        assert_eq!(printable("مرحبا"), "مرحبا");
+        assert_eq!(git_quoted("a\u{202e}b"), "\"a\\342\\200\\256b\"");
+        // Source lines keep every byte offset: three bytes, three marks.
+        assert_eq!(printable_lines("a\u{202e}b"), "a???b");
     }
 
     #[test]

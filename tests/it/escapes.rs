@@ -378,3 +378,42 @@ fn a_name_that_is_not_utf8_is_shown_replaced() {
         assert_clean(format, &err, false);
     }
 }
+
+/// A cell or a name with a right-to-left override shows its tail reversed
+/// on a terminal ("Trojan Source"), and U+2028 breaks a line in some log
+/// viewers: the text outputs show both as escapes, the source line as one
+/// `?` a byte (its offsets kept).
+#[test]
+fn text_that_reads_reversed_or_breaks_a_line_is_escaped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let name = "rev\u{202e}vsc.csv";
+    std::fs::write(
+        dir.path().join(name),
+        "Employee ID,Full Name,Work Email,Start Date\nE-1,Ada\u{202e} Lovelace\u{2028},ada@example.com,2024-13-01\n",
+    )
+    .expect("write");
+    for format in ["human", "concise", "github"] {
+        let (code, stdout, stderr) = run(
+            dir.path(),
+            &[
+                os("check"),
+                os("--isolated"),
+                os("--format"),
+                os("employees"),
+                os("--output-format"),
+                os(format),
+                os(name),
+            ],
+        );
+        assert_eq!(code, Some(1), "{format}");
+        let text = String::from_utf8(stdout).expect("utf-8");
+        assert!(
+            text.contains("rev\\u{202e}vsc.csv") || text.contains("rev%E2%80%AEvsc.csv"),
+            "{format}: {text}"
+        );
+        for c in ['\u{202e}', '\u{2028}'] {
+            assert!(!text.contains(c), "{format}: {text}");
+            assert!(!String::from_utf8_lossy(&stderr).contains(c), "{format}");
+        }
+    }
+}
