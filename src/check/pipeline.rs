@@ -303,10 +303,21 @@ impl Run<'_> {
             let to_writer = fixes.map(|_| to_writer);
             scope_fifo(self.pool, |s| -> Result<(), Error> {
                 let (mut sent, mut done) = (0u64, 0u64);
+                // Bytes of the chunks sent and not yet back: checked, folded,
+                // or (with `--fix`) at the writer until their buffer returns.
+                let mut held = 0usize;
                 let mut next = Some(first_rest);
                 loop {
                     while sent - done < in_flight as u64 {
                         let Some(c) = next.take() else { break };
+                        // A chunk past the budget waits for room, unless
+                        // nothing is held: a record larger than the budget
+                        // is still read, alone.
+                        if held > 0 && held + c.data.len() > IN_FLIGHT_BYTES {
+                            next = Some(c);
+                            break;
+                        }
+                        held += c.data.len();
                         let tx = tx.clone();
                         let snippets = self.snippets.clone();
                         let n = sent;
@@ -328,7 +339,20 @@ impl Run<'_> {
                         next = chunks.next_chunk().map_err(io)?;
                     }
                     if done == sent {
-                        return Ok(());
+                        if next.is_none() {
+                            return Ok(());
+                        }
+                        // Every chunk sent is folded: what holds the budget
+                        // is at the writer, which gives it back.
+                        let Ok(b) = written.recv() else {
+                            // The writer ended (it panicked): the fixed copy
+                            // is lost, but the check goes on.
+                            held = 0;
+                            continue;
+                        };
+                        held = held.saturating_sub(b.len());
+                        chunks.recycle(b);
+                        continue;
                     }
                     let mut folded =
                         receive(&rx).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -341,10 +365,14 @@ impl Run<'_> {
                         Some(w) => {
                             let _ = w.send(folded);
                             while let Ok(b) = written.try_recv() {
+                                held = held.saturating_sub(b.len());
                                 chunks.recycle(b);
                             }
                         }
-                        None => chunks.recycle(folded.data),
+                        None => {
+                            held = held.saturating_sub(folded.data.len());
+                            chunks.recycle(folded.data);
+                        }
                     }
                     done += 1;
                 }
@@ -359,6 +387,13 @@ impl Run<'_> {
             .0)
     }
 }
+
+/// Bytes of chunks in flight at most (being checked, waiting to be
+/// folded, at the writer of `--fix`), beside their number: chunks hold
+/// whole records, so a file of 8 MiB records makes every chunk 8 MiB and
+/// more, and a number of chunks alone let memory grow with the threads.
+/// Clean data's 1 MiB chunks stay within it at 16 threads.
+const IN_FLIGHT_BYTES: usize = 16 << 20;
 
 /// Reports the header's unnamed fields, held until now: `unknown-column`
 /// for one empty in every row (with a fix when such fields end the
