@@ -167,8 +167,11 @@ pub fn row_fix(data: &[u8]) {
     /// read it, if it fixed the file's head first.
     struct Output {
         source: Vec<u8>,
-        out: Arc<Mutex<(Vec<u8>, usize, bool, Option<Vec<u8>>)>>,
+        out: Arc<Mutex<Made>>,
     }
+    /// The output so far, the source offset written up to, whether a fix
+    /// was unsettling, and the input as the check read it after its head.
+    type Made = (Vec<u8>, usize, bool, Option<Vec<u8>>);
     impl FixedChunks for Output {
         fn chunk(
             &mut self,

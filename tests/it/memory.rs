@@ -215,7 +215,7 @@ fn fixing_a_file_of_8_mib_records_at_eight_threads_stays_bounded() {
         .expect("write");
     let title = "x".repeat(8 << 20);
     for i in 0..24 {
-        write!(f, "Ada, a{i}@example.com ,{title},3/7/2024\n").expect("write");
+        writeln!(f, "Ada, a{i}@example.com ,{title},3/7/2024").expect("write");
     }
     drop(f);
     let out = dir.path().join("out.txt");
