@@ -6,10 +6,16 @@
 //! differ it looks a window of lines ahead on both sides for where they
 //! agree again, which is exact for what fixes do (lines changed in place,
 //! rows removed) and always a correct, if not minimal, diff.
+//!
+//! A line is held in memory up to [`LONG_LINE`] bytes; a longer one (a
+//! file of CR line endings is one line to a diff) is spilled as it is read
+//! and compared by its length and a 128-bit hash, so no line of any length
+//! is held whole.
 
 use crate::report::spill::Spill;
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
+use xxhash_rust::xxh3::Xxh3;
 
 /// Lines of context around each change, as `diff -u` shows them.
 const CONTEXT: usize = 3;
@@ -17,6 +23,51 @@ const CONTEXT: usize = 3;
 /// bytes of them.
 const WINDOW: usize = 64;
 const WINDOW_BYTES: usize = 8 << 20;
+/// Lines longer than this are spilled, not held.
+const LONG_LINE: usize = 1 << 20;
+
+/// A line of one side, with its line ending.
+enum Line {
+    Held(Vec<u8>),
+    /// Longer than [`LONG_LINE`]: its bytes in a spill (a temporary file),
+    /// its length, its hash (XXH3, 128 bits), and whether it ends with a
+    /// line feed.
+    Long {
+        bytes: Spill,
+        len: u64,
+        hash: u128,
+        lf: bool,
+    },
+}
+
+impl Line {
+    /// The bytes it counts for in a window: a spilled line holds little.
+    fn held(&self) -> usize {
+        match self {
+            Line::Held(l) => l.len(),
+            Line::Long { .. } => LONG_LINE,
+        }
+    }
+}
+
+impl PartialEq for Line {
+    fn eq(&self, other: &Line) -> bool {
+        match (self, other) {
+            (Line::Held(a), Line::Held(b)) => a == b,
+            // A line is spilled by its length alone, so equal lines are
+            // both held or both spilled.
+            (
+                Line::Long {
+                    len: a, hash: ha, ..
+                },
+                Line::Long {
+                    len: b, hash: hb, ..
+                },
+            ) => a == b && ha == hb,
+            _ => false,
+        }
+    }
+}
 
 /// Writes a unified diff of `old` and `new` (labelled `old_name` and
 /// `new_name`) to `out`; whether they differ. The labels are quoted as git
@@ -51,7 +102,7 @@ pub(crate) fn unified_diff(
 
 struct Side<R> {
     reader: R,
-    ahead: VecDeque<Vec<u8>>,
+    ahead: VecDeque<Line>,
     /// 1-based number of the first line in `ahead`.
     line: u64,
     /// Bytes held in `ahead`.
@@ -77,20 +128,74 @@ impl<R: BufRead> Side<R> {
             && !self.done
             && (self.ahead.is_empty() || self.bytes < WINDOW_BYTES)
         {
-            let mut l = Vec::new();
-            if self.reader.read_until(b'\n', &mut l)? == 0 {
-                self.done = true;
-            } else {
-                self.bytes += l.len();
-                self.ahead.push_back(l);
+            match self.read_line()? {
+                None => self.done = true,
+                Some(l) => {
+                    self.bytes += l.held();
+                    self.ahead.push_back(l);
+                }
             }
         }
         Ok(())
     }
 
-    fn pop(&mut self) -> Option<Vec<u8>> {
+    /// The next line, held or, past [`LONG_LINE`] bytes, spilled as it is
+    /// read.
+    fn read_line(&mut self) -> io::Result<Option<Line>> {
+        let mut held = Vec::new();
+        let mut long: Option<(Spill, Xxh3, u64)> = None;
+        let mut lf = false;
+        loop {
+            let buf = self.reader.fill_buf()?;
+            if buf.is_empty() {
+                break;
+            }
+            let take = match memchr::memchr(b'\n', buf) {
+                Some(i) => {
+                    lf = true;
+                    i + 1
+                }
+                None => buf.len(),
+            };
+            let part = &buf[..take];
+            match &mut long {
+                None if held.len() + take <= LONG_LINE => held.extend_from_slice(part),
+                None => {
+                    let mut spill = Spill::new();
+                    let mut hash = Xxh3::new();
+                    for b in [&held[..], part] {
+                        spill.write_all(b)?;
+                        hash.update(b);
+                    }
+                    long = Some((spill, hash, (held.len() + take) as u64));
+                    held = Vec::new();
+                }
+                Some((spill, hash, len)) => {
+                    spill.write_all(part)?;
+                    hash.update(part);
+                    *len += take as u64;
+                }
+            }
+            self.reader.consume(take);
+            if lf {
+                break;
+            }
+        }
+        Ok(match long {
+            Some((bytes, hash, len)) => Some(Line::Long {
+                bytes,
+                len,
+                hash: hash.digest128(),
+                lf,
+            }),
+            None if held.is_empty() => None,
+            None => Some(Line::Held(held)),
+        })
+    }
+
+    fn pop(&mut self) -> Option<Line> {
         let l = self.ahead.pop_front()?;
-        self.bytes -= l.len();
+        self.bytes -= l.held();
         self.line += 1;
         Some(l)
     }
@@ -112,7 +217,7 @@ struct Hunk {
     added: Spill,
     /// Equal lines since the last change, not yet in `body` (at most twice
     /// the context).
-    pending: Vec<Vec<u8>>,
+    pending: Vec<Line>,
 }
 
 impl Hunk {
@@ -125,7 +230,7 @@ struct Differ<'o, A, B> {
     old: Side<A>,
     new: Side<B>,
     /// The last equal lines before any hunk: its leading context.
-    before: VecDeque<Vec<u8>>,
+    before: VecDeque<Line>,
     hunk: Option<Hunk>,
     out: &'o mut dyn Write,
     /// The file names, until the first hunk writes them.
@@ -174,13 +279,13 @@ impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
         let (a, b) = best.unwrap_or((na, nb));
         self.open()?;
         for _ in 0..a {
-            if let Some(l) = self.old.pop() {
-                self.put(b'-', &l)?;
+            if let Some(mut l) = self.old.pop() {
+                self.put(b'-', &mut l)?;
             }
         }
         for _ in 0..b {
-            if let Some(l) = self.new.pop() {
-                self.put(b'+', &l)?;
+            if let Some(mut l) = self.new.pop() {
+                self.put(b'+', &mut l)?;
             }
         }
         Ok(())
@@ -205,14 +310,14 @@ impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
             .as_mut()
             .map(|h| std::mem::take(&mut h.pending))
             .unwrap_or_default();
-        for l in pending {
-            self.put(b' ', &l)?;
+        for mut l in pending {
+            self.put(b' ', &mut l)?;
         }
         Ok(())
     }
 
     /// Adds a line to the open hunk: ` ` (context), `-` or `+`.
-    fn put(&mut self, mark: u8, l: &[u8]) -> io::Result<()> {
+    fn put(&mut self, mark: u8, l: &mut Line) -> io::Result<()> {
         let escape = self.escape;
         let Some(h) = &mut self.hunk else {
             return Ok(());
@@ -233,10 +338,13 @@ impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
             }
         };
         to.write_all(&[mark])?;
-        write_line(to, l, escape)
+        match l {
+            Line::Held(l) => write_line(to, l, escape),
+            Line::Long { bytes, lf, .. } => write_long_line(to, bytes, *lf, escape),
+        }
     }
 
-    fn same(&mut self, l: Vec<u8>) -> io::Result<()> {
+    fn same(&mut self, l: Line) -> io::Result<()> {
         match &mut self.hunk {
             Some(h) => {
                 h.end_change()?;
@@ -265,8 +373,8 @@ impl<A: BufRead, B: BufRead> Differ<'_, A, B> {
         let keep = h.pending.len().min(CONTEXT);
         let rest = h.pending.split_off(keep);
         let trailing = std::mem::take(&mut h.pending);
-        for l in trailing {
-            self.put(b' ', &l)?;
+        for mut l in trailing {
+            self.put(b' ', &mut l)?;
         }
         let Some(mut h) = self.hunk.take() else {
             return Ok(());
@@ -318,6 +426,112 @@ fn write_line(out: &mut dyn Write, l: &[u8], escape: bool) -> io::Result<()> {
         out.write_all(b"\\ No newline at end of file\n")?;
     }
     Ok(())
+}
+
+/// A spilled line, written as [`write_line`] writes a held one: copied
+/// from its spill, through [`Printable`] when escaping.
+fn write_long_line(
+    out: &mut dyn Write,
+    line: &mut Spill,
+    lf: bool,
+    escape: bool,
+) -> io::Result<()> {
+    if escape {
+        let mut p = Printable {
+            out: &mut *out,
+            carry: Vec::new(),
+        };
+        line.drain_into(&mut p)?;
+        p.finish()?;
+    } else {
+        line.drain_into(&mut *out)?;
+        if !lf {
+            out.write_all(b"\n")?;
+        }
+    }
+    if !lf {
+        out.write_all(b"\\ No newline at end of file\n")?;
+    }
+    Ok(())
+}
+
+/// Writes a line given in pieces as [`write_line`] writes it escaped, in
+/// bounded memory: text decoded as `String::from_utf8_lossy` decodes the
+/// whole (a character cut between two pieces waits for the rest), made
+/// [`printable`](crate::report::printable); the last two bytes wait for
+/// the end, where a line feed ends the line and a CR before it is shown as
+/// `␍`.
+struct Printable<'o> {
+    out: &'o mut dyn Write,
+    carry: Vec<u8>,
+}
+
+impl Printable<'_> {
+    /// Writes `carry[..upto]` decoded, but an unfinished character at its
+    /// end (which stays in `carry`, with what follows `upto`).
+    fn emit(&mut self, upto: usize) -> io::Result<()> {
+        let mut pos = 0;
+        while pos < upto {
+            match std::str::from_utf8(&self.carry[pos..upto]) {
+                Ok(text) => {
+                    write_printable(self.out, text)?;
+                    pos = upto;
+                }
+                Err(e) => {
+                    let valid = pos + e.valid_up_to();
+                    let text = std::str::from_utf8(&self.carry[pos..valid]).unwrap_or_default();
+                    write_printable(self.out, text)?;
+                    match e.error_len() {
+                        Some(n) => {
+                            write_printable(self.out, "\u{fffd}")?;
+                            pos = valid + n;
+                        }
+                        // Unfinished: the rest comes with the next piece.
+                        None => {
+                            pos = valid;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        self.carry.drain(..pos);
+        Ok(())
+    }
+
+    /// The end of the line: the bytes that waited, as [`write_line`] ends
+    /// a line.
+    fn finish(mut self) -> io::Result<()> {
+        let body = match self.carry.strip_suffix(b"\n") {
+            Some(b) => b.to_vec(),
+            None => std::mem::take(&mut self.carry),
+        };
+        let (body, cr) = match body.strip_suffix(b"\r") {
+            Some(b) => (b, true),
+            None => (&body[..], false),
+        };
+        write_printable(self.out, &String::from_utf8_lossy(body))?;
+        if cr {
+            self.out.write_all("␍".as_bytes())?;
+        }
+        self.out.write_all(b"\n")
+    }
+}
+
+impl Write for Printable<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.carry.extend_from_slice(buf);
+        self.emit(self.carry.len().saturating_sub(2))?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+fn write_printable(out: &mut dyn Write, text: &str) -> io::Result<()> {
+    out.write_all(crate::report::printable(text).as_bytes())
 }
 
 #[cfg(test)]
@@ -378,5 +592,62 @@ mod tests {
         .expect("io");
         let s = String::from_utf8(out).expect("utf-8");
         assert!(s.contains("-a\\x1b[2J␍\n+b␍\n"), "{s}");
+    }
+    /// A line as [`write_line`] writes it, whole.
+    fn rendered(l: &[u8], escape: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        write_line(&mut out, l, escape).expect("io");
+        out
+    }
+
+    #[test]
+    fn long_lines_are_spilled_and_written_as_held_ones_are() {
+        // Past the limit, with escapes, characters of two to four bytes
+        // (cut anywhere between the pieces a copy writes), invalid UTF-8,
+        // CR before LF, and a last line without one.
+        let mut unit = Vec::new();
+        unit.extend_from_slice("ab\u{1b}[2Jé€𝄞,\r".as_bytes());
+        unit.extend_from_slice(b"\xff\xe2\x82 x\t");
+        let long = |n: usize, end: &[u8]| {
+            let mut l = Vec::new();
+            while l.len() < LONG_LINE + n {
+                l.extend_from_slice(&unit);
+            }
+            l.extend_from_slice(end);
+            l
+        };
+        for (end_old, end_new) in [
+            (&b"\r\n"[..], &b"\n"[..]),
+            (b"\n", b""),
+            (b"\xe2\x82", b"\r"),
+        ] {
+            let (l1, l2) = (long(5, end_old), long(11, end_new));
+            let same = long(3, b"\n");
+            for escape in [false, true] {
+                let mut old = b"a\n".to_vec();
+                old.extend_from_slice(&same);
+                old.extend_from_slice(b"b\n");
+                old.extend_from_slice(&l1);
+                let mut new = b"a\n".to_vec();
+                new.extend_from_slice(&same);
+                new.extend_from_slice(b"B\n");
+                new.extend_from_slice(&l2);
+                let mut out = Vec::new();
+                assert!(unified_diff(&old[..], &new[..], "a", "b", escape, &mut out).expect("io"));
+                let mut want = b"--- a\n+++ b\n@@ -1,4 +1,4 @@\n a\n ".to_vec();
+                want.extend(rendered(&same, escape));
+                want.extend_from_slice(b"-b\n-");
+                want.extend(rendered(&l1, escape));
+                want.extend_from_slice(b"+B\n+");
+                want.extend(rendered(&l2, escape));
+                assert!(out == want, "escape {escape}, ends {end_old:?} {end_new:?}");
+            }
+        }
+        // Equal long lines are equal, unequal ones of one length are not.
+        let (a, mut b) = (long(0, b"\n"), long(0, b"\n"));
+        let mut out = Vec::new();
+        assert!(!unified_diff(&a[..], &b[..], "a", "b", false, &mut out).expect("io"));
+        b[7] ^= 1;
+        assert!(unified_diff(&a[..], &b[..], "a", "b", false, &mut out).expect("io"));
     }
 }

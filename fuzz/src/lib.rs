@@ -163,11 +163,15 @@ pub fn row_fix(data: &[u8]) {
     use std::sync::{Arc, Mutex};
 
     /// The output, made in memory as the run makes it on disk: the source
-    /// up to each chunk, then the chunk's bytes.
+    /// up to each chunk, then the chunk's bytes; and the input as the check
+    /// read it, if it fixed the file's head first.
     struct Output {
         source: Vec<u8>,
-        out: Arc<Mutex<(Vec<u8>, usize, bool)>>,
+        out: Arc<Mutex<Made>>,
     }
+    /// The output so far, the source offset written up to, whether a fix
+    /// was unsettling, and the input as the check read it after its head.
+    type Made = (Vec<u8>, usize, bool, Option<Vec<u8>>);
     impl FixedChunks for Output {
         fn chunk(
             &mut self,
@@ -190,6 +194,17 @@ pub fn row_fix(data: &[u8]) {
             o.0.extend_from_slice(bytes);
             o.1 = base + len;
         }
+        fn head(
+            &mut self,
+            len: u64,
+            bytes: &[u8],
+            applied: &[(&'static bdxlint::rules::Rule, u32)],
+        ) {
+            let mut read = bytes.to_vec();
+            read.extend_from_slice(&self.source[len as usize..]);
+            self.out.lock().expect("not poisoned").3 = Some(read);
+            self.chunk(0, len, bytes, true, applied, false);
+        }
     }
 
     let [size, pick, file @ ..] = data else {
@@ -200,7 +215,7 @@ pub fn row_fix(data: &[u8]) {
     let small = (usize::from(size % 32) + 1) * if size & 32 == 0 { 1 } else { 64 };
     let threads = usize::from(size / 64 % 2) + 1;
     let format = format_of(*pick);
-    let out = Arc::new(Mutex::new((Vec::new(), 0, false)));
+    let out = Arc::new(Mutex::new((Vec::new(), 0, false, None)));
     let opts = Options {
         format: format.clone(),
         chunk_size: small,
@@ -227,17 +242,19 @@ pub fn row_fix(data: &[u8]) {
             f.applicability == Applicability::Safe && (f.transform.is_some() || !f.edits.is_empty())
         })
     });
-    let (output, unsettled) = {
+    let (output, unsettled, read) = {
         let mut o = out.lock().expect("not poisoned");
         let rest = file[o.1.min(file.len())..].to_vec();
         o.0.extend_from_slice(&rest);
-        (std::mem::take(&mut o.0), o.2)
+        let read = o.3.take().unwrap_or_else(|| file.to_vec());
+        (std::mem::take(&mut o.0), o.2, read)
     };
     // A fix that may change how the output is read (its encoding, its
     // dialect) makes the run check the output anew, as does one whose
-    // output's first 64 KiB tell another reading.
+    // output's first 64 KiB tell another reading than the input's as the
+    // check read it (after its head's fixes).
     let head = |b: &[u8]| b[..b.len().min(bdxlint::check::dialect::HEAD_LEN)].to_vec();
-    if left || unsettled || !bdxlint::check::reads_alike(&head(file), &head(&output)) {
+    if left || unsettled || !bdxlint::check::reads_alike(&head(&read), &head(&output)) {
         return;
     }
     let checked = pool(1)

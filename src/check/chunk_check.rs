@@ -159,8 +159,11 @@ pub(super) fn check_chunk(
         if let Some(row) = row {
             let end = rec.end + row_fixer::ending_len(rec.ending);
             if let (0, Some(f)) = (fixed.capacity(), &fixer) {
-                // Room for fixes that lengthen rows, without growing.
-                fixed = f.fixes.buffer(data.len() + data.len() / 16 + row.len());
+                // The chunk with this row fixed, and room for fixes that
+                // lengthen later rows, without growing (a chunk of one
+                // 8 MiB record gets 8 MiB and a little, not twice that).
+                let with_row = data.len() - (end - rec.start) + row.len();
+                fixed = f.fixes.buffer(with_row + data.len() / 16);
             }
             fixed.extend_from_slice(&data[copied..rec.start]);
             fixed.extend_from_slice(&row);

@@ -27,6 +27,15 @@ pub trait FixedChunks: Send {
         applied: &[(&'static Rule, u32)],
         unsettling: bool,
     );
+
+    /// The file's first `len` bytes (all before its first row: a BOM, a
+    /// `sep=` line, the header) are `bytes` in the output, with the fixes
+    /// `applied`; comes before any chunk. The check reads the input as it
+    /// is then (`bytes`, and the file from `len` on), and its later chunks'
+    /// offsets are still the file's.
+    fn head(&mut self, len: u64, bytes: &[u8], applied: &[(&'static Rule, u32)]) {
+        self.chunk(0, len, bytes, true, applied, false);
+    }
 }
 
 /// `--fix` in the check: which fixes apply, and where the chunks go.

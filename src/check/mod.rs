@@ -241,4 +241,16 @@ mod tests {
         // row is left to the file's own passes, its finding still there.
         assert_eq!(fixing(file, 40), (vec!["C004"], 0));
     }
+
+    /// Issue 34: the head's fixes (the BOM, a `sep=,` line, names written
+    /// otherwise) are made in the check that fixes the rows, as a chunk of
+    /// their own before the rows': nothing is left for a pass of its own.
+    #[test]
+    fn the_head_is_fixed_in_the_check_with_the_rows() {
+        let file = b"\xef\xbb\xbfsep=,\nfull name,Work Email,START DATE\nAda,a@x.com,3/7/2024\n";
+        assert_eq!(fixing(file, 64 << 20), (vec![], 2));
+        // Only the head.
+        let file = b"full name,Work Email,Start Date\nAda,a@x.com,03/07/2024\n";
+        assert_eq!(fixing(file, 64 << 20), (vec![], 1));
+    }
 }

@@ -14,6 +14,7 @@ use super::header;
 use super::options::Options;
 use super::preamble::{self, runaway_record, Head};
 use super::row::Plan;
+use super::row_fixer;
 use crate::diagnostic::{Diagnostic, FileReport, Transform};
 use crate::error::Error;
 use crate::rules;
@@ -36,28 +37,77 @@ pub(super) fn check_stream<R: Read>(
         diagnostics: Vec::new(),
         member: None,
     };
-    let Some((head, mut chunks)) = preamble::read(reader, &mut report, file_name, opts)? else {
-        // Stopped before the rows: what the orders were given as.
-        let known = opts
-            .date_orders
-            .as_deref()
-            .map(dates::DateOrders::as_known)
-            .unwrap_or_default();
-        return Ok((report, known));
+    let Some((head, chunks)) = preamble::read(reader, &mut report, file_name, opts)? else {
+        return Ok((report, known_orders(opts)));
     };
     let snippets = Snippets::of(opts);
-    let (rows, mut fold, held) = plan(&head, opts, &snippets, &mut report.diagnostics);
+    let planned = plan(&head, opts, &snippets, &mut report.diagnostics);
+    let fixed_head = opts.row_fixes.as_deref().and_then(|fixes| {
+        row_fixer::fix_head(fixes, &head.first, head.end, &chunks, &report.diagnostics)
+            .map(|h| (fixes, h))
+    });
+    let Some((fixes, fixed)) = fixed_head else {
+        return rows(head, chunks, planned, 0, (report, display), opts, sink);
+    };
+    // The head's fixes are made before any row is read: the fixed head and
+    // the rest of the input are checked from the start as the file the fix
+    // writes, and its rows' offsets in the file are where they are read
+    // less the bytes the head's fixes added.
+    lock(&fixes.out).head(fixed.len, &fixed.bytes, &fixed.applied);
+    let input = fixed.input(&head.first, head.end, chunks);
+    drop((head, planned));
+    report.diagnostics.clear();
+    let Some((head, mut chunks)) = preamble::read(input, &mut report, file_name, opts)? else {
+        return Ok((report, known_orders(opts)));
+    };
+    let planned = plan(&head, opts, &snippets, &mut report.diagnostics);
+    chunks.base = chunks.base.saturating_add_signed(-fixed.delta());
+    rows(
+        head,
+        chunks,
+        planned,
+        fixed.delta(),
+        (report, display),
+        opts,
+        sink,
+    )
+}
+
+/// The orders of a file whose check stopped before its rows: as they were
+/// given.
+fn known_orders(opts: &Options) -> dates::DateOrders {
+    opts.date_orders
+        .as_deref()
+        .map(dates::DateOrders::as_known)
+        .unwrap_or_default()
+}
+
+/// Checks the rows after the header `head`, read by `chunks` at offsets
+/// `moved` bytes before where they lie in the output (the head's fixes
+/// added them), against the plan made of it.
+#[allow(clippy::too_many_arguments)]
+fn rows<R: Read>(
+    head: Head,
+    mut chunks: ChunkReader<R>,
+    (rows, mut fold, held): (Rows, Fold, Held),
+    moved: i64,
+    (mut report, display): (FileReport, &str),
+    opts: &Options,
+    sink: &mut dyn FnMut(Diagnostic),
+) -> Result<(FileReport, dates::DateOrders), Error> {
     // Header findings come before any row's.
     drain_sorted(&mut report.diagnostics, sink);
     // The rest of the first chunk, then every later chunk. Each chunk is
     // checked with lines counted from 1 and fixed up in the fold.
-    let first_rest = head.first.split_off(head.end);
+    let mut first_rest = head.first.split_off(head.end);
+    first_rest.base = first_rest.base.saturating_add_signed(-moved);
+    fold.delta = moved;
     fold.legacy_bytes(&head.first, head.start..head.end, head.rec.line);
     let table = head.table;
     drop(head);
     let run = Run {
         rows: &rows,
-        snippets,
+        snippets: Snippets::of(opts),
         fixes: opts.row_fixes.as_deref(),
         display,
         pool: opts.pool.as_deref(),
@@ -253,10 +303,21 @@ impl Run<'_> {
             let to_writer = fixes.map(|_| to_writer);
             scope_fifo(self.pool, |s| -> Result<(), Error> {
                 let (mut sent, mut done) = (0u64, 0u64);
+                // Bytes of the chunks sent and not yet back: checked, folded,
+                // or (with `--fix`) at the writer until their buffer returns.
+                let mut held = 0usize;
                 let mut next = Some(first_rest);
                 loop {
                     while sent - done < in_flight as u64 {
                         let Some(c) = next.take() else { break };
+                        // A chunk past the budget waits for room, unless
+                        // nothing is held: a record larger than the budget
+                        // is still read, alone.
+                        if held > 0 && held + c.data.len() > IN_FLIGHT_BYTES {
+                            next = Some(c);
+                            break;
+                        }
+                        held += c.data.len();
                         let tx = tx.clone();
                         let snippets = self.snippets.clone();
                         let n = sent;
@@ -278,7 +339,20 @@ impl Run<'_> {
                         next = chunks.next_chunk().map_err(io)?;
                     }
                     if done == sent {
-                        return Ok(());
+                        if next.is_none() {
+                            return Ok(());
+                        }
+                        // Every chunk sent is folded: what holds the budget
+                        // is at the writer, which gives it back.
+                        let Ok(b) = written.recv() else {
+                            // The writer ended (it panicked): the fixed copy
+                            // is lost, but the check goes on.
+                            held = 0;
+                            continue;
+                        };
+                        held = held.saturating_sub(b.len());
+                        chunks.recycle(b);
+                        continue;
                     }
                     let mut folded =
                         receive(&rx).unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -291,10 +365,14 @@ impl Run<'_> {
                         Some(w) => {
                             let _ = w.send(folded);
                             while let Ok(b) = written.try_recv() {
+                                held = held.saturating_sub(b.len());
                                 chunks.recycle(b);
                             }
                         }
-                        None => chunks.recycle(folded.data),
+                        None => {
+                            held = held.saturating_sub(folded.data.len());
+                            chunks.recycle(folded.data);
+                        }
                     }
                     done += 1;
                 }
@@ -309,6 +387,13 @@ impl Run<'_> {
             .0)
     }
 }
+
+/// Bytes of chunks in flight at most (being checked, waiting to be
+/// folded, at the writer of `--fix`), beside their number: chunks hold
+/// whole records, so a file of 8 MiB records makes every chunk 8 MiB and
+/// more, and a number of chunks alone let memory grow with the threads.
+/// Clean data's 1 MiB chunks stay within it at 16 threads.
+const IN_FLIGHT_BYTES: usize = 16 << 20;
 
 /// Reports the header's unnamed fields, held until now: `unknown-column`
 /// for one empty in every row (with a fix when such fields end the

@@ -15,6 +15,7 @@
 //! fixes keep coming back) is left to the run's passes, which apply it to
 //! the file and check the result again.
 
+use super::chunk::{Chunk, ChunkReader};
 use super::cross::{CrossPlan, Events};
 use super::emit::{Emitter, Snippets};
 use super::finding::shift;
@@ -230,4 +231,90 @@ fn apply(
     }
     out.extend_from_slice(&row[pos..]);
     out
+}
+
+/// The file's head with its fixes made: the bytes before the first row
+/// (`len` of them in the file) as the fix writes them, and the fixes made,
+/// by rule.
+pub(super) struct FixedHead {
+    pub(super) len: u64,
+    pub(super) bytes: Vec<u8>,
+    pub(super) applied: Vec<(&'static Rule, u32)>,
+}
+
+impl FixedHead {
+    /// Bytes the head's fixes added (negative: removed).
+    pub(super) fn delta(&self) -> i64 {
+        self.bytes.len() as i64 - self.len as i64
+    }
+
+    /// The input as the fix writes it, before any row is fixed: the fixed
+    /// head, then what the reader holds of the input after it (the first
+    /// chunk's rows, the bytes read past that chunk), then the rest of the
+    /// input. Read from the start, it is checked as the fixed file.
+    pub(super) fn input<R: std::io::Read>(
+        &self,
+        first: &Chunk,
+        rows: usize,
+        chunks: ChunkReader<R>,
+    ) -> impl std::io::Read {
+        let pending = &chunks.buf[..chunks.filled];
+        let mut start =
+            Vec::with_capacity(self.bytes.len() + first.data.len() - rows + pending.len());
+        start.extend_from_slice(&self.bytes);
+        start.extend_from_slice(&first.data[rows..]);
+        start.extend_from_slice(pending);
+        std::io::Read::chain(std::io::Cursor::new(start), chunks.r)
+    }
+}
+
+/// The fixes of the file's head among `found` (the findings on it, at file
+/// offsets) that apply, made on `first.data[..rows]` (the bytes before the
+/// first row), each whole or not at all; `None` when none applies, or when
+/// the head is not wholly in `first` as the file's bytes (a chunk before
+/// it, a decoded one) or the reader stopped at a record too long to hold,
+/// and the run's passes fix it.
+pub(super) fn fix_head<R>(
+    fixes: &RowFixes,
+    first: &Chunk,
+    rows: usize,
+    chunks: &ChunkReader<R>,
+    found: &[Diagnostic],
+) -> Option<FixedHead> {
+    if first.base != 0 || first.decoded.is_some() || chunks.too_long.is_some() {
+        return None;
+    }
+    let mut wanted: Vec<&Diagnostic> = found
+        .iter()
+        .filter(|d| {
+            d.fix.as_ref().is_some_and(|f| {
+                f.transform.is_none()
+                    && !f.edits.is_empty()
+                    && f.edits
+                        .iter()
+                        .all(|e| e.span.start <= e.span.end && e.span.end <= rows as u64)
+            }) && (fixes.applies)(d)
+        })
+        .collect();
+    if wanted.is_empty() {
+        return None;
+    }
+    wanted.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    let wanted: Vec<(&'static Rule, Vec<Edit>)> = wanted
+        .into_iter()
+        .filter_map(|d| Some((d.rule, d.fix.as_ref()?.edits.clone())))
+        .collect();
+    let mut applied = Vec::new();
+    let bytes = apply(
+        &first.data[..rows],
+        &wanted,
+        &mut applied,
+        &mut false,
+        &mut Vec::new(),
+    );
+    Some(FixedHead {
+        len: rows as u64,
+        bytes,
+        applied,
+    })
 }

@@ -43,6 +43,10 @@ pub(super) struct ChunkWriter {
     /// A fix may change how the output is read (see
     /// [`check::FixedChunks::chunk`]).
     pub(super) unsettled: bool,
+    /// The file's head as the check read it, if its fixes were made first
+    /// (see [`check::FixedChunks::head`]): its length in the file, and its
+    /// bytes.
+    pub(super) head: Option<(u64, Vec<u8>)>,
     error: Option<io::Error>,
 }
 
@@ -91,15 +95,13 @@ impl check::FixedChunks for Shared {
         unsettling: bool,
     ) {
         let mut w = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        w.unsettled |= unsettling;
-        for &(rule, n) in applied {
-            w.applied.entry(rule.code).or_insert((rule, 0)).1 += n as usize;
-        }
-        if w.error.is_none() {
-            if let Err(e) = w.put(base, len, bytes, changed) {
-                w.error = Some(e);
-            }
-        }
+        w.take(base, len, bytes, changed, applied, unsettling);
+    }
+
+    fn head(&mut self, len: u64, bytes: &[u8], applied: &[(&'static Rule, u32)]) {
+        let mut w = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        w.head = Some((len, bytes.to_vec()));
+        w.take(0, len, bytes, true, applied, false);
     }
 }
 
@@ -117,8 +119,46 @@ impl ChunkWriter {
             drop_source,
             applied: BTreeMap::new(),
             unsettled: false,
+            head: None,
             error: None,
         }
+    }
+
+    fn take(
+        &mut self,
+        base: u64,
+        len: u64,
+        bytes: &[u8],
+        changed: bool,
+        applied: &[(&'static Rule, u32)],
+        unsettling: bool,
+    ) {
+        self.unsettled |= unsettling;
+        for &(rule, n) in applied {
+            self.applied.entry(rule.code).or_insert((rule, 0)).1 += n as usize;
+        }
+        if self.error.is_none() {
+            if let Err(e) = self.put(base, len, bytes, changed) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    /// The first [`check::dialect::HEAD_LEN`] bytes of the input as the
+    /// check read it: the source's, or after a fixed head the fixed head's
+    /// and the source's after it. What they tell of the reading the copy's
+    /// own must tell too.
+    pub(super) fn read_head(&self) -> io::Result<Vec<u8>> {
+        let want = check::dialect::HEAD_LEN;
+        let (skip, mut h) = match &self.head {
+            Some((len, bytes)) => (*len, bytes[..bytes.len().min(want)].to_vec()),
+            None => (0, Vec::new()),
+        };
+        let more = want - h.len();
+        At::from(&self.source, skip)
+            .take(more as u64)
+            .read_to_end(&mut h)?;
+        Ok(h)
     }
 
     fn put(&mut self, base: u64, len: u64, bytes: &[u8], changed: bool) -> io::Result<()> {

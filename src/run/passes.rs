@@ -1,9 +1,10 @@
 //! `--fix` and `--diff`: each input is checked with its rows' fixes
 //! applied inside the check (`check::RowFixes`: a fixed row is checked
-//! again where it is, so the check's findings are the fixed file's), its
-//! chunks written as they are folded into a temporary file beside it. A fix
-//! that is not a row's (the header's, a whole-file rewrite, a removed row)
-//! takes a pass of its own: its findings are applied as they are found
+//! again where it is, so the check's findings are the fixed file's), and
+//! its head's (a BOM, a `sep=,` line, the header's names) before any row,
+//! its chunks written as they are folded into a temporary file beside it.
+//! A fix that is neither (a whole-file rewrite, a removed row) takes a pass
+//! of its own: its findings are applied as they are found
 //! (`apply::Applier`), and the result is checked again, until a pass leaves
 //! nothing to fix; the last pass's findings are the report. The file is
 //! opened once and every pass reads that descriptor; it is replaced only at
@@ -16,7 +17,7 @@
 //!
 //! A pass keeps its findings (up to a budget, as files checked ahead do)
 //! because they are the report if nothing is left to fix: a file whose
-//! fixes are all in rows is read once, fixed or not.
+//! fixes are all in its rows and head is read once, fixed or not.
 //!
 //! The passes are named steps (`in_check_pass`, `own_pass`, then
 //! `finish_fixing`), each saying which comes next ([`Step`]). Named
@@ -449,8 +450,8 @@ impl Run<'_> {
     }
 
     /// The passes over one file: rows fixed inside the check, then, while
-    /// a fix is left that the check cannot make (the header's, a
-    /// whole-file rewrite, a removed row), a pass of its own whose copy is
+    /// a fix is left that the check cannot make (a whole-file rewrite, a
+    /// removed row), a pass of its own whose copy is
     /// checked (and fixed) again; at most [`MAX_PASSES`]. Then the copy
     /// replaces the file, and the report is made ([`Self::finish_fixing`]).
     #[allow(clippy::too_many_arguments)]
@@ -854,8 +855,7 @@ impl<R: Reports> Reports for Noting<'_, R> {
 struct InCheck {
     /// Its findings: the fixed copy's, if one was made.
     keep: Collector,
-    /// A fix it could not apply (the header's, a whole-file rewrite, a
-    /// removed row): it needs a pass of its own.
+    /// A fix it could not apply (a whole-file rewrite, a removed row): it needs a pass of its own.
     leftover: bool,
     /// The fixed copy, if a row was fixed.
     edited: Option<Temp>,
@@ -930,15 +930,12 @@ impl Run<'_> {
         // what they told of the source, or the copy reads otherwise.
         let moved = match &edited {
             Some(e) => {
-                let head = |f: &File| -> io::Result<Vec<u8>> {
-                    let mut h = Vec::new();
-                    At::new(f)
-                        .take(check::dialect::HEAD_LEN as u64)
-                        .read_to_end(&mut h)?;
-                    Ok(h)
-                };
-                let (a, b) = (head(source), head(e.as_file()));
-                !check::reads_alike(&a.map_err(not_fixed)?, &b.map_err(not_fixed)?)
+                let mut copy = Vec::new();
+                At::new(e.as_file())
+                    .take(check::dialect::HEAD_LEN as u64)
+                    .read_to_end(&mut copy)
+                    .map_err(not_fixed)?;
+                !check::reads_alike(&w.read_head().map_err(not_fixed)?, &copy)
             }
             None => false,
         };

@@ -874,6 +874,81 @@ fn the_report_of_a_fix_over_many_chunks_is_the_check_of_the_fixed_file() {
     }
 }
 
+/// Issue 34: the head's fixes (a BOM, a `sep=,` line, header names
+/// written otherwise) are made in the pass that fixes the rows, which then
+/// reads the rest of the file as the fixed file: the `sep=` line gone moves
+/// every line up by one and the renames and the BOM move every offset, so
+/// the report of `--fix` on a file of many chunks, with cross-row findings
+/// between chunks, is what a check of the fixed file says, at one thread
+/// and two, in JSON and as a person reads it; and nothing is left to fix.
+#[test]
+fn the_report_of_a_header_and_rows_fixed_in_one_pass_is_the_check_of_the_fixed_file() {
+    let heads = [
+        // Longer names: every later offset moves forward.
+        "full name,Work Email*,title,START DATE,End Date,platform roles\n",
+        // A BOM and a `sep=,` line go: offsets move back, lines up.
+        "\u{feff}sep=,\nfull name,Work Email,Title,Start Date,End Date,Platform Roles\n",
+    ];
+    for head in heads {
+        let mut s = String::from(head);
+        for i in 0..6_000 {
+            let date = match i % 4 {
+                0 => "3/7/2024",
+                1 => " 12/31/2023 ",
+                2 => "31/13/2024",
+                _ => "03/07/2024",
+            };
+            s.push_str(&format!(
+                "P{i},user{}@example.com,Engineer,{date},,reviewer\n",
+                i % 2_500
+            ));
+        }
+        for threads in ["1", "2"] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let file = dir.path().join("e.csv");
+            let run = |args: &[&str]| {
+                bdxlint()
+                    .current_dir(dir.path())
+                    .args(["check", "--format", "employees", "--threads", threads])
+                    .args(["--max-diagnostics", "0", "--color", "never"])
+                    .args(args)
+                    .arg("e.csv")
+                    .output()
+                    .expect("runs")
+            };
+            std::fs::write(&file, &s).expect("write");
+            let fixed_json = run(&["--fix", "--output-format", "json"]);
+            let fixed = std::fs::read_to_string(&file).expect("read");
+            assert!(
+                fixed.starts_with(
+                    "Full Name,Work Email,Title,Start Date,End Date,Platform Roles\nP0,user0@example.com,Engineer,03/07/2024,,reviewer\nP1,user1@example.com,Engineer,12/31/2023,,reviewer\n"
+                ),
+                "{}",
+                &fixed[..200]
+            );
+            let reported = json_findings(&fixed_json.stdout);
+            assert!(reported.len() > 3_000, "{}", reported.len());
+            assert!(
+                reported.iter().all(|d| d["fix"].is_null()),
+                "a fix was left: {head:?}, {threads} threads"
+            );
+            let checked = json_findings(&run(&["--output-format", "json"]).stdout);
+            assert_eq!(reported, checked, "{head:?}, {threads} threads");
+
+            std::fs::write(&file, &s).expect("write");
+            let human = |out: std::process::Output| {
+                let text = String::from_utf8_lossy(&out.stdout).into_owned();
+                text.lines()
+                    .filter(|l| !l.contains(" errors, "))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            let fixed_human = human(run(&["--fix"]));
+            assert_eq!(fixed_human, human(run(&[])), "{head:?}, {threads} threads");
+        }
+    }
+}
+
 /// A fix that removes the bytes the file's encoding was told from (the
 /// first bytes above ASCII are no-break spaces around an e-mail, the next
 /// are Latin-1) makes the fixed file read otherwise: the report is the
