@@ -30,7 +30,7 @@
 //! reader keeps of it instead, so that no upload's name keeps a repository
 //! from being baselined. A `file` line has at least one entry under it.
 //! Lines starting with `#` are comments. Every baseline bdxlint writes
-//! stays under [`MAX_BYTES`] and [`MAX_GROUPS`] files (a run with more
+//! stays under [`MAX_BYTES`] and [`max_groups`] files (a run with more
 //! writes none and says so) and no line is longer than [`MAX_LINE`], so
 //! reading one holds 16 bytes a distinct finding and 16 a file, never the
 //! file: `/dev/zero` stops at its first line.
@@ -67,8 +67,6 @@ const FIRST_MERGE: usize = 1 << 16;
 const fn max_groups(limit: u64) -> usize {
     (limit / 64) as usize
 }
-/// [`max_groups`] of [`MAX_BYTES`]: 1,048,576.
-const MAX_GROUPS: usize = max_groups(MAX_BYTES);
 
 /// A baseline that cannot be read or written; each names the file.
 #[derive(Debug, thiserror::Error)]
@@ -451,7 +449,7 @@ pub(crate) struct Recorder {
     /// Each group's hash to its index: the hashes are what a reader keeps,
     /// so two groups of one hash would be one there too.
     index: HashMap<u64, u32>,
-    /// Findings in more than [`MAX_GROUPS`] files: nothing more is kept.
+    /// Findings in more than [`max_groups`] files: nothing more is kept.
     too_many_files: bool,
     /// The tally's last file and member, and its group.
     last: Option<(String, Option<String>, u32)>,
@@ -1021,7 +1019,7 @@ mod tests {
 
     #[test]
     fn a_baseline_names_at_most_max_groups_files() {
-        assert_eq!(MAX_GROUPS, 1 << 20);
+        assert_eq!(max_groups(MAX_BYTES), 1 << 20);
         // 64 KiB: 1,024 files.
         let limit = 64 << 10;
         let one = "file \"a\"\nC004 0123456789abcdef 1\n";
