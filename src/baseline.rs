@@ -24,11 +24,17 @@
 //!
 //! `file` names a file as reports print it (and a ZIP member), as JSON
 //! strings; each line below it is a rule code, the 16 hex digits of the
-//! hash and how many findings share it. Lines starting with `#` are
-//! comments. Every baseline bdxlint writes stays under [`MAX_BYTES`] (a run
-//! with more findings writes none and says so) and no line is longer than
-//! [`MAX_LINE`], so reading one holds 16 bytes a distinct finding, never
-//! the file: `/dev/zero` stops at its first line.
+//! hash and how many findings share it. A file whose `file` line would be
+//! longer than [`MAX_LINE`] (a ZIP member's name may take 64 KiB, and
+//! escaping grows it) is named by `file-hash` and the two hashes the
+//! reader keeps of it instead, so that no upload's name keeps a repository
+//! from being baselined. A `file` line has at least one entry under it.
+//! Lines starting with `#` are comments. Every baseline bdxlint writes
+//! stays under [`MAX_BYTES`] and [`max_groups`] files (a run with more
+//! writes none and says so) and no line is longer than [`MAX_LINE`], so
+//! reading one holds 16 bytes a distinct finding and 16 a file (up to
+//! twice that while the vectors grow, and 8 more a file while they are
+//! sorted), never the file: `/dev/zero` stops at its first line.
 //!
 //! Paths are recorded as given on the command line (forward slashes, no
 //! leading `./`): run bdxlint from the same directory when writing and
@@ -44,8 +50,8 @@ use std::path::{Path, PathBuf};
 const HEADER: &str = "bdxlint baseline 2";
 /// The comment written below it, for whoever opens the file.
 const ABOUT: &str = "# Findings `bdxlint check --baseline` does not report: under each file, a rule, a fingerprint and how many. Write it again with --write-baseline.";
-/// The largest baseline written or read: about 2.5 million distinct
-/// findings (24-30 bytes each).
+/// The largest baseline written or read: about 2.7 million distinct
+/// findings (24 bytes each, a few more for counts over 9).
 const MAX_BYTES: u64 = 64 << 20;
 /// The longest line of a baseline: a `file` line of a long path (a path
 /// is at most 4 KiB on Linux, escaped for JSON it may grow).
@@ -55,6 +61,13 @@ const MAX_LINE: usize = 16 << 10;
 const MIN_ENTRY_LINE: u64 = 4 + 1 + 16 + 1 + 1 + 1;
 /// Entries the recorder gathers before it first sorts and merges them.
 const FIRST_MERGE: usize = 1 << 16;
+/// The most files (and members) a baseline of `limit` bytes names, written
+/// or read: one for each 64 bytes. Each costs the reader 16 bytes (and 8
+/// more while it sorts them), so that a file of short `file` lines stays
+/// within the memory a run keeps to.
+const fn max_groups(limit: u64) -> usize {
+    (limit / 64) as usize
+}
 
 /// A baseline that cannot be read or written; each names the file.
 #[derive(Debug, thiserror::Error)]
@@ -70,8 +83,10 @@ pub(crate) enum BaselineError {
     /// one run writes it again.
     #[error("baseline {}: a baseline of an older bdxlint (JSON, version 1), which this version does not read; write it again with `bdxlint check --write-baseline {}` and the files it covers", display_path(.path), display_path(.path))]
     Version1 { path: PathBuf },
-    #[error("baseline {}: not a bdxlint baseline (its first line is not `{HEADER}`); write one with `bdxlint check --write-baseline {}`", display_path(.path), display_path(.path))]
-    NotBaseline { path: PathBuf },
+    /// Whatever fails on line 1: no advice to write over it, as it may be
+    /// any file (`--baseline /etc/os-release`).
+    #[error("baseline {}: not a bdxlint baseline ({why}); is this the right file?", display_path(.path))]
+    NotBaseline { path: PathBuf, why: &'static str },
     /// A line that does not read; the file's bytes are not quoted.
     #[error("baseline {}: line {line}: {reason}; write it again with `bdxlint check --write-baseline`", display_path(.path))]
     Malformed {
@@ -88,11 +103,25 @@ pub(crate) enum BaselineError {
         what: String,
         limit: u64,
     },
+    #[error("baseline {} not written: findings in more than {limit} files, the most a baseline may name; it is left as it was (record fewer files: write a baseline for each directory)", display_path(.path))]
+    TooManyFiles { path: PathBuf, limit: usize },
+    #[error("baseline {}: line {line}: more files than the {limit} a baseline may name, more than any baseline bdxlint writes; is this the right file?", display_path(.path))]
+    ManyFiles {
+        path: PathBuf,
+        line: u64,
+        limit: usize,
+    },
 }
 
 /// A file of the run as a baseline names it: its path as reports print it
-/// and, in a bundle, the member.
-type Group = (String, Option<String>);
+/// and, in a bundle, the member; or, when its `file` line would be longer
+/// than [`MAX_LINE`], the hashes of both and of the path, which are all a
+/// reader keeps of it. Paths sort before hashes.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Group {
+    Named(String, Option<String>),
+    Hashed { group: u64, path: u64 },
+}
 
 /// The identity of a group in a loaded baseline, and of its path (whose
 /// check makes its entries count as stale when they do not occur).
@@ -126,13 +155,12 @@ struct Slot {
 }
 
 /// A loaded baseline: 16 bytes a distinct finding, sorted by group and
-/// hash.
+/// hash, and 16 a file.
 #[derive(Debug, Default)]
 pub(crate) struct Baseline {
-    /// Each group's hash to its index.
-    groups: HashMap<u64, u32>,
-    /// Each group's path hash, by index.
-    paths: Vec<u64>,
+    /// Each group's hash and its path's hash, sorted and distinct; a slot's
+    /// group is an index here.
+    groups: Vec<(u64, u64)>,
     slots: Vec<Slot>,
 }
 
@@ -196,7 +224,7 @@ impl<R: BufRead> Lines<R> {
 }
 
 /// The strings of a `file` line: the path, and the member if there is one.
-fn group_of(rest: &str) -> Option<Group> {
+fn group_of(rest: &str) -> Option<(String, Option<String>)> {
     let mut it = serde_json::Deserializer::from_str(rest).into_iter::<String>();
     let path = it.next()?.ok()?;
     let member = match it.next() {
@@ -204,6 +232,31 @@ fn group_of(rest: &str) -> Option<Group> {
         Some(m) => Some(m.ok()?),
     };
     it.next().is_none().then_some((path, member))
+}
+
+/// The two hashes of a `file-hash` line.
+fn hashes_of(rest: &str) -> Option<(u64, u64)> {
+    let hex = |s: &str| {
+        (s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| u64::from_str_radix(s, 16).ok())
+            .flatten()
+    };
+    let (group, path) = rest.split_once(' ')?;
+    Some((hex(group)?, hex(path)?))
+}
+
+/// Whether the first line of a file (and, when it is a lone `{`, the
+/// second) opens a baseline of version 1, which was JSON with `version`
+/// first.
+fn opens_version1<R: BufRead>(first: &str, lines: &mut Lines<R>) -> bool {
+    let Some(rest) = first.trim().strip_prefix('{') else {
+        return false;
+    };
+    let rest = rest.trim_start();
+    if !rest.is_empty() {
+        return rest.starts_with("\"version\"");
+    }
+    matches!(lines.next(), Ok(Some(l)) if l.trim_start().starts_with("\"version\""))
 }
 
 /// A rule code as codes are written (`C004`): a letter, then letters and
@@ -254,44 +307,99 @@ impl Baseline {
             read: 0,
             buf: Vec::new(),
         };
-        let first = lines.next()?.unwrap_or("");
+        let path_of = || path.to_path_buf();
+        // Whatever fails on line 1 says only that this is not a baseline.
+        let first = match lines.next() {
+            Ok(first) => first.unwrap_or(""),
+            Err(BaselineError::LongLine { .. }) => {
+                return Err(BaselineError::NotBaseline {
+                    path: path_of(),
+                    why: "its first line is longer than 16 KiB, the longest line of a baseline",
+                })
+            }
+            Err(BaselineError::Malformed { .. }) => {
+                return Err(BaselineError::NotBaseline {
+                    path: path_of(),
+                    why: "its first line is not UTF-8 text",
+                })
+            }
+            Err(e) => return Err(e),
+        };
+        // Notepad saves UTF-8 with a byte order mark.
+        let first = first.strip_prefix('\u{feff}').unwrap_or(first);
         if first != HEADER {
-            let first = first.trim_start_matches('\u{feff}').trim_start();
-            return Err(if first.starts_with('{') {
-                BaselineError::Version1 {
-                    path: path.to_path_buf(),
-                }
+            let first = first.to_owned();
+            return Err(if opens_version1(&first, &mut lines) {
+                BaselineError::Version1 { path: path_of() }
             } else {
                 BaselineError::NotBaseline {
-                    path: path.to_path_buf(),
+                    path: path_of(),
+                    why: "its first line is not `bdxlint baseline 2`",
                 }
             });
         }
         let mut b = Baseline::default();
+        // The current group, and the line of its `file` line while no entry
+        // is under it yet: a `file` line with none would cost memory for
+        // nothing (millions of them fit in the size bound).
         let mut group: Option<u32> = None;
-        while let Some(line) = lines.next()? {
+        let mut empty: Option<u64> = None;
+        let no_entry = |line: u64| BaselineError::Malformed {
+            path: path_of(),
+            line,
+            reason: "a `file` line with no entry under it",
+        };
+        loop {
+            let at = lines.line + 1;
+            let Some(line) = lines.next()? else {
+                break;
+            };
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
-            if let Some(rest) = line.strip_prefix("file ") {
-                let (p, member) = group_of(rest).ok_or_else(|| {
-                    lines.bad("expected `file \"PATH\"` or `file \"PATH\" \"MEMBER\"`")
-                })?;
-                let next = u32::try_from(b.paths.len()).map_err(|_| lines.bad("too many files"))?;
-                let g = *b
-                    .groups
-                    .entry(group_hash(&p, member.as_deref()))
-                    .or_insert(next);
-                if g == next {
-                    b.paths.push(group_hash(&p, None));
+            let bad = |reason| BaselineError::Malformed {
+                path: path_of(),
+                line: at,
+                reason,
+            };
+            let named = if let Some(rest) = line.strip_prefix("file-hash ") {
+                Some(
+                    hashes_of(rest).ok_or_else(|| {
+                        bad("expected `file-hash GROUP PATH`, each 16 hex digits")
+                    })?,
+                )
+            } else if let Some(rest) = line.strip_prefix("file ") {
+                let (p, member) = group_of(rest)
+                    .ok_or_else(|| bad("expected `file \"PATH\"` or `file \"PATH\" \"MEMBER\"`"))?;
+                Some((group_hash(&p, member.as_deref()), group_hash(&p, None)))
+            } else {
+                None
+            };
+            if let Some(named) = named {
+                if let Some(at) = empty {
+                    return Err(no_entry(at));
                 }
-                group = Some(g);
+                if b.groups.len() >= max_groups(limit) {
+                    return Err(BaselineError::ManyFiles {
+                        path: path_of(),
+                        line: at,
+                        limit: max_groups(limit),
+                    });
+                }
+                group = Some(b.groups.len() as u32);
+                empty = Some(at);
+                b.groups.push(named);
                 continue;
             }
             let (key, left) = entry_of(line).map_err(|reason| lines.bad(reason))?;
             let group = group.ok_or_else(|| lines.bad("an entry before the first `file` line"))?;
+            empty = None;
             b.slots.push(Slot { group, key, left });
         }
+        if let Some(at) = empty {
+            return Err(no_entry(at));
+        }
+        b.merge_groups();
         // Written sorted; sorted again, so that a file put together by hand
         // (or two merged) reads the same.
         b.slots.sort_unstable();
@@ -305,6 +413,30 @@ impl Baseline {
         b.slots.shrink_to_fit();
         Ok(b)
     }
+
+    /// Makes the groups sorted and distinct (a file named twice, as in
+    /// two baselines put together, is one group), and the slots' groups
+    /// indices among them.
+    fn merge_groups(&mut self) {
+        self.groups.shrink_to_fit();
+        let mut order: Vec<u32> = (0..self.groups.len() as u32).collect();
+        order.sort_unstable_by_key(|&g| self.groups[g as usize]);
+        let mut rank = vec![0u32; order.len()];
+        let mut sorted: Vec<(u64, u64)> = Vec::new();
+        for &g in &order {
+            let named = self.groups[g as usize];
+            if sorted.last().map(|l| l.0) != Some(named.0) {
+                sorted.push(named);
+            }
+            rank[g as usize] = sorted.len() as u32 - 1;
+        }
+        drop(order);
+        sorted.shrink_to_fit();
+        self.groups = sorted;
+        for s in &mut self.slots {
+            s.group = rank[s.group as usize];
+        }
+    }
 }
 
 /// Records findings one at a time (`--write-baseline`): 20 bytes a
@@ -315,7 +447,11 @@ pub(crate) struct Recorder {
     /// [`MAX_BYTES`], but in tests.
     limit: u64,
     groups: Vec<Group>,
-    index: HashMap<Group, u32>,
+    /// Each group's hash to its index: the hashes are what a reader keeps,
+    /// so two groups of one hash would be one there too.
+    index: HashMap<u64, u32>,
+    /// Findings in more than [`max_groups`] files: nothing more is kept.
+    too_many_files: bool,
     /// The tally's last file and member, and its group.
     last: Option<(String, Option<String>, u32)>,
     /// The rule codes seen, each once.
@@ -355,22 +491,38 @@ impl Recorder {
             recs: Vec::new(),
             findings: 0,
             over: false,
+            too_many_files: false,
         }
     }
 
     pub(crate) fn add(&mut self, path: &str, member: Option<&str>, d: &Diagnostic) {
         self.findings += 1;
-        if self.over {
+        if self.over || self.too_many_files {
             return;
         }
         let group = match &self.last {
             Some((p, m, g)) if p == path && m.as_deref() == member => *g,
             _ => {
-                let key = (uri(path), member.map(str::to_owned));
+                let name = uri(path);
+                let hash = group_hash(&name, member);
                 let next = self.groups.len() as u32;
-                let g = *self.index.entry(key.clone()).or_insert(next);
+                let g = *self.index.entry(hash).or_insert(next);
                 if g == next {
-                    self.groups.push(key);
+                    if self.groups.len() >= max_groups(self.limit) {
+                        self.too_many_files = true;
+                        self.recs = Vec::new();
+                        return;
+                    }
+                    let path_hash = group_hash(&name, None);
+                    let named = Group::Named(name, member.map(str::to_owned));
+                    self.groups.push(if file_line(&named).len() > MAX_LINE {
+                        Group::Hashed {
+                            group: hash,
+                            path: path_hash,
+                        }
+                    } else {
+                        named
+                    });
                 }
                 self.last = Some((path.to_owned(), member.map(str::to_owned), g));
                 g
@@ -441,6 +593,12 @@ impl Recorder {
             what,
             limit,
         };
+        if self.too_many_files {
+            return Err(BaselineError::TooManyFiles {
+                path: path.to_path_buf(),
+                limit: max_groups(self.limit),
+            });
+        }
         if !self.over {
             self.merge();
         }
@@ -480,14 +638,7 @@ impl Recorder {
         let mut last = None;
         for r in &self.recs {
             if last != Some(r.group) {
-                let line = &groups[r.group as usize];
-                if line.len() > MAX_LINE {
-                    return Err(over(format!(
-                        "a path of {} bytes, longer than a baseline's lines",
-                        line.len()
-                    )));
-                }
-                bytes += line.len() as u64 + 1;
+                bytes += groups[r.group as usize].len() as u64 + 1;
                 last = Some(r.group);
             }
             bytes += codes[r.code as usize].len() as u64 + 19 + digits(r.count);
@@ -518,12 +669,13 @@ impl Recorder {
     }
 }
 
-/// The `file` line of a group.
-fn file_line((path, member): &Group) -> String {
+/// The `file` (or `file-hash`) line of a group.
+fn file_line(g: &Group) -> String {
     let q = |s: &str| serde_json::Value::from(s).to_string();
-    match member {
-        Some(m) => format!("file {} {}", q(path), q(m)),
-        None => format!("file {}", q(path)),
+    match g {
+        Group::Named(path, Some(m)) => format!("file {} {}", q(path), q(m)),
+        Group::Named(path, None) => format!("file {}", q(path)),
+        Group::Hashed { group, path } => format!("file-hash {group:016x} {path:016x}"),
     }
 }
 
@@ -559,12 +711,14 @@ impl Matcher {
     pub(crate) fn start_file(&mut self, path: &str, member: Option<&str>) {
         let path = uri(path);
         self.checked.insert(group_hash(&path, None));
-        self.current = match self.b.groups.get(&group_hash(&path, member)) {
-            Some(&g) => {
+        let hash = group_hash(&path, member);
+        self.current = match self.b.groups.binary_search_by_key(&hash, |g| g.0) {
+            Ok(g) => {
+                let g = g as u32;
                 let s = &self.b.slots;
                 s.partition_point(|x| x.group < g)..s.partition_point(|x| x.group <= g)
             }
-            None => 0..0,
+            Err(_) => 0..0,
         };
     }
 
@@ -593,7 +747,7 @@ impl Matcher {
             .b
             .slots
             .iter()
-            .filter(|s| self.checked.contains(&self.b.paths[s.group as usize]))
+            .filter(|s| self.checked.contains(&self.b.groups[s.group as usize].1))
             .map(|s| s.left as usize)
             .sum();
         Outcome {
@@ -718,12 +872,47 @@ mod tests {
         let e = read("{\"version\": 1, \"findings\": []}", MAX_BYTES).expect_err("v1");
         assert!(e.contains("an older bdxlint (JSON, version 1)"), "{e}");
         assert!(e.contains("--write-baseline b"), "{e}");
-        let e = read("HOME=/root\0TOKEN=secret\n", MAX_BYTES).expect_err("no");
+        // As version 1 was written: pretty, `version` first.
+        let e = read("{\n  \"version\": 1,\n  \"findings\": []\n}\n", MAX_BYTES).expect_err("v1");
+        assert!(e.contains("an older bdxlint (JSON, version 1)"), "{e}");
+        // Any other file, whatever fails on its first line, is not advised
+        // to be written over.
+        let long_first = "x".repeat(MAX_LINE + 1);
+        for (text, why) in [
+            ("HOME=/root\0TOKEN=secret\n", "is not `bdxlint baseline 2`"),
+            (
+                "NAME=\"Debian GNU/Linux\"\nID=debian\n",
+                "is not `bdxlint baseline 2`",
+            ),
+            ("{\"name\": \"package\"}\n", "is not `bdxlint baseline 2`"),
+            ("{\n  \"name\": 1\n}\n", "is not `bdxlint baseline 2`"),
+            ("", "is not `bdxlint baseline 2`"),
+            (
+                "\u{feff}\u{feff}bdxlint baseline 2\n",
+                "is not `bdxlint baseline 2`",
+            ),
+            (
+                &long_first,
+                "is longer than 16 KiB, the longest line of a baseline",
+            ),
+        ] {
+            let e = read(text, MAX_BYTES).expect_err("not one");
+            assert!(
+                e.contains(&format!(
+                    "not a bdxlint baseline (its first line {why}); is this the right file?"
+                )),
+                "{e}"
+            );
+            assert!(!e.contains("secret") && !e.contains("write"), "{e}");
+        }
+        let e = Baseline::read(&b"\xff\xfebdxlint\n"[..], Path::new("b"), MAX_BYTES)
+            .expect_err("utf-16")
+            .to_string();
         assert!(
-            e.contains("not a bdxlint baseline") && !e.contains("secret"),
+            e.contains("(its first line is not UTF-8 text); is this the right file?"),
             "{e}"
         );
-        assert!(read("", MAX_BYTES).is_err());
+        assert!(!e.contains("write"), "{e}");
         for (text, said) in [
             (
                 "C004 0123456789abcdef 1\n",
@@ -772,7 +961,8 @@ mod tests {
         )
         .expect_err("endless");
         assert!(
-            e.to_string().contains("line 1 is longer than 16 KiB"),
+            e.to_string()
+                .contains("its first line is longer than 16 KiB"),
             "{e}"
         );
         let many = format!(
@@ -781,6 +971,168 @@ mod tests {
         );
         let e = read(&many, 1 << 20).expect_err("large");
         assert!(e.contains("larger than 1 MiB"), "{e}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_before_the_header_reads() {
+        let b = read(
+            &format!("\u{feff}{HEADER}\r\nfile \"a\"\r\nC004 00000000000000ff 2\r\n"),
+            MAX_BYTES,
+        )
+        .expect("reads");
+        assert_eq!(b.slots.len(), 1);
+    }
+
+    #[test]
+    fn a_file_line_without_an_entry_is_refused() {
+        // Each would cost a group and no entry: millions of short ones
+        // took more memory than a run has.
+        for (text, said) in [
+            (
+                "file \"a\"\nfile \"b\"\nC004 0123456789abcdef 1\n",
+                "line 2: a `file` line with no entry",
+            ),
+            (
+                "file \"a\"\nC004 0123456789abcdef 1\nfile \"b\"\n",
+                "line 4: a `file` line with no entry",
+            ),
+            (
+                "file \"a\"\nC004 0123456789abcdef 1\nfile \"b\"\n# c\n\n",
+                "line 4: a `file` line with no entry",
+            ),
+            (
+                "file-hash 0123456789abcdef 0123456789abcdef\nfile \"b\"\n",
+                "line 2: a `file` line with no entry",
+            ),
+            (
+                "file-hash 0123456789abcdef\n",
+                "line 2: expected `file-hash GROUP PATH`",
+            ),
+            (
+                "file-hash 0123456789abcdef 0123456789abcdeX\n",
+                "line 2: expected `file-hash GROUP PATH`",
+            ),
+        ] {
+            let e = read(&format!("{HEADER}\n{text}"), MAX_BYTES).expect_err(text);
+            assert!(e.contains(said), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_baseline_names_at_most_max_groups_files() {
+        assert_eq!(max_groups(MAX_BYTES), 1 << 20);
+        // 64 KiB: 1,024 files.
+        let limit = 64 << 10;
+        let one = "file \"a\"\nC004 0123456789abcdef 1\n";
+        let text = format!("{HEADER}\n{}", one.repeat(1025));
+        let e = read(&text, limit).expect_err("too many");
+        assert!(e.contains("line 2050: more files than the 1024"), "{e}");
+        // One file named again and again is one group.
+        let b = read(&text[..text.len() - one.len()], limit).expect("at the bound");
+        assert_eq!(b.groups.len(), 1);
+        assert_eq!(b.slots.len(), 1);
+        assert_eq!(b.slots[0].left, 1024);
+        let mut r = Recorder::with_limit(limit);
+        let f = d("C004", "x");
+        for i in 0..1024 {
+            r.add(&format!("{i}.csv"), None, &f);
+        }
+        assert!(!r.too_many_files);
+        r.add("1024.csv", None, &f);
+        r.add("1025.csv", None, &f);
+        assert!(r.too_many_files && r.recs.capacity() == 0);
+        let e = r
+            .save(Path::new("unwritten"))
+            .expect_err("too many")
+            .to_string();
+        assert!(
+            e.contains("findings in more than 1024 files, the most"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_long_member_name_is_recorded_by_its_hashes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("base");
+        // A ZIP member's name may take 65,535 bytes; escaped for JSON,
+        // each control character takes six.
+        let long = "\u{1}".repeat(65_535);
+        let mut r = Recorder::default();
+        r.add("up/bulk.zip", Some(&long), &d("C004", "x"));
+        r.add("up/bulk.zip", Some("short.csv"), &d("C004", "x"));
+        r.add("a.csv", None, &d("C004", "x"));
+        r.save(&path).expect("saved");
+        let text = std::fs::read_to_string(&path).expect("written");
+        let lines: Vec<&str> = text
+            .lines()
+            .skip(2)
+            .filter(|l| l.starts_with("file"))
+            .collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines[0], "file \"a.csv\"");
+        assert_eq!(lines[1], "file \"up/bulk.zip\" \"short.csv\"");
+        assert!(
+            lines[2].starts_with("file-hash ") && lines[2].len() == 43,
+            "{}",
+            lines[2]
+        );
+        let mut m = Matcher::new(Baseline::load(&path).expect("read"));
+        m.start_file("up/bulk.zip", Some(&long));
+        assert!(m.matches("up/bulk.zip", &d("C004", "x")));
+        assert!(!m.matches("up/bulk.zip", &d("C004", "x")));
+        m.start_file("up/bulk.zip", Some("other.csv"));
+        assert!(!m.matches("up/bulk.zip", &d("C004", "x")));
+        // The archive was checked: its short member's entry is stale.
+        assert_eq!(
+            m.outcome(),
+            Outcome {
+                matched: 1,
+                stale: 1
+            }
+        );
+    }
+
+    #[test]
+    fn paths_of_any_characters_round_trip_and_forge_no_entry() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("base");
+        let names = [
+            "a\"b.csv",
+            "a\nC004 0123456789abcdef 9\nfile \"x.csv\".csv",
+            "cr\r.csv",
+            "esc\u{1b}[2J\u{7}.csv",
+            "# comment.csv",
+            "#\n.csv",
+            "x.csv",
+        ];
+        let mut r = Recorder::default();
+        for (i, n) in names.iter().enumerate() {
+            r.add(n, Some(*n).filter(|_| i % 2 == 0), &d("C004", n));
+        }
+        r.save(&path).expect("saved");
+        let text = std::fs::read_to_string(&path).expect("written");
+        // Each name is one line, and holds no control character raw.
+        let files: Vec<&str> = text.lines().filter(|l| l.starts_with("file")).collect();
+        let entries = text.lines().filter(|l| l.starts_with("C004")).count();
+        assert_eq!((files.len(), entries), (names.len(), names.len()), "{text}");
+        assert!(!text.contains(['\r', '\u{1b}', '\u{7}']), "{text:?}");
+        let mut m = Matcher::new(Baseline::load(&path).expect("read"));
+        for (i, n) in names.iter().enumerate() {
+            let member = Some(*n).filter(|_| i % 2 == 0);
+            m.start_file(n, member);
+            // Only its own finding, once.
+            assert!(!m.matches(n, &d("C004", "other")), "{n:?}");
+            assert!(m.matches(n, &d("C004", n)), "{n:?}");
+            assert!(!m.matches(n, &d("C004", n)), "{n:?}");
+        }
+        assert_eq!(
+            m.outcome(),
+            Outcome {
+                matched: names.len(),
+                stale: 0
+            }
+        );
     }
 
     #[test]

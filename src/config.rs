@@ -215,9 +215,9 @@ pub struct Config {
     pub(crate) max_diagnostics: Option<usize>,
     /// Paths a directory walk skips (and, with `force-exclude`, named
     /// paths too); `--exclude` replaces it.
-    pub(crate) exclude: Exclude,
+    pub(crate) exclude: Arc<Exclude>,
     /// `extend-exclude`: skipped as well, whatever `--exclude` says.
-    pub(crate) extend_exclude: Exclude,
+    pub(crate) extend_exclude: Arc<Exclude>,
     pub(crate) force_exclude: Option<bool>,
     /// `[per-file-ignores]`: rules ignored in the files a glob covers.
     pub(crate) per_file_ignores: Arc<PerFileIgnores>,
@@ -230,6 +230,88 @@ pub struct Config {
 /// set of many patterns costs memory and time to build (1,024 globs of a
 /// path with `*` about 12 MB and 0.15 s; 4,096, 50 MB and 0.9 s).
 pub const MAX_GLOBS: usize = 1024;
+
+/// The longest glob: a path pattern of real use is tens of bytes.
+pub const MAX_GLOB_BYTES: usize = 1024;
+
+/// The most `{...}` alternatives one glob holds (each `{` and each `,`
+/// inside one): every alternative multiplies what the set compiles, and
+/// a thousand globs of 20 groups of 10 took more memory than a run has.
+pub const MAX_GLOB_ALTERNATIVES: usize = 64;
+
+/// The most globs a run compiles, over every config it reads (each
+/// directory may have its own) and the `--exclude`, `--extend-exclude`
+/// and `--per-file-ignores` flags: a bound of 1,024 a config alone let 40
+/// configs take 300 MB.
+pub const MAX_RUN_GLOBS: usize = 4096;
+
+/// The most bytes of glob text a run compiles, over the same globs.
+pub const MAX_RUN_GLOB_BYTES: usize = 256 << 10;
+
+/// Why one glob is refused before it is compiled: too long, or of too
+/// many alternatives.
+pub(crate) fn glob_too_large(glob: &str) -> Option<String> {
+    if glob.len() > MAX_GLOB_BYTES {
+        return Some(format!(
+            "a glob of {} bytes, longer than the {MAX_GLOB_BYTES} a glob may take",
+            glob.len()
+        ));
+    }
+    let (mut depth, mut alternatives, mut escaped) = (0usize, 0usize, false);
+    for b in glob.bytes() {
+        match b {
+            _ if escaped => escaped = false,
+            b'\\' => escaped = true,
+            b'{' => {
+                depth += 1;
+                alternatives += 1;
+            }
+            b'}' => depth = depth.saturating_sub(1),
+            b',' if depth > 0 => alternatives += 1,
+            _ => {}
+        }
+    }
+    (alternatives > MAX_GLOB_ALTERNATIVES).then(|| {
+        format!(
+            "a glob of {alternatives} `{{...}}` alternatives, more than the {MAX_GLOB_ALTERNATIVES} a glob may hold; write several simpler globs"
+        )
+    })
+}
+
+/// What is left of a run's globs ([`MAX_RUN_GLOBS`], [`MAX_RUN_GLOB_BYTES`])
+/// as its configs are read: each takes its share before any of its globs
+/// is compiled. Configs are found by a walk in one thread, in the same
+/// order at any thread count, so the same one is refused every time.
+#[derive(Debug, Default)]
+pub(crate) struct GlobBudget {
+    /// Globs and bytes taken.
+    used: std::sync::Mutex<(usize, usize)>,
+}
+
+impl GlobBudget {
+    /// Takes `globs` globs of `bytes` bytes; `false`, and nothing taken,
+    /// when they are more than is left.
+    pub(crate) fn take(&self, globs: usize, bytes: usize) -> bool {
+        let mut used = self
+            .used
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (g, b) = (used.0 + globs, used.1 + bytes);
+        let fits = g <= MAX_RUN_GLOBS && b <= MAX_RUN_GLOB_BYTES;
+        if fits {
+            *used = (g, b);
+        }
+        fits
+    }
+}
+
+/// Why globs are refused by [`GlobBudget::take`], naming the bound.
+pub(crate) fn over_budget(globs: usize, bytes: usize) -> String {
+    format!(
+        "{globs} globs of {bytes} bytes, more than is left of the {MAX_RUN_GLOBS} globs and {} KiB a run compiles over all its configs and its --exclude, --extend-exclude and --per-file-ignores flags; use fewer configs (one covers every directory below it) or fewer, broader globs",
+        MAX_RUN_GLOB_BYTES >> 10
+    )
+}
 
 /// `[per-file-ignores]` (or the `--per-file-ignores` flags): rules ignored
 /// in the files a glob covers, read as `exclude` reads (a name at any
@@ -328,6 +410,9 @@ impl Patterns {
         let (mut names, mut paths) = (GlobSetBuilder::new(), GlobSetBuilder::new());
         let (mut names_of, mut paths_of) = (Vec::new(), Vec::new());
         for (i, p) in patterns.into_iter().enumerate() {
+            if let Some(why) = glob_too_large(p) {
+                return Err((i, why));
+            }
             let p = p.trim_end_matches('/');
             let glob = Glob::new(p).map_err(|e| (i, e.to_string()))?;
             if p.contains('/') {
@@ -342,7 +427,13 @@ impl Patterns {
             if of.is_empty() {
                 return Ok(None);
             }
-            b.build().map(Some).map_err(|e| (of[0], e.to_string()))
+            // No one glob is to blame: `usize::MAX` names none.
+            b.build().map(Some).map_err(|e| {
+                (
+                    usize::MAX,
+                    format!("the globs together are too complex to compile ({e}); use fewer, simpler globs"),
+                )
+            })
         };
         Ok(Patterns {
             names: build(names, &names_of)?,
@@ -471,8 +562,9 @@ impl Config {
 
     /// Reads and checks the file at `path` (`--config`: whatever it is, the
     /// user named it).
-    pub(crate) fn load(path: &Path) -> Result<Config, ConfigError> {
-        Config::load_from(path, path)
+    /// Its globs are taken from the run's `budget`.
+    pub(crate) fn load(path: &Path, budget: &GlobBudget) -> Result<Config, ConfigError> {
+        Config::load_from(path, path, budget)
     }
 
     /// Reads and checks a config file that discovery found (`path`, as
@@ -482,7 +574,7 @@ impl Config {
     /// directory. A checked-in `bdxlint.toml` linking to a file of the
     /// machine (`/proc/self/environ`, a credentials file) is an error that
     /// reads nothing of it.
-    pub(crate) fn load_discovered(path: &Path) -> Result<Config, ConfigError> {
+    pub(crate) fn load_discovered(path: &Path, budget: &GlobBudget) -> Result<Config, ConfigError> {
         let target = std::fs::canonicalize(path).map_err(|error| ConfigError::Unresolved {
             path: path.to_path_buf(),
             error,
@@ -506,16 +598,16 @@ impl Config {
             });
         }
         // The file resolved and checked, not the path again.
-        Config::load_from(&target, path)
+        Config::load_from(&target, path, budget)
     }
 
     /// Reads the file at `file` and checks it as the config `path`.
-    fn load_from(file: &Path, path: &Path) -> Result<Config, ConfigError> {
+    fn load_from(file: &Path, path: &Path, budget: &GlobBudget) -> Result<Config, ConfigError> {
         let text = read_bounded(file, MAX_CONFIG_BYTES).map_err(|error| ConfigError::Read {
             path: path.to_path_buf(),
             error,
         })?;
-        Config::parse(&text, path)
+        Config::parse_within(&text, path, budget)
     }
 
     /// Parses and checks config text; `path` names it in errors and anchors
@@ -523,6 +615,16 @@ impl Config {
     /// line, escaped, and only once the file has parsed as TOML with no key
     /// a config does not have: nothing of a file that is not a config.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        Config::parse_within(text, path, &GlobBudget::default())
+    }
+
+    /// [`Config::parse`], its globs taken from a run's `budget` before any
+    /// is compiled.
+    pub(crate) fn parse_within(
+        text: &str,
+        path: &Path,
+        budget: &GlobBudget,
+    ) -> Result<Config, ConfigError> {
         let at = |message: String| ConfigError::Invalid {
             path: path.to_path_buf(),
             message,
@@ -552,6 +654,22 @@ impl Config {
             )));
         }
         let bad = |v: &Str, msg: String| at(located(text, v.span(), &msg));
+        let every_glob = || {
+            raw.exclude
+                .iter()
+                .chain(&raw.extend_exclude)
+                .chain(raw.per_file_ignores.keys())
+                .chain(raw.overrides.iter().flat_map(|o| o.paths.get_ref()))
+        };
+        for g in every_glob() {
+            if let Some(why) = glob_too_large(g.get_ref()) {
+                return Err(bad(g, why));
+            }
+        }
+        let bytes = every_glob().map(|g| g.get_ref().len()).sum();
+        if !budget.take(globs, bytes) {
+            return Err(at(over_budget(globs, bytes)));
+        }
         let check = |sel: &Str, key: &str| {
             select::validate(sel.get_ref()).map_err(|e| bad(sel, format!("{key}: {e}")))
         };
@@ -627,7 +745,11 @@ impl Config {
                 check(s, &format!("{key}.severity"))?;
             }
             overrides.push(Override {
-                globs: set.build().map_err(|e| at(format!("{key}.paths: {e}")))?,
+                globs: set.build().map_err(|e| {
+                    at(format!(
+                        "{key}.paths: the globs together are too complex to compile ({e}); use fewer, simpler globs"
+                    ))
+                })?,
                 format: o.format.map(toml::Spanned::into_inner),
                 ignore: strings(o.ignore),
                 severity: ordered(o.severity),
@@ -642,8 +764,8 @@ impl Config {
             fail_on: raw.fail_on,
             output_format: raw.output_format,
             max_diagnostics: raw.max_diagnostics,
-            exclude,
-            extend_exclude,
+            exclude: Arc::new(exclude),
+            extend_exclude: Arc::new(extend_exclude),
             force_exclude: raw.force_exclude,
             per_file_ignores: Arc::new(per_file_ignores),
             overrides,
@@ -863,7 +985,8 @@ ignore = ["H003"]
         std::fs::write(d.join("repo/shared.toml"), "ignore = [\"X005\"]\n").expect("write");
         // No repository: the link must stay in its own directory.
         symlink("../shared.toml", d.join("repo/sub/bdxlint.toml")).expect("symlink");
-        let e = Config::load_discovered(&d.join("repo/sub/bdxlint.toml")).expect_err("out");
+        let e = Config::load_discovered(&d.join("repo/sub/bdxlint.toml"), &GlobBudget::default())
+            .expect_err("out");
         assert!(
             e.to_string()
                 .contains("a symbolic link to a file outside its directory"),
@@ -871,7 +994,8 @@ ignore = ["H003"]
         );
         // In a repository: anywhere inside it.
         std::fs::create_dir(d.join("repo/.git")).expect("mkdir");
-        let c = Config::load_discovered(&d.join("repo/sub/bdxlint.toml")).expect("inside");
+        let c = Config::load_discovered(&d.join("repo/sub/bdxlint.toml"), &GlobBudget::default())
+            .expect("inside");
         assert_eq!(c.ignore, ["X005"]);
         assert_eq!(c.root, d.join("repo/sub"));
         for target in [
@@ -883,15 +1007,18 @@ ignore = ["H003"]
             let _ = std::fs::remove_file(&link);
             symlink(&target, &link).expect("symlink");
             assert_eq!(in_dir(&d.join("repo")), Some(link.clone()));
-            let e = Config::load_discovered(&link).expect_err("out").to_string();
+            let e = Config::load_discovered(&link, &GlobBudget::default())
+                .expect_err("out")
+                .to_string();
             assert!(e.contains("not read"), "{e}");
             assert!(!e.contains("TOKEN") && !e.contains("PATH="), "{e}");
         }
         // `--config` is the user's choice.
-        assert!(Config::load(&d.join("repo/bdxlint.toml")).is_err());
+        assert!(Config::load(&d.join("repo/bdxlint.toml"), &GlobBudget::default()).is_err());
         std::fs::remove_file(d.join("repo/bdxlint.toml")).expect("rm");
         symlink(d.join("outside/secret"), d.join("repo/bdxlint.toml")).expect("symlink");
-        let e = Config::load(&d.join("repo/bdxlint.toml")).expect_err("no rule");
+        let e = Config::load(&d.join("repo/bdxlint.toml"), &GlobBudget::default())
+            .expect_err("no rule");
         assert!(e.to_string().contains("\"TOKEN_abc\" names no rule"), "{e}");
     }
 
@@ -919,6 +1046,97 @@ ignore = ["H003"]
     /// A table at the bound is one set of globs, matched once for each
     /// directory of a path, whatever the number of globs; one more glob
     /// is refused before any is compiled.
+    #[test]
+    fn each_glob_is_bounded_in_length_and_alternatives() {
+        assert_eq!(glob_too_large(&"a".repeat(MAX_GLOB_BYTES)), None);
+        let e = glob_too_large(&"a".repeat(MAX_GLOB_BYTES + 1)).expect("long");
+        assert!(
+            e.contains("a glob of 1025 bytes, longer than the 1024"),
+            "{e}"
+        );
+        // 64 alternatives in all, however grouped; escaped braces and
+        // commas outside braces are letters.
+        let groups = |n: usize, of: usize| {
+            (0..n)
+                .map(|g| {
+                    format!(
+                        "{{{}}}",
+                        (0..of)
+                            .map(|a| format!("a{g}{a}"))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                    )
+                })
+                .collect::<String>()
+        };
+        assert_eq!(glob_too_large(&groups(8, 8)), None);
+        assert_eq!(
+            glob_too_large(&format!("a,b,c{}\\{{x,y\\}}", groups(8, 8))),
+            None
+        );
+        let e = glob_too_large(&groups(9, 8)).expect("too many");
+        assert!(
+            e.contains("a glob of 72 `{...}` alternatives, more than the 64"),
+            "{e}"
+        );
+        // As a config says it: located, in every key that takes globs.
+        let twenty = format!("d/{}*.csv", groups(20, 10));
+        for key in [
+            "exclude = [G]",
+            "extend-exclude = [G]",
+            "[per-file-ignores]\nG = [\"C004\"]",
+            "[[overrides]]\npaths = [G]",
+        ] {
+            let text = key.replace('G', &format!("{twenty:?}"));
+            let e = parse(&text).expect_err(key);
+            assert!(
+                e.contains("a glob of 200 `{...}` alternatives, more than the 64"),
+                "{key}: {e}"
+            );
+            assert!(
+                e.contains("/repo/bdxlint.toml: invalid value at line"),
+                "{key}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_run_budget_of_globs_spans_its_configs() {
+        let budget = GlobBudget::default();
+        let config = |n: usize| {
+            let mut text = String::from("[per-file-ignores]\n");
+            for i in 0..n {
+                text.push_str(&format!("\"dir{i}/*.csv\" = [\"C004\"]\n"));
+            }
+            text
+        };
+        // Four configs of 1,000 globs, then one of 97 over the 4,096.
+        for _ in 0..4 {
+            Config::parse_within(&config(1000), Path::new("/r/bdxlint.toml"), &budget)
+                .expect("within");
+        }
+        let e = Config::parse_within(&config(97), Path::new("/r/bdxlint.toml"), &budget)
+            .expect_err("over")
+            .to_string();
+        assert!(e.contains("97 globs of "), "{e}");
+        assert!(
+            e.contains("more than is left of the 4096 globs and 256 KiB a run compiles"),
+            "{e}"
+        );
+        Config::parse_within(&config(96), Path::new("/r/bdxlint.toml"), &budget).expect("the rest");
+        // Bytes too: 300 globs of 1,000 bytes are over 256 KiB in one config.
+        let mut text = String::from("exclude = [\n");
+        for i in 0..300 {
+            text.push_str(&format!("\"{i:0>1000}\",\n"));
+        }
+        text.push_str("]\n");
+        let e = parse(&text).expect_err("bytes");
+        assert!(
+            e.contains("300 globs of 300000 bytes, more than is left"),
+            "{e}"
+        );
+    }
+
     #[test]
     fn per_file_ignores_are_one_set_and_bounded() {
         let mut text = String::from("exclude = [\"tmp\"]\n[per-file-ignores]\n");

@@ -132,7 +132,10 @@ fn walk(dir: &Path, settings: &Settings, found: &mut Vec<PathBuf>, failures: &mu
     // `hidden` after `standard_filters`, which sets it too.
     b.standard_filters(!all)
         .hidden(!all && !settings.hidden)
-        .follow_links(false);
+        .follow_links(false)
+        // In name order, so that the configs met are read, and the run's
+        // budget of globs spent, in the same order on every file system.
+        .sort_by_file_name(std::ffi::OsStr::cmp);
     let scopes = std::sync::Arc::clone(&settings.scopes);
     let cwd = settings.cwd.clone();
     b.filter_entry(move |e| {

@@ -416,7 +416,9 @@ fn write_baseline(
         return Ok(true);
     };
     // A run that could not check (or fix) every file has not seen all
-    // the findings: a baseline of it would drop the others' entries.
+    // the findings: a baseline of it would drop the others' entries. A
+    // write asked for and not done is exit 2, whatever the findings: CI
+    // that commits the baseline must not take the old one for the new.
     if s.failures > 0 || s.not_fixed > 0 {
         writeln!(
             err,
@@ -427,7 +429,7 @@ fn write_baseline(
                 n => format!("{n} files were"),
             }
         )?;
-        return Ok(true);
+        return Ok(false);
     }
     let n = r.findings();
     match r.save(p) {

@@ -20,7 +20,7 @@ use super::tally::Tally;
 use crate::baseline::{Baseline, Matcher, Recorder};
 use crate::bundle::{self, Kind};
 use crate::check::Options;
-use crate::config::{self, Config, ConfigError, Exclude, FailOn, PerFileIgnores};
+use crate::config::{self, Config, ConfigError, Exclude, FailOn, GlobBudget, PerFileIgnores};
 use crate::diagnostic::Severity;
 use crate::report::{self, OutputFormat, Report, Statistics};
 use crate::select::{Level, RuleFilter, SelectorError};
@@ -49,6 +49,12 @@ pub(crate) enum SettingsError {
         glob: String,
         message: String,
     },
+    /// `--exclude` or `--extend-exclude` globs that compile to no set.
+    #[error("{flag}: {message}")]
+    Globs { flag: &'static str, message: String },
+    /// The flags' globs alone are over the run's budget.
+    #[error("--exclude, --extend-exclude and --per-file-ignores: {0}")]
+    FlagGlobs(String),
 }
 
 fn fail_severity(f: FailOn) -> Severity {
@@ -69,11 +75,62 @@ pub(super) struct Scope {
     per_file_ignores: Arc<PerFileIgnores>,
     /// What walks skip: the config's `exclude` (or `--exclude`, which
     /// replaces it), its `extend-exclude` and `--extend-exclude`.
-    pub(super) exclude: Vec<Exclude>,
+    pub(super) exclude: Vec<Arc<Exclude>>,
+}
+
+/// The flags' globs, taken from the run's budget and compiled once for
+/// every scope (not once a config found).
+struct CliGlobs {
+    /// `--exclude`, when given.
+    exclude: Option<Arc<Exclude>>,
+    extend_exclude: Arc<Exclude>,
+    /// `--per-file-ignores`, when given.
+    per_file_ignores: Option<Arc<PerFileIgnores>>,
+}
+
+impl CliGlobs {
+    /// Globs of the command line are relative to the working directory,
+    /// as the paths beside them are.
+    fn new(req: &Request, cwd: &Path, budget: &GlobBudget) -> Result<CliGlobs, SettingsError> {
+        let (globs, bytes) = (req.exclude.iter().flatten())
+            .chain(&req.extend_exclude)
+            .chain(&req.per_file_ignores)
+            .fold((0, 0), |(g, b), f| (g + 1, b + f.len()));
+        if !budget.take(globs, bytes) {
+            return Err(SettingsError::FlagGlobs(config::over_budget(globs, bytes)));
+        }
+        let compile = |list: &[String], flag: &'static str| {
+            Exclude::new(cwd, list.iter().map(String::as_str))
+                .map(Arc::new)
+                .map_err(|(i, message)| match list.get(i) {
+                    Some(glob) => SettingsError::Glob {
+                        flag,
+                        glob: glob.clone(),
+                        message,
+                    },
+                    None => SettingsError::Globs { flag, message },
+                })
+        };
+        Ok(CliGlobs {
+            exclude: req
+                .exclude
+                .as_deref()
+                .map(|list| compile(list, "--exclude"))
+                .transpose()?,
+            extend_exclude: compile(&req.extend_exclude, "--extend-exclude")?,
+            per_file_ignores: (!req.per_file_ignores.is_empty())
+                .then(|| PerFileIgnores::parse(&req.per_file_ignores, cwd).map(Arc::new))
+                .transpose()?,
+        })
+    }
 }
 
 impl Scope {
-    fn new(config: Option<Arc<Config>>, req: &Request, cwd: &Path) -> Result<Scope, SettingsError> {
+    fn new(
+        config: Option<Arc<Config>>,
+        req: &Request,
+        cli: &CliGlobs,
+    ) -> Result<Scope, SettingsError> {
         let c = config.as_deref();
         // As ruff layers them: `--select` replaces the file's `select` and
         // its `extend-select`; `--extend-select` adds to whichever holds. An
@@ -102,30 +159,19 @@ impl Scope {
         for s in &req.extend_select {
             crate::select::validate(s).map_err(SettingsError::ExtendSelect)?;
         }
-        // Globs of the command line are relative to the working directory, as
-        // the paths beside them are.
-        let cli_globs = |list: &[String], flag: &'static str| {
-            Exclude::new(cwd, list.iter().map(String::as_str)).map_err(|(i, message)| {
-                SettingsError::Glob {
-                    flag,
-                    glob: list.get(i).cloned().unwrap_or_default(),
-                    message,
-                }
-            })
-        };
         let mut exclude = Vec::new();
-        match &req.exclude {
-            Some(list) => exclude.push(cli_globs(list, "--exclude")?),
-            None => exclude.extend(c.map(|c| c.exclude.clone())),
+        match &cli.exclude {
+            Some(e) => exclude.push(Arc::clone(e)),
+            None => exclude.extend(c.map(|c| Arc::clone(&c.exclude))),
         }
-        exclude.extend(c.map(|c| c.extend_exclude.clone()));
-        exclude.push(cli_globs(&req.extend_exclude, "--extend-exclude")?);
+        exclude.extend(c.map(|c| Arc::clone(&c.extend_exclude)));
+        exclude.push(Arc::clone(&cli.extend_exclude));
         // The flag replaces the table, as ruff's does.
-        let per_file_ignores = if req.per_file_ignores.is_empty() {
-            c.map(|c| Arc::clone(&c.per_file_ignores))
-                .unwrap_or_default()
-        } else {
-            Arc::new(PerFileIgnores::parse(&req.per_file_ignores, cwd)?)
+        let per_file_ignores = match &cli.per_file_ignores {
+            Some(p) => Arc::clone(p),
+            None => c
+                .map(|c| Arc::clone(&c.per_file_ignores))
+                .unwrap_or_default(),
         };
         Ok(Scope {
             config,
@@ -153,6 +199,9 @@ type Found = Result<Arc<Scope>, Arc<str>>;
 struct Nearest {
     /// The flags each scope applies over its file.
     req: Request,
+    cli: Arc<CliGlobs>,
+    /// What is left of the run's globs for the configs still to be found.
+    budget: Arc<GlobBudget>,
     /// The scope by directory (absolute, lexical), once looked up.
     dirs: Mutex<HashMap<PathBuf, Found>>,
     /// The scope by config file, loaded once however many directories it
@@ -196,9 +245,9 @@ impl Scopes {
                 match known {
                     Some(found) => found,
                     None => {
-                        let found = Config::load_discovered(&file)
+                        let found = Config::load_discovered(&file, &n.budget)
                             .map_err(SettingsError::from)
-                            .and_then(|c| Scope::new(Some(Arc::new(c)), &n.req, &self.cwd))
+                            .and_then(|c| Scope::new(Some(Arc::new(c)), &n.req, &n.cli))
                             .map(Arc::new)
                             .map_err(|e| Arc::from(e.to_string()));
                         lock(&n.files).insert(file, found.clone());
@@ -327,17 +376,21 @@ pub(super) fn settings(req: &Request) -> Result<Settings, SettingsError> {
     };
     // `--config` names a file the user chose; a found one must stay in
     // its tree.
+    let budget = Arc::new(GlobBudget::default());
+    let cli = Arc::new(CliGlobs::new(req, &cwd, &budget)?);
     let load = |p: &Path| match &req.config {
-        Some(_) => Config::load(p),
-        None => Config::load_discovered(p),
+        Some(_) => Config::load(p, &budget),
+        None => Config::load_discovered(p, &budget),
     };
     let config = match &path {
         Some(p) => Some(Arc::new(load(p)?)),
         None => None,
     };
-    let root = Arc::new(Scope::new(config.clone(), req, &cwd)?);
+    let root = Arc::new(Scope::new(config.clone(), req, &cli)?);
     let nearest = (!req.isolated && req.config.is_none()).then(|| Nearest {
         req: req.clone(),
+        cli,
+        budget,
         dirs: Mutex::default(),
         files: Mutex::default(),
         root_file: path.map(|p| lexical(&cwd.join(p))),

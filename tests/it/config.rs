@@ -603,6 +603,50 @@ fn insert_rows(text: &[u8], rows: &str) -> Vec<u8> {
     format!("{header}\n{rows}{body}").into_bytes()
 }
 
+/// A ZIP member's name may take 65,535 bytes, and escaping grows it past
+/// any line of a baseline: an upload with such a name was the whole run's
+/// "not written". Its findings are recorded under `file-hash` and matched.
+#[test]
+fn a_member_of_a_long_name_is_baselined_by_its_hashes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let long = format!("{}.csv", "\u{1}".repeat(65_531));
+    assert_eq!(long.len(), 65_535);
+    zip_of(
+        d,
+        "uploads/bulk.zip",
+        &[
+            (&long, &fixture("entities/surrounding-whitespace.csv")),
+            ("r.csv", &fixture("entity-relations/valid.csv")),
+        ],
+    );
+    let write = bdxlint(d)
+        .args(["check", "--isolated", "--write-baseline", "base", "uploads"])
+        .output()
+        .expect("runs");
+    let err = String::from_utf8_lossy(&write.stderr);
+    assert_eq!(write.status.code(), Some(0), "{err}");
+    assert!(err.contains("recorded"), "{err}");
+    let base = std::fs::read_to_string(d.join("base")).expect("written");
+    let files: Vec<&str> = base.lines().filter(|l| l.starts_with("file")).collect();
+    assert!(
+        files.iter().any(|l| l.starts_with("file-hash ")),
+        "{files:?}"
+    );
+    assert!(files.iter().all(|l| l.len() < 100), "{files:?}");
+    let concise = |args: &[&str]| {
+        let out = bdxlint(d)
+            .args(["check", "--isolated", "--output-format", "concise"])
+            .args(args)
+            .arg("uploads")
+            .output()
+            .expect("runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert!(concise(&[]).contains("C015"));
+    assert_eq!(concise(&["--baseline", "base"]), "");
+}
+
 #[test]
 fn baselines_record_bundle_members_and_survive_rows_inserted_above_findings() {
     let dir = repo();
