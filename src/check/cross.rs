@@ -187,9 +187,9 @@ pub(crate) struct Event {
     /// The e-mail slot's value lowercased, as a key of its own in the
     /// identity tables (0 when there is none).
     folded: u64,
-    /// The two other slots' partner fingerprints as one, and the e-mail's
-    /// spelling among those that lowercase alike (see [`fold_email`]).
-    pair_case: [u32; 2],
+    /// The e-mail's spelling among those that lowercase alike (see
+    /// [`fold_email`]).
+    case: u32,
     /// Fingerprint of the whole row's decoded cells.
     row: u64,
 }
@@ -517,19 +517,15 @@ impl CrossPlan {
     /// not allocate beyond the amortised growth of `out`.
     pub(crate) fn event(&self, data: &[u8], rec: &Record, cells: &Cells<'_>, out: &mut Events) {
         let mut identity = [0u64; 3];
-        let (mut folded, mut pair_case) = (0, [0, 0]);
+        let (mut folded, mut case) = (0, 0);
         if let Some(id) = &self.identity {
             for (k, field) in id.fields.iter().enumerate() {
                 if let Some(v) = field.and_then(|i| trimmed(cells, i)) {
                     identity[k] = nonzero(xxh3_64_with_seed(v, id.seeds[k]));
                     if id.case_slot == Some(k) {
-                        (folded, pair_case[1]) = fold_email(v, id.seeds[k], identity[k]);
+                        (folded, case) = fold_email(v, id.seeds[k], identity[k]);
                     }
                 }
-            }
-            if let Some(k) = id.case_slot.filter(|_| folded != 0) {
-                let [a, b] = others(k).map(|j| partner(identity[j]));
-                pair_case[0] = pair_of(a, b);
             }
         }
         for (k, u) in self.unique.iter().enumerate() {
@@ -579,7 +575,7 @@ impl CrossPlan {
             identity,
             tuple,
             folded,
-            pair_case,
+            case,
             row,
         });
     }
@@ -780,7 +776,13 @@ fn email_case(
     ev: &Event,
     line: u32,
 ) -> Option<IdentityFinding> {
-    let [pair, case] = ev.pair_case;
+    let case = ev.case;
+    // The other two slots' partners as one, as the e-mail's exact entry
+    // holds them; worked out only past the usual row's return.
+    let pair = || {
+        let [a, b] = others(slot).map(|j| partner(ev.identity[j]));
+        pair_of(a, b)
+    };
     let stored = if ev.folded == ev.identity[slot] {
         // The lowercase spelling: its own exact entry, just looked up or
         // made, has its spelling, so only a capitals one before it is a
@@ -792,13 +794,13 @@ fn email_case(
     } else if let Some([a, b, first]) = shards[shard(ev.folded)].get(ev.folded) {
         [pair_of(a, b), 0, first]
     } else {
-        caps.get_or_insert(ev.folded, [pair, case, line]);
+        caps.get_or_insert(ev.folded, [pair(), case, line]);
         return None;
     };
     if stored[1] == case {
         return None;
     }
-    let same_partners = stored[0] == pair;
+    let same_partners = stored[0] == pair();
     let filled = ev.identity.map(|x| x != 0);
     // The same e-mail alone in both rows pairs it with nothing: two
     // spellings of one address, each consistent on whatever reading.
