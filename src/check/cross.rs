@@ -311,18 +311,31 @@ fn row_hash(bytes: &[u8]) -> u64 {
 /// `None` when it is empty. A cell that is not UTF-8 (already an
 /// `invalid-utf8` error) is compared by its raw bytes, trimmed of ASCII
 /// whitespace.
-#[inline]
+///
+/// Always inlined, the trimming itself out of line: it runs for every
+/// identity and key cell of every row, and as a call (callgrind, issue 30)
+/// it cost more than its usual answer.
+#[inline(always)]
 fn trimmed<'c>(cells: &'c Cells<'_>, i: usize) -> Option<&'c [u8]> {
     let (v, utf8) = cells.filled_bytes(i)?;
     let visible = |b: Option<&u8>| b.is_some_and(|&b| b > b' ' && b < 0x7f);
     Some(if visible(v.first()) && visible(v.last()) {
         // `shapes::trim`'s shortcut: the usual cell has nothing to trim.
         v
-    } else if utf8 {
+    } else {
+        trim_cell(v, utf8)
+    })
+}
+
+/// The rest of [`trimmed`]: a cell with something at either end to trim.
+#[cold]
+#[inline(never)]
+fn trim_cell(v: &[u8], utf8: bool) -> &[u8] {
+    if utf8 {
         std::str::from_utf8(v).map_or(v, |s| s.trim().as_bytes())
     } else {
         v.trim_ascii()
-    })
+    }
 }
 
 /// Mixes a row's three identity fingerprints (0 = empty) into one. They
