@@ -187,9 +187,9 @@ pub(crate) struct Event {
     /// The e-mail slot's value lowercased, as a key of its own in the
     /// identity tables (0 when there is none).
     folded: u64,
-    /// The two other slots' partner fingerprints as one, and the e-mail's
-    /// spelling among those that lowercase alike (see [`fold_email`]).
-    pair_case: [u32; 2],
+    /// The e-mail's spelling among those that lowercase alike (see
+    /// [`fold_email`]).
+    case: u32,
     /// Fingerprint of the whole row's decoded cells.
     row: u64,
 }
@@ -311,18 +311,31 @@ fn row_hash(bytes: &[u8]) -> u64 {
 /// `None` when it is empty. A cell that is not UTF-8 (already an
 /// `invalid-utf8` error) is compared by its raw bytes, trimmed of ASCII
 /// whitespace.
-#[inline]
+///
+/// Always inlined, the trimming itself out of line: it runs for every
+/// identity and key cell of every row, and as a call (callgrind, issue 30)
+/// it cost more than its usual answer.
+#[inline(always)]
 fn trimmed<'c>(cells: &'c Cells<'_>, i: usize) -> Option<&'c [u8]> {
     let (v, utf8) = cells.filled_bytes(i)?;
     let visible = |b: Option<&u8>| b.is_some_and(|&b| b > b' ' && b < 0x7f);
     Some(if visible(v.first()) && visible(v.last()) {
         // `shapes::trim`'s shortcut: the usual cell has nothing to trim.
         v
-    } else if utf8 {
+    } else {
+        trim_cell(v, utf8)
+    })
+}
+
+/// The rest of [`trimmed`]: a cell with something at either end to trim.
+#[cold]
+#[inline(never)]
+fn trim_cell(v: &[u8], utf8: bool) -> &[u8] {
+    if utf8 {
         std::str::from_utf8(v).map_or(v, |s| s.trim().as_bytes())
     } else {
         v.trim_ascii()
-    })
+    }
 }
 
 /// Mixes a row's three identity fingerprints (0 = empty) into one. They
@@ -338,10 +351,6 @@ fn mix_tuple(t: [u64; 3]) -> u64 {
     let h = (h ^ (h >> 32)).wrapping_mul(0xD6E8_FEB8_6659_FD93);
     h ^ (h >> 32)
 }
-
-/// Seeds the lowercased e-mails' keys, apart from every column's exact
-/// values (seeded with their column ids, which are small).
-const FOLDED_SEED: u64 = 0xF01D_ED00_E3A1_1CA5;
 
 /// Whether `b` is ASCII without a capital letter, eight bytes a step:
 /// the usual e-mail, whose lowercased form is itself.
@@ -366,16 +375,17 @@ fn ascii_lowercase_only(b: &[u8]) -> bool {
     whole && word(u64::from_le_bytes(tail))
 }
 
-/// The identity key of an e-mail lowercased, from its exact key `exact`
-/// (`xxh3_64_with_seed(v, seed)`) when it has no capitals, and its
-/// spelling among the values that lowercase alike: 0 for that usual
-/// address; where its capitals are (a bit per byte, mixed into 32 bits)
-/// for another ASCII one of up to 64 bytes; otherwise the exact bytes'
-/// fingerprint. Every way gives the key of the lowercased text with the
-/// column's seed, moved apart from the exact keys by [`FOLDED_SEED`].
+/// The key of an e-mail lowercased and its spelling among the values that
+/// lowercase alike. The key is the exact key (`xxh3_64_with_seed(v,
+/// seed)`) of the lowercased text: for an address that is its own
+/// lowercase (the usual one) that is `exact` itself, with spelling 0, so
+/// that its exact entry in the identity tables can serve as the
+/// lowercased one (see [`email_case`]). Another ASCII address of up to 64
+/// bytes is told by where its capitals are (a bit per byte, mixed into 32
+/// bits), any other by its exact bytes' fingerprint.
 fn fold_email(v: &[u8], seed: u64, exact: u64) -> (u64, u32) {
     if ascii_lowercase_only(v) {
-        return (nonzero(exact ^ FOLDED_SEED), 0);
+        return (exact, 0);
     }
     if v.is_ascii() && v.len() <= 64 {
         let mut buf = [0u8; 64];
@@ -386,18 +396,32 @@ fn fold_email(v: &[u8], seed: u64, exact: u64) -> (u64, u32) {
             *d = s.to_ascii_lowercase();
         }
         let case = (capitals.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32;
-        let key = nonzero(xxh3_64_with_seed(buf, seed));
-        return (nonzero(key ^ FOLDED_SEED), case);
+        // Not 0: a capital is in there, and the odd multiplier keeps it
+        // in the high half unless the bits collide, so force it apart.
+        return (nonzero(xxh3_64_with_seed(buf, seed)), case.max(1));
     }
     // Rare: lowercased the Unicode way, streamed with the column's seed.
-    let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(seed);
     let text = String::from_utf8_lossy(v);
+    let own_lowercase = matches!(text, std::borrow::Cow::Borrowed(_))
+        && text.chars().all(|c| {
+            let mut l = c.to_lowercase();
+            l.next() == Some(c) && l.next().is_none()
+        });
+    if own_lowercase {
+        return (exact, 0);
+    }
+    let mut hasher = xxhash_rust::xxh3::Xxh3::with_seed(seed);
     let mut buf = [0u8; 4];
     for c in text.chars().flat_map(char::to_lowercase) {
         hasher.update(c.encode_utf8(&mut buf).as_bytes());
     }
-    let key = nonzero(hasher.digest());
-    (nonzero(key ^ FOLDED_SEED), xxh3_64(v) as u32)
+    (nonzero(hasher.digest()), (xxh3_64(v) as u32).max(1))
+}
+
+/// The two partners of an e-mail (by slot, as stored in its exact entry)
+/// as one 32-bit value.
+fn pair_of(a: u32, b: u32) -> u32 {
+    ((u64::from(a) << 32 | u64::from(b)).wrapping_mul(0xC2B2_AE3D_27D4_EB4F) >> 32) as u32
 }
 
 /// Fingerprint of `bytes` lowercased, without allocating.
@@ -506,19 +530,15 @@ impl CrossPlan {
     /// not allocate beyond the amortised growth of `out`.
     pub(crate) fn event(&self, data: &[u8], rec: &Record, cells: &Cells<'_>, out: &mut Events) {
         let mut identity = [0u64; 3];
-        let (mut folded, mut pair_case) = (0, [0, 0]);
+        let (mut folded, mut case) = (0, 0);
         if let Some(id) = &self.identity {
             for (k, field) in id.fields.iter().enumerate() {
                 if let Some(v) = field.and_then(|i| trimmed(cells, i)) {
                     identity[k] = nonzero(xxh3_64_with_seed(v, id.seeds[k]));
                     if id.case_slot == Some(k) {
-                        (folded, pair_case[1]) = fold_email(v, id.seeds[k], identity[k]);
+                        (folded, case) = fold_email(v, id.seeds[k], identity[k]);
                     }
                 }
-            }
-            if let Some(k) = id.case_slot.filter(|_| folded != 0) {
-                let [a, b] = others(k).map(|j| u64::from(partner(identity[j])));
-                pair_case[0] = ((a << 32 | b).wrapping_mul(0xC2B2_AE3D_27D4_EB4F) >> 32) as u32;
             }
         }
         for (k, u) in self.unique.iter().enumerate() {
@@ -568,7 +588,7 @@ impl CrossPlan {
             identity,
             tuple,
             folded,
-            pair_case,
+            case,
             row,
         });
     }
@@ -686,6 +706,11 @@ pub(crate) struct CrossState {
     /// (identity column, value) -> the two partners' fingerprints, in slot
     /// order, and the line that established them; by shard.
     identity: Vec<FpTable<[u32; 5]>>,
+    /// Lowercased e-mail -> (partners as one, spelling, line) of its first
+    /// row, where that row's e-mail had capitals. An address that is its own
+    /// lowercase needs no entry here: its exact entry in `identity` serves
+    /// (see [`email_case`]), so the usual file leaves this empty.
+    email_caps: FpTable<[u32; 5]>,
     /// (key index, value) -> first line, for every unique key. One table:
     /// every row looks it up, in file order, usually to insert a new value.
     unique: FpTable,
@@ -745,22 +770,50 @@ fn identity_slot(
     classify(k, t32, s, stored[2])
 }
 
-/// Checks a row's lowercased e-mail (`ev.folded`, not 0) against the row
-/// that established it, and establishes it if it is new: a finding only
-/// where the two e-mails differ in case, since exact ones are the slot
-/// lookups' to judge. `slot` is the e-mail's.
+/// Checks a row's lowercased e-mail (`ev.folded`, not 0) against the first
+/// row whose e-mail lowercases alike, and establishes it if it is new: a
+/// finding only where the two e-mails differ in case, since exact ones are
+/// the slot lookups' to judge. `slot` is the e-mail's.
+///
+/// The first row is kept in one of two places, so that the two kinds of
+/// entry are never mistaken for each other. An e-mail that is its own
+/// lowercase is keyed by the lowercased key already (see [`fold_email`]):
+/// its exact entry in `shards` (partners, line; spelling 0) is the first
+/// row, unless a spelling with capitals came before it, which is then in
+/// `caps`. An entry is made in `caps` only while the lowercase spelling
+/// has no exact entry, so where both exist, `caps` holds the first.
 fn email_case(
-    map: &mut FpTable<[u32; 5]>,
+    shards: &[FpTable<[u32; 5]>],
+    caps: &mut FpTable<[u32; 5]>,
     slot: usize,
     ev: &Event,
     line: u32,
 ) -> Option<IdentityFinding> {
-    let [pair, case] = ev.pair_case;
-    let stored = map.get_or_insert(ev.folded, [pair, case, line])?;
+    let case = ev.case;
+    // The other two slots' partners as one, as the e-mail's exact entry
+    // holds them; worked out only past the usual row's return.
+    let pair = || {
+        let [a, b] = others(slot).map(|j| partner(ev.identity[j]));
+        pair_of(a, b)
+    };
+    let stored = if ev.folded == ev.identity[slot] {
+        // The lowercase spelling: its own exact entry, just looked up or
+        // made, has its spelling, so only a capitals one before it is a
+        // finding; and the usual file has none (`get` on an empty table
+        // looks nothing up).
+        caps.get(ev.folded)?
+    } else if let Some(first) = caps.get(ev.folded) {
+        first
+    } else if let Some([a, b, first]) = shards[shard(ev.folded)].get(ev.folded) {
+        [pair_of(a, b), 0, first]
+    } else {
+        caps.get_or_insert(ev.folded, [pair(), case, line]);
+        return None;
+    };
     if stored[1] == case {
         return None;
     }
-    let same_partners = stored[0] == pair;
+    let same_partners = stored[0] == pair();
     let filled = ev.identity.map(|x| x != 0);
     // The same e-mail alone in both rows pairs it with nothing: two
     // spellings of one address, each consistent on whatever reading.
@@ -817,6 +870,7 @@ impl CrossState {
     pub(crate) fn new(row_cap: usize, snippets: impl Into<Snippets>) -> Self {
         CrossState {
             identity: (0..SHARDS).map(|_| FpTable::default()).collect(),
+            email_caps: FpTable::default(),
             unique: FpTable::default(),
             exclusive: FpTable::default(),
             clean_tuples: FpTable::default(),
@@ -898,6 +952,7 @@ impl CrossState {
         let stride = n_unique + plan.exclusive.len();
         let CrossState {
             identity,
+            email_caps,
             unique,
             exclusive,
             clean_tuples,
@@ -989,12 +1044,14 @@ impl CrossState {
                 return;
             };
             let ev = &events.rows[n as usize];
-            for &fp in ev
-                .identity
-                .iter()
-                .chain([&ev.folded])
-                .filter(|&&fp| fp != 0)
-            {
+            // The lowercased e-mail is its exact value, already asked
+            // for, unless it had capitals.
+            let folded = if ev.identity.contains(&ev.folded) {
+                0
+            } else {
+                ev.folded
+            };
+            for &fp in ev.identity.iter().chain([&folded]).filter(|&&fp| fp != 0) {
                 identity[shard(fp)].prefetch(fp);
             }
             clean.prefetch(ev.tuple);
@@ -1010,7 +1067,7 @@ impl CrossState {
             if let Some(slot) = case_slot.filter(|_| ev.folded != 0) {
                 // Always looked up, so that the first row establishes the
                 // lowercased e-mail; reported only where nothing worse is.
-                let case = email_case(&mut identity[shard(ev.folded)], slot, ev, line_of(n));
+                let case = email_case(identity, email_caps, slot, ev, line_of(n));
                 found = found.or(case);
             }
             match found {
@@ -1575,8 +1632,12 @@ mod tests {
             assert_eq!(fa, fb, "{a} {b}");
             assert_ne!(ca, cb, "{a} {b}");
             assert_eq!(fold(b), (fb, cb));
-            // Apart from the exact keys of the column.
-            assert_ne!(fa, nonzero(xxh3_64_with_seed(a.as_bytes(), seed)));
+            // The lowercase spelling's is its exact key, and no other's is.
+            assert_eq!(
+                (fa, ca),
+                (nonzero(xxh3_64_with_seed(a.as_bytes(), seed)), 0)
+            );
+            assert_ne!(fb, nonzero(xxh3_64_with_seed(b.as_bytes(), seed)));
         }
         assert_eq!(fold("ada@example.com").1, 0);
         assert_ne!(fold("Ada@example.com").1, fold("aDa@example.com").1);

@@ -264,7 +264,28 @@ fn a_size_hint_changes_no_finding_right_or_wrong() {
 /// created and a status changed under one campaign, the rows apart.
 #[test]
 fn email_case_and_incompatible_rows_do_not_depend_on_chunks_or_threads() {
-    let cases: [(&str, &str, Found); 2] = [
+    let cases: [(&str, &str, Found); 3] = [
+        (
+            // A spelling with capitals before the lowercase one, either way
+            // round, and after it another spelling.
+            "entitlements",
+            "Privilege Name,Privilege Value,Email,User ID,Username\n\
+             r,true,Bob@example.com,10,bob\n\
+             r,true,bob@example.com,10,bob\n\
+             r,true,BOB@example.com,10,bob\n\
+             s,true,bob@example.com,10,bob\n\
+             r,true,eve@example.com,20,eve\n\
+             w,true,Eve@example.com,20,eve\n\
+             x,true,Zed@example.com,30,\n\
+             x,true,zed@example.com,,zed\n",
+            vec![
+                ("X007", 3, Some(2)),
+                ("X007", 4, Some(2)),
+                ("X007", 5, Some(2)),
+                ("X007", 7, Some(6)),
+                ("X007", 9, Some(8)),
+            ],
+        ),
         (
             "entitlements",
             "Privilege Name,Privilege Value,Email,User ID,Username\n\

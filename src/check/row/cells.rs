@@ -128,7 +128,7 @@ impl<'a> Cells<'a> {
     /// The decoded bytes of field `i` if it is filled, and whether they are
     /// UTF-8 (else they are the raw content). The cross-row fingerprints
     /// hash bytes, so they skip `value`'s `str` boundary checks.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn filled_bytes(&self, i: usize) -> Option<(&[u8], bool)> {
         let c = self.cells.get(i).filter(|c| c.has(Cell::FILLED))?;
         debug_assert!(
