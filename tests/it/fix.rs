@@ -1707,3 +1707,29 @@ fn valid_dates_that_read_as_two_draw_nothing_without_day_first_cells() {
     std::fs::write(dir.path().join("e.csv"), s).expect("write");
     assert_eq!(findings_of(dir.path(), "e.csv", &[]), Vec::<Value>::new());
 }
+
+/// `--fix --unsafe-fixes` writes `2024-03-07` of a day-first column as
+/// `03/07/2024` (March 7); the mixed line endings' rewrite then forces a
+/// second pass, which must not read that cell day first and swap it to
+/// `07/03/2024` (July 3): `day-first-date`'s swap belongs to the first
+/// pass, whose cells were all the user's.
+#[test]
+fn a_later_pass_never_swaps_a_date_a_fix_wrote() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("d.csv");
+    std::fs::write(
+        &file,
+        "Full Name,Work Email,Start Date\r\nA,a@x.com,2024-03-07\r\nB,b@x.com,13/01/2024\n",
+    )
+    .expect("write");
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--fix", "--unsafe-fixes", "d.csv"])
+        .output()
+        .expect("runs");
+    let fixed = std::fs::read_to_string(&file).expect("read");
+    assert_eq!(
+        fixed,
+        "Full Name,Work Email,Start Date\r\nA,a@x.com,03/07/2024\r\nB,b@x.com,01/13/2024\r\n"
+    );
+}
