@@ -1733,3 +1733,24 @@ fn a_later_pass_never_swaps_a_date_a_fix_wrote() {
         "Full Name,Work Email,Start Date\r\nA,a@x.com,03/07/2024\r\nB,b@x.com,01/13/2024\r\n"
     );
 }
+
+/// Deleting an Excel `sep=,` line is safe only if the rest reads with
+/// commas without it: here the sniffer would pick `;`, and the 2-field
+/// records would be read as 4 fields. The line stays, its finding says
+/// why, and the file is left as it is.
+#[test]
+fn a_sep_line_whose_removal_changes_the_delimiter_is_not_deleted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("e.csv");
+    let original = "sep=,\nFull Name;Work Email;Start Date;Title,x\n\
+        a;a@x.com;03/07/2024;t,y\nb;b@x.com;03/07/2024;t,y,z\n";
+    std::fs::write(&file, original).expect("write");
+    let found = findings_of(dir.path(), "e.csv", &["--fix"]);
+    let sep = found.iter().find(|d| d["code"] == "F011").expect("F011");
+    assert!(sep["fix"].is_null(), "{sep:?}");
+    assert!(
+        sep["help"].as_str().is_some_and(|h| h.contains("`;`")),
+        "{sep:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), original);
+}
