@@ -103,6 +103,8 @@ pub struct DateOrders {
     /// whole column reads otherwise: the check's verdicts on them are not
     /// the file's (see the module's documentation).
     late: bool,
+    /// See [`Self::after_first`].
+    after_first: bool,
 }
 
 impl DateOrders {
@@ -183,12 +185,29 @@ impl DateOrders {
         }
     }
 
+    /// Marks these orders as read by a pass of `--fix` after the first,
+    /// which applies no `day-first-date` swap (see [`Self::after_first`]).
+    pub(crate) fn first_pass_done(&mut self) {
+        self.after_first = true;
+    }
+
+    /// A pass of `--fix` before this one wrote a copy. The first pass's
+    /// cells that read as two dates were all the user's, and it swapped
+    /// them (or deliberately did not); a cell read now may be a fix's
+    /// month-first date (`2024-03-07` written `03/07/2024`), which a swap
+    /// would turn into another date. The finding stands, as a check of
+    /// the copy makes it; its swap is not applied.
+    pub(crate) fn after_first(&self) -> bool {
+        self.after_first
+    }
+
     /// These orders, as a check given them up front returns them: known
     /// from the first row, so never late.
     pub(crate) fn as_known(&self) -> DateOrders {
         DateOrders {
             cols: self.cols.clone(),
             late: false,
+            after_first: self.after_first,
         }
     }
 

@@ -129,7 +129,7 @@ fn counts(body: &[u8], delim: u8, whole: bool) -> Vec<usize> {
 /// other delimiter that does so with more fields than commas give. A comma
 /// file whose cells hold `;` (lists, JSON, prose) keeps commas: its comma
 /// fields are consistent, or its `;` fields are not.
-fn delimiter(body: &[u8], whole: bool) -> u8 {
+pub(crate) fn delimiter(body: &[u8], whole: bool) -> u8 {
     let consistent = |c: &[usize]| {
         c.first()
             .is_some_and(|&h| h >= 2 && c.iter().all(|&n| n == h))

@@ -262,17 +262,29 @@ fn open<R: Read>(
         // `sep=,`: the line goes. Another delimiter: the whole file is
         // rewritten with commas, which leaves the line out too.
         let fix = FixBuilder::safe("delete the `sep=` line");
-        let fix = if sep.delim == b',' {
-            fix.edit(sep.span.start..dialect.skip, "")
-        } else {
-            fix.transform(Transform::ToCommas)
+        // Without the line, the rest is read with the delimiter the
+        // sniffer picks from it: deleting the line must not change it.
+        let rest = (sep.delim == b',')
+            .then(|| dialect::delimiter(&head[dialect.skip..], head.len() < dialect::HEAD_LEN));
+        let (fix, why) = match rest {
+            None => (Some(fix.transform(Transform::ToCommas)), None),
+            Some(b',') => (Some(fix.edit(sep.span.start..dialect.skip, "")), None),
+            Some(d) => (
+                None,
+                Some(format!(
+                    "not fixed: without this line the rows would be read split at {}, not at commas; rewrite them with commas as the delimiter, quoting any field that holds a comma, then delete the line",
+                    dialect::delimiter_name(d)
+                )),
+            ),
         };
         let line = String::from_utf8_lossy(&head[sep.span.clone()]);
-        found.push(
-            Finding::from_template(&rules::SEP_LINE, &[("line", &line)])
-                .fix(fix)
-                .file(sep.span.start as u64..sep.span.end as u64),
-        );
+        let finding = Finding::from_template(&rules::SEP_LINE, &[("line", &line)]);
+        let finding = match (fix, why) {
+            (Some(fix), _) => finding.fix(fix),
+            (None, Some(why)) => finding.help(why),
+            (None, None) => finding,
+        };
+        found.push(finding.file(sep.span.start as u64..sep.span.end as u64));
     }
     let encoding = encoding::from_head(&head, head.len() < dialect::HEAD_LEN);
     let reader = std::io::Cursor::new(head).chain(reader);

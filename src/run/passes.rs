@@ -120,6 +120,9 @@ struct Pass<'a> {
     /// notes a fix that is left (`leftover`): it needs a pass of its own.
     fused: bool,
     leftover: bool,
+    /// A pass after the first: `day-first-date`'s swaps are not applied
+    /// ([`DateOrders::after_first`]).
+    later: bool,
 }
 
 impl<'a> Pass<'a> {
@@ -151,6 +154,7 @@ impl<'a> Pass<'a> {
             error: None,
             fused: false,
             leftover: false,
+            later: false,
         }
     }
 
@@ -158,7 +162,9 @@ impl<'a> Pass<'a> {
         let Some(f) = &d.fix else {
             return Ok(false);
         };
-        if !apply::applies(f, self.unsafe_fixes) || self.filter.judge(d.rule, d.severity).is_none()
+        if !apply::applies(f, self.unsafe_fixes)
+            || self.filter.judge(d.rule, d.severity).is_none()
+            || held(d, self.later)
         {
             return Ok(false);
         }
@@ -218,6 +224,7 @@ impl Reports for Pass<'_> {
                         None => !f.edits.is_empty(),
                     }
                     && self.filter.judge(d.rule, d.severity).is_some()
+                    && !held(&d, self.later)
             });
             self.keep.diagnostic(d);
             return;
@@ -253,16 +260,33 @@ impl Reports for Pass<'_> {
     }
 }
 
-/// After a pass whose copy holds `day-first-date` fixes: they wrote every
+/// After a pass that wrote a copy, whose later passes offer no swap; if it
+/// holds `day-first-date` fixes, they wrote every
 /// valid date of a day-first column that reads as two dates month first,
 /// so the later passes (and the check of the result) must not read those
 /// cells day first again, or they would undo them.
 fn valid_dates_fixed(opts: &mut Options, counts: &Counts) {
-    if counts.contains_key(crate::rules::DAY_FIRST_DATE.code) {
-        if let Some(o) = &mut opts.date_orders {
-            Arc::make_mut(o).valid_fixed();
+    if let Some(o) = &mut opts.date_orders {
+        let o = Arc::make_mut(o);
+        if counts.contains_key(crate::rules::DAY_FIRST_DATE.code) {
+            o.valid_fixed();
         }
+        // The next pass reads cells a fix may have written month first
+        // (`invalid-date`'s `2024-03-07` as `03/07/2024`): a swap there
+        // would change the date.
+        o.first_pass_done();
     }
+}
+
+/// Whether `opts` are a pass's after the first ([`DateOrders::after_first`]).
+fn after_first(opts: &Options) -> bool {
+    opts.date_orders.as_ref().is_some_and(|o| o.after_first())
+}
+
+/// Whether `d`'s fix is held back in a `later` pass: a `day-first-date`
+/// swap there may swap a date a fix wrote month first.
+fn held(d: &Diagnostic, later: bool) -> bool {
+    later && d.rule.code == crate::rules::DAY_FIRST_DATE.code
 }
 
 /// Why fixing a file stopped short.
@@ -587,6 +611,7 @@ impl Run<'_> {
             &file.refused,
             stop,
         );
+        pass.later = after_first(&file.opts);
         self.check_from(
             input,
             Some(source),
@@ -896,12 +921,14 @@ impl Run<'_> {
         )));
         let unsafe_fixes = fixing.req.unsafe_fixes;
         let judge = filter.clone();
+        let later = after_first(opts);
         let row_fixes = check::RowFixes::new(
             Box::new(move |d: &Diagnostic| {
                 d.fix
                     .as_ref()
                     .is_some_and(|f| apply::applies(f, unsafe_fixes))
                     && judge.judge(d.rule, d.severity).is_some()
+                    && !held(d, later)
             }),
             Box::new(Shared(Arc::clone(&writer))),
         );
@@ -911,6 +938,7 @@ impl Run<'_> {
         };
         let mut pass = Pass::new((source, dir), unsafe_fixes, filter, refused, Arc::default());
         pass.fused = true;
+        pass.later = later;
         let dates = self
             .check_from(
                 input,

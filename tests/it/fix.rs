@@ -1707,3 +1707,50 @@ fn valid_dates_that_read_as_two_draw_nothing_without_day_first_cells() {
     std::fs::write(dir.path().join("e.csv"), s).expect("write");
     assert_eq!(findings_of(dir.path(), "e.csv", &[]), Vec::<Value>::new());
 }
+
+/// `--fix --unsafe-fixes` writes `2024-03-07` of a day-first column as
+/// `03/07/2024` (March 7); the mixed line endings' rewrite then forces a
+/// second pass, which must not read that cell day first and swap it to
+/// `07/03/2024` (July 3): `day-first-date`'s swap belongs to the first
+/// pass, whose cells were all the user's.
+#[test]
+fn a_later_pass_never_swaps_a_date_a_fix_wrote() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("d.csv");
+    std::fs::write(
+        &file,
+        "Full Name,Work Email,Start Date\r\nA,a@x.com,2024-03-07\r\nB,b@x.com,13/01/2024\n",
+    )
+    .expect("write");
+    bdxlint()
+        .current_dir(dir.path())
+        .args(["check", "--fix", "--unsafe-fixes", "d.csv"])
+        .output()
+        .expect("runs");
+    let fixed = std::fs::read_to_string(&file).expect("read");
+    assert_eq!(
+        fixed,
+        "Full Name,Work Email,Start Date\r\nA,a@x.com,03/07/2024\r\nB,b@x.com,01/13/2024\r\n"
+    );
+}
+
+/// Deleting an Excel `sep=,` line is safe only if the rest reads with
+/// commas without it: here the sniffer would pick `;`, and the 2-field
+/// records would be read as 4 fields. The line stays, its finding says
+/// why, and the file is left as it is.
+#[test]
+fn a_sep_line_whose_removal_changes_the_delimiter_is_not_deleted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("e.csv");
+    let original = "sep=,\nFull Name;Work Email;Start Date;Title,x\n\
+        a;a@x.com;03/07/2024;t,y\nb;b@x.com;03/07/2024;t,y,z\n";
+    std::fs::write(&file, original).expect("write");
+    let found = findings_of(dir.path(), "e.csv", &["--fix"]);
+    let sep = found.iter().find(|d| d["code"] == "F011").expect("F011");
+    assert!(sep["fix"].is_null(), "{sep:?}");
+    assert!(
+        sep["help"].as_str().is_some_and(|h| h.contains("`;`")),
+        "{sep:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), original);
+}
