@@ -569,7 +569,12 @@ impl Recorder {
         }
         let cap = self.recs.capacity();
         if self.recs.len() > cap / 4 * 3 {
-            self.recs.reserve_exact(cap);
+            // Never more room than a baseline within the bound can hold
+            // (past that many distinct findings it is refused anyway): the
+            // last doubling, old and new vectors held at once, was the
+            // write's peak, 120 MB near the bound where this takes 96.
+            let most = usize::try_from(self.limit / MIN_ENTRY_LINE + 1).unwrap_or(usize::MAX);
+            self.recs.reserve_exact(cap.min(most.saturating_sub(cap)));
         }
     }
 
