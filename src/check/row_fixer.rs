@@ -16,7 +16,7 @@
 //! the file and check the result again.
 
 use super::chunk::{Chunk, ChunkReader};
-use super::cross::{CrossPlan, Events};
+use super::cross::{self, CrossPlan, Events};
 use super::emit::{Emitter, Snippets};
 use super::finding::shift;
 use super::fixed_chunks::RowFixes;
@@ -103,7 +103,7 @@ impl RowFixer<'_> {
         diags: &mut Vec<Diagnostic>,
         mark: usize,
         events: &mut Events,
-        ev_mark: (usize, usize),
+        ev_mark: cross::Mark,
         at: usize,
         (applied, unsettling): (&mut Vec<(&'static Rule, u32)>, &mut bool),
     ) -> Option<Vec<u8>> {
