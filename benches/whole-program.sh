@@ -9,6 +9,8 @@
 # prints 100 findings and counts the rest). Needs GNU time (/usr/bin/time).
 #
 # Usage: benches/whole-program.sh [ROWS]   (default 1000000)
+# BDXLINT=path/to/bdxlint times that binary instead of this tree's (to
+# compare a change with an older build on the same data and machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROWS=${1:-1000000}
@@ -16,7 +18,7 @@ RUNS=${RUNS:-3}
 DATA=benches/data
 mkdir -p "$DATA"
 cargo build --release --quiet --bin bdxlint --example parse_floor --example gen_data
-BIN=target/release/bdxlint
+BIN=${BDXLINT:-target/release/bdxlint}
 FLOOR=target/release/examples/parse_floor
 GEN=target/release/examples/gen_data
 CORES=$(nproc)

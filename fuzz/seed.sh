@@ -8,7 +8,7 @@ data=../testdata
 mkdir -p corpus/{check_file,chunk_boundary,json_cell,filter_grammar,zip_bundle,row_fix}
 
 # The format-picking byte: the table's index in schema::tables(), which is
-# the order of TABLES in src/schema/mod.rs; 0 is fine too (libFuzzer
+# the order of TABLES in src/schema/registry.rs; 0 is fine too (libFuzzer
 # mutates it).
 n=0
 for f in "$data"/*/*.csv "$data"/batch/*/*.csv; do
@@ -26,7 +26,7 @@ done
 python3 - "$data" <<'PY'
 import glob, os, re, sys
 data = sys.argv[1]
-mod = open(os.path.join(data, "..", "src", "schema", "mod.rs")).read()
+mod = open(os.path.join(data, "..", "src", "schema", "registry.rs")).read()
 tables = re.findall(r'\(\s*"([a-z0-9-]+)",\s*include_str', mod[mod.index("const TABLES"):])
 for f in sorted(glob.glob(os.path.join(data, "fixes", "*", "*.csv"))):
     if f.endswith(".fixed.csv"):

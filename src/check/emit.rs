@@ -67,11 +67,6 @@ pub(crate) struct Emitter<'a> {
     pub(super) col_memo: (usize, usize, u64),
     /// What the date cells checked show of their columns' order.
     pub(crate) dates: dates::DateOrders,
-    /// The fields of the row a fix wrote, when a row fixed in the check is
-    /// checked again (`row_fixer.rs`): a date a fix wrote month first is not
-    /// read day first by `day-first-date` (its fix would undo it, round after
-    /// round). Empty otherwise.
-    pub(crate) written: Vec<usize>,
 }
 
 /// The text of `span` inside field `f`, as the cell means it: without the
@@ -106,7 +101,6 @@ impl<'a> Emitter<'a> {
             diags: Vec::new(),
             col_memo: (usize::MAX, 0, 1),
             dates: dates::DateOrders::default(),
-            written: Vec::new(),
         }
     }
 

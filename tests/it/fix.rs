@@ -1734,6 +1734,50 @@ fn a_later_pass_never_swaps_a_date_a_fix_wrote() {
     );
 }
 
+/// A date a fix wrote in a day-first column (`03/07/2024` from
+/// ` 03/07/2024 `, trimmed; `2024-03-07` written month first with the
+/// unsafe fixes) reads as two dates, and a check of the fixed file warns
+/// on it (`day-first-date`): `--fix`'s report says so too, as it says
+/// everything such a check says. Its swap is never applied in the run
+/// that wrote the cell, safe fixes or unsafe.
+#[test]
+fn a_date_a_fix_wrote_keeps_its_day_first_warning_in_the_report() {
+    let original = "Full Name,Work Email,Start Date\n\
+        A,a@x.com,26/07/2019\n\
+        B,b@x.com, 03/07/2024 \n\
+        C,c@x.com,2024-03-08\n\
+        D,d@x.com,04/09/2024\n";
+    for (args, dates) in [
+        (&["--fix"][..], [" 03/07/2024 ", "2024-03-08", "04/09/2024"]),
+        (
+            &["--fix", "--unsafe-fixes"][..],
+            ["07/03/2024", "03/08/2024", "09/04/2024"],
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("e.csv");
+        std::fs::write(&file, original).expect("write");
+        let reported = findings_of(dir.path(), "e.csv", args);
+        let fixed = std::fs::read_to_string(&file).expect("read");
+        let cells: Vec<&str> = fixed
+            .lines()
+            .skip(2)
+            .filter_map(|l| l.split(',').nth(2))
+            .collect();
+        // The trim is safe, so the safe run writes ` 03/07/2024 ` trimmed;
+        // the unsafe run also reads every cell day first, and the date
+        // it wrote from `2024-03-08` stays March 8.
+        let want: Vec<&str> = if args.len() == 1 {
+            vec!["03/07/2024", dates[1], dates[2]]
+        } else {
+            dates.to_vec()
+        };
+        assert_eq!(cells, want, "{args:?}");
+        let checked = findings_of(dir.path(), "e.csv", &[]);
+        assert_eq!(reported, checked, "{args:?}");
+    }
+}
+
 /// Deleting an Excel `sep=,` line is safe only if the rest reads with
 /// commas without it: here the sniffer would pick `;`, and the 2-field
 /// records would be read as 4 fields. The line stays, its finding says

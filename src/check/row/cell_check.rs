@@ -93,7 +93,7 @@ impl Plan {
         match &col.shape {
             Shape::Text => {}
             Shape::Email => id_cells::check_email(&at, v, emit),
-            Shape::Date(d) => self.check_date(&at, *d, c, i, v, emit),
+            Shape::Date(d) => self.check_date(&at, *d, c, v, emit),
             Shape::Bool(spelling) => {
                 scalar_cells::check_bool(&at, &self.table.name, *spelling, v, emit);
             }

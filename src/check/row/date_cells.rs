@@ -52,7 +52,7 @@ fn two_way(v: &str) -> Option<(chrono::NaiveDate, chrono::NaiveDate)> {
 }
 
 impl Plan {
-    /// Date cell `v` (trimmed, field `i` of column `c`), of `shape`: a
+    /// Date cell `v` (trimmed, of column `c`), of `shape`: a
     /// valid `MM/DD/YYYY` date is noted for its column's order (and read
     /// by it, where the order is known up front); another value is a
     /// spreadsheet's date or an invalid one, read by that order for its
@@ -62,7 +62,6 @@ impl Plan {
         at: &CellAt<'_>,
         shape: DateShape,
         c: ColumnId,
-        i: usize,
         v: &str,
         emit: &mut Emitter<'_>,
     ) {
@@ -72,7 +71,7 @@ impl Plan {
                 if d == DateShape::Mdy {
                     month_first_evidence(c, v.as_bytes(), f.line, emit);
                     let read = self.date_orders.as_deref().and_then(|o| o.reads_valid(c));
-                    if let Some(e) = read.filter(|_| !emit.written.contains(&i)) {
+                    if let Some(e) = read {
                         if let Some((message, help, fix)) = self.day_first_date(c, v, e) {
                             let finding = at.finding(&rules::DAY_FIRST_DATE, message).help(help);
                             let finding = match fix {
