@@ -1738,8 +1738,9 @@ fn a_later_pass_never_swaps_a_date_a_fix_wrote() {
 /// ` 03/07/2024 `, trimmed; `2024-03-07` written month first with the
 /// unsafe fixes) reads as two dates, and a check of the fixed file warns
 /// on it (`day-first-date`): `--fix`'s report says so too, as it says
-/// everything such a check says. Its swap is never applied in the run
-/// that wrote the cell, safe fixes or unsafe.
+/// everything such a check says. A swap never undoes what a fix wrote:
+/// with the unsafe fixes, ` 03/07/2024 ` is the user's day-first date,
+/// swapped once (to July 3), and `2024-03-08` stays March 8.
 #[test]
 fn a_date_a_fix_wrote_keeps_its_day_first_warning_in_the_report() {
     let original = "Full Name,Work Email,Start Date\n\

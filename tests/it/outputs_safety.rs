@@ -592,9 +592,10 @@ fn split_into_dev_null_makes_nothing_in_dev() {
 /// The rename has to land after the halves are opened and before the
 /// check ends. Under a full parallel run this thread can wait its turn
 /// past that window (it did, about once in a few dozen loaded runs); the
-/// run then splits the first file, as it should for a file that was not
-/// replaced while it was read. That lost race is told apart and tried
-/// again; a run that never notices a replacement fails every attempt.
+/// run then splits the first file whole into GOOD, as it should for a
+/// file read to its end before it was replaced. Only that outcome, exactly,
+/// counts as a lost race and is tried again: a split with any row of the
+/// other file, a failed run, or five lost races fail the test.
 #[test]
 fn a_file_replaced_while_it_is_checked_is_not_split() {
     for _ in 0..5 {
@@ -617,7 +618,7 @@ fn a_file_replaced_while_it_is_checked_is_not_split() {
 
 /// Splits `in.csv` in `d` and renames another file over it once the
 /// halves are opened: the run's output, or `None` when the race was lost
-/// (the run ended first, or ended splitting the first file).
+/// (the run ended first, having split the first file whole into GOOD).
 fn replace_while_checking(d: &Path) -> Option<std::process::Output> {
     let rows = |email: &str| {
         let mut s = String::from("Full Name,Work Email,Start Date\n");
@@ -627,7 +628,17 @@ fn replace_while_checking(d: &Path) -> Option<std::process::Output> {
         }
         s
     };
-    std::fs::write(d.join("in.csv"), rows("ada@example.com")).expect("write");
+    let first = rows("ada@example.com");
+    std::fs::write(d.join("in.csv"), &first).expect("write");
+    // A lost race: the run read the first file to its end, every row to
+    // GOOD, BAD the header alone, and exited without an error.
+    let split_the_first = |status: std::process::ExitStatus, err: &[u8]| {
+        let err = String::from_utf8_lossy(err);
+        assert!(status.success(), "{status}: {err}");
+        let read = |n: &str| std::fs::read_to_string(d.join(n)).expect(n);
+        assert!(read("g.csv") == first, "GOOD is not the first file: {err}");
+        assert_eq!(read("b.csv"), "Full Name,Work Email,Start Date\n", "{err}");
+    };
     // Every row in error: split with the first file's verdicts, all would
     // go to GOOD.
     std::fs::write(d.join("next.csv"), rows("not-an-email")).expect("write");
@@ -643,6 +654,8 @@ fn replace_while_checking(d: &Path) -> Option<std::process::Output> {
     let start = std::time::Instant::now();
     while !names(d).iter().any(|n| n.starts_with(".bdxlint-split-")) {
         if child.try_wait().expect("try_wait").is_some() {
+            let out = child.wait_with_output().expect("wait");
+            split_the_first(out.status, &out.stderr);
             return None;
         }
         assert!(start.elapsed() < std::time::Duration::from_secs(60));
@@ -650,9 +663,13 @@ fn replace_while_checking(d: &Path) -> Option<std::process::Output> {
     }
     std::fs::rename(d.join("next.csv"), d.join("in.csv")).expect("mv");
     let out = child.wait_with_output().expect("wait");
-    // Exit 2 is the verdict under test; a run that split (0 or 1) read the
-    // first file to its end before the rename.
-    (out.status.code() == Some(2)).then_some(out)
+    // Exit 2 is the verdict under test; anything else must be a split of
+    // the first file read to its end before the rename.
+    if out.status.code() == Some(2) {
+        return Some(out);
+    }
+    split_the_first(out.status, &out.stderr);
+    None
 }
 
 /// A run that cannot start (a baseline that does not read, `--entities`
