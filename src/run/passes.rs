@@ -709,9 +709,30 @@ impl Run<'_> {
             (None, Some(c)) => c.as_file(),
             (None, None) => original,
         };
+        // The passes read dates by the original file's orders, so that a
+        // fix never changes how another date is read. The fixed file may
+        // read otherwise: a fix wrote a month-first date into a day-first
+        // column, or the unsafe fixes wrote the column month first. Where
+        // the original had a day-first column (or one written both ways)
+        // and a copy was written, the report is a check of the result as
+        // it reads by itself, as a check of it would be.
+        let reread = (replaced.is_some() || current.is_some())
+            && opts
+                .date_orders
+                .as_ref()
+                .is_some_and(|o| o.late_columns().next().is_some());
+        let (opts, kept) = if reread {
+            let own = Options {
+                date_orders: None,
+                ..opts
+            };
+            (own, None)
+        } else {
+            (opts, kept)
+        };
         // The report: the last pass's findings, kept or (past the budget,
-        // or after the last pass allowed still fixed something) checked
-        // once more, streamed.
+        // after the last pass allowed still fixed something, or read by
+        // the result's own date orders) checked once more.
         self.report(input, result, per, &opts, more, kept, &refused, t, w)
             .map_err(Stop::Unchecked)?;
         let n: usize = fixed.values().map(|(_, n)| n).sum();

@@ -1779,6 +1779,46 @@ fn a_date_a_fix_wrote_keeps_its_day_first_warning_in_the_report() {
     }
 }
 
+/// The passes read dates by the original's orders, but the fixed file can
+/// read otherwise, and the report is what a check of it says:
+/// - with the unsafe fixes and a second pass (the CRLF header's line
+///   endings), a day-first column written month first: no `day-first-date`
+///   swap of the ISO date a fix wrote (`2024-11-05` as `11/05/2024`, which
+///   the swap would make May 11);
+/// - a safe fix writing a month-first date (`2024-12-25` as `12/25/2024`)
+///   into a day-first column: the column is written both ways now, and the
+///   day-first cell's finding has no fix to offer.
+#[test]
+fn the_report_reads_dates_as_the_fixed_file_does() {
+    for (args, original, fixed) in [
+        (
+            &["--fix", "--unsafe-fixes"][..],
+            "Full Name,Work Email,Start Date\r\nA,a@x.com,13/01/2020\nB,b@x.com,2024-11-05\n",
+            "Full Name,Work Email,Start Date\nA,a@x.com,01/13/2020\nB,b@x.com,11/05/2024\n",
+        ),
+        (
+            &["--fix"][..],
+            "Full Name,Work Email,Start Date\nA,a@x.com,26/07/2019\nB,b@x.com,2024-12-25\nC,c@x.com,04/09/2024\n",
+            "Full Name,Work Email,Start Date\nA,a@x.com,26/07/2019\nB,b@x.com,12/25/2024\nC,c@x.com,04/09/2024\n",
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("e.csv"), original).expect("write");
+        let reported = findings_of(dir.path(), "e.csv", args);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("e.csv")).expect("read"),
+            fixed
+        );
+        assert_eq!(reported, findings_of(dir.path(), "e.csv", &[]), "{args:?}");
+        // No fix offered would change a date a fix wrote, or read a column
+        // written both ways one way.
+        assert!(
+            reported.iter().all(|d| d["fix"].is_null()),
+            "{args:?}: {reported:?}"
+        );
+    }
+}
+
 /// Deleting an Excel `sep=,` line is safe only if the rest reads with
 /// commas without it: here the sniffer would pick `;`, and the 2-field
 /// records would be read as 4 fields. The line stays, its finding says
