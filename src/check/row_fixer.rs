@@ -164,15 +164,14 @@ impl RowFixer<'_> {
             found = emit.diags;
             // A date a fix wrote month first, read day first by
             // `day-first-date` as the original file's column reads. Where
-            // this run applies that rule's fixes, it usually also writes
-            // the column's day-first cells month first (`invalid-date`'s
-            // unsafe fixes), so the fixed file shows no day-first order and
-            // a check of it has no such finding; and applying it would
-            // undo the fix, round after round: dropped. (With
-            // `invalid-date` ignored, those cells stay and a check of the
-            // result does warn: a gap in the report, never a swap.) Where
-            // the run does not apply it, the day-first cells stay, and so
-            // does the finding, as a check of the fixed file gives it.
+            // this run applies that rule's fixes, it also writes the
+            // column's day-first cells month first (`invalid-date`'s unsafe
+            // fixes; the swaps are held where that rule is off), so the
+            // fixed file shows no day-first order and a check of it has no
+            // such finding; and applying it would undo the fix, round after
+            // round: dropped. Where the run does not apply it, the
+            // day-first cells stay, and so does the finding, as a check of
+            // the fixed file gives it.
             found.retain(|d| {
                 d.rule.code != rules::DAY_FIRST_DATE.code
                     || !(self.fixes.applies)(d)

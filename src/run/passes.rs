@@ -33,7 +33,7 @@ use super::tally::{Streamer, Tally};
 use crate::apply::{self, Applier};
 use crate::check::dates::DateOrders;
 use crate::check::{self, split, Options};
-use crate::diagnostic::{Collector, Diagnostic, Relearn, Reports, Transform};
+use crate::diagnostic::{Collector, Diagnostic, Relearn, Reports, Severity, Transform};
 use crate::error::Error;
 use crate::report::{Failure, Report};
 use crate::rules::Rule;
@@ -164,7 +164,7 @@ impl<'a> Pass<'a> {
         };
         if !apply::applies(f, self.unsafe_fixes)
             || self.filter.judge(d.rule, d.severity).is_none()
-            || held(d, self.later)
+            || held(d, self.later, self.filter)
         {
             return Ok(false);
         }
@@ -224,7 +224,7 @@ impl Reports for Pass<'_> {
                         None => !f.edits.is_empty(),
                     }
                     && self.filter.judge(d.rule, d.severity).is_some()
-                    && !held(&d, self.later)
+                    && !held(&d, self.later, self.filter)
             });
             self.keep.diagnostic(d);
             return;
@@ -283,10 +283,18 @@ fn after_first(opts: &Options) -> bool {
     opts.date_orders.as_ref().is_some_and(|o| o.after_first())
 }
 
-/// Whether `d`'s fix is held back in a `later` pass: a `day-first-date`
-/// swap there may swap a date a fix wrote month first.
-fn held(d: &Diagnostic, later: bool) -> bool {
-    later && d.rule.code == crate::rules::DAY_FIRST_DATE.code
+/// Whether `d`'s fix is held back: a `day-first-date` swap
+/// - in a `later` pass, where it may swap a date a fix wrote month first;
+/// - where `filter` drops `invalid-date`, whose unsafe fixes write the
+///   column's day-first cells month first with the swaps. Made alone, the
+///   swaps leave a column that still reads day first, and the next run
+///   would swap them back.
+fn held(d: &Diagnostic, later: bool, filter: &RuleFilter) -> bool {
+    d.rule.code == crate::rules::DAY_FIRST_DATE.code
+        && (later
+            || filter
+                .judge(&crate::rules::INVALID_DATE, Severity::Error)
+                .is_none())
 }
 
 /// Why fixing a file stopped short.
@@ -949,7 +957,7 @@ impl Run<'_> {
                     .as_ref()
                     .is_some_and(|f| apply::applies(f, unsafe_fixes))
                     && judge.judge(d.rule, d.severity).is_some()
-                    && !held(d, later)
+                    && !held(d, later, &judge)
             }),
             Box::new(Shared(Arc::clone(&writer))),
         );

@@ -1819,6 +1819,38 @@ fn the_report_reads_dates_as_the_fixed_file_does() {
     }
 }
 
+/// `day-first-date`'s swaps are made with `invalid-date`'s unsafe fixes,
+/// which write the column's day-first cells month first. With
+/// `invalid-date` ignored those cells stay, so the column still reads day
+/// first: swapped alone, the dates would be swapped back by the next run,
+/// and again by the one after. They are left, warned about, and a second
+/// run changes nothing.
+#[test]
+fn day_first_swaps_are_not_made_without_the_day_first_cells_fixes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("e.csv");
+    std::fs::write(
+        &file,
+        "Full Name,Work Email,Start Date\nA,a@x.com,26/07/2019\nB,b@x.com, 03/07/2024 \nD,d@x.com,04/09/2024\n",
+    )
+    .expect("write");
+    let args = ["--fix", "--unsafe-fixes", "--ignore", "C004"];
+    let first = findings_of(dir.path(), "e.csv", &args);
+    let once = std::fs::read_to_string(&file).expect("read");
+    assert_eq!(
+        once,
+        "Full Name,Work Email,Start Date\nA,a@x.com,26/07/2019\nB,b@x.com,03/07/2024\nD,d@x.com,04/09/2024\n"
+    );
+    let codes: Vec<&str> = first.iter().filter_map(|d| d["code"].as_str()).collect();
+    assert_eq!(codes, ["C020", "C020"]);
+    assert_eq!(
+        first,
+        findings_of(dir.path(), "e.csv", &["--ignore", "C004"])
+    );
+    assert_eq!(findings_of(dir.path(), "e.csv", &args), first);
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), once);
+}
+
 /// Deleting an Excel `sep=,` line is safe only if the rest reads with
 /// commas without it: here the sniffer would pick `;`, and the 2-field
 /// records would be read as 4 fields. The line stays, its finding says
