@@ -278,6 +278,19 @@ fn valid_dates_fixed(opts: &mut Options, counts: &Counts) {
     }
 }
 
+/// A check read only for the date orders it learns: its findings go
+/// nowhere, and what it learns late is the caller's.
+struct Orders;
+
+impl Reports for Orders {
+    fn start_file(&mut self, _: &str, _: Option<&str>, _: bool) {}
+    fn diagnostic(&mut self, _: Diagnostic) {}
+    fn end_file(&mut self, _: Option<&'static str>, _: u64) {}
+    fn relearn(&mut self) -> Relearn {
+        Relearn::Caller
+    }
+}
+
 /// Whether `opts` are a pass's after the first ([`DateOrders::after_first`]).
 fn after_first(opts: &Options) -> bool {
     opts.date_orders.as_ref().is_some_and(|o| o.after_first())
@@ -285,16 +298,17 @@ fn after_first(opts: &Options) -> bool {
 
 /// Whether `d`'s fix is held back: a `day-first-date` swap
 /// - in a `later` pass, where it may swap a date a fix wrote month first;
-/// - where `filter` drops `invalid-date`, whose unsafe fixes write the
-///   column's day-first cells month first with the swaps. Made alone, the
-///   swaps leave a column that still reads day first, and the next run
-///   would swap them back.
+/// - where `filter` drops `invalid-date` or `spreadsheet-date`, whose
+///   unsafe fixes write the column's day-first cells month first with the
+///   swaps. Made without them, the swaps leave a column that still reads
+///   day first, and the next run would swap them back.
 fn held(d: &Diagnostic, later: bool, filter: &RuleFilter) -> bool {
-    d.rule.code == crate::rules::DAY_FIRST_DATE.code
+    use crate::rules::{DAY_FIRST_DATE, INVALID_DATE, SPREADSHEET_DATE};
+    d.rule.code == DAY_FIRST_DATE.code
         && (later
-            || filter
-                .judge(&crate::rules::INVALID_DATE, Severity::Error)
-                .is_none())
+            || [&INVALID_DATE, &SPREADSHEET_DATE]
+                .into_iter()
+                .any(|r| filter.judge(r, Severity::Error).is_none()))
 }
 
 /// Why fixing a file stopped short.
@@ -730,8 +744,27 @@ impl Run<'_> {
                 .as_ref()
                 .is_some_and(|o| o.late_columns().next().is_some());
         let (opts, kept) = if reread {
-            let own = Options {
+            // Its orders learned first, by a check whose findings go
+            // nowhere: then even a report streamed (standard input, a file
+            // over 8 MiB), which cannot be made again, reads each date the
+            // result's way.
+            let learn = Options {
                 date_orders: None,
+                ..opts.clone()
+            };
+            let own = self
+                .check_from(
+                    input,
+                    Some(result),
+                    per.0,
+                    &learn,
+                    Vec::new(),
+                    None,
+                    &mut Orders,
+                )
+                .map_err(Stop::Unchecked)?;
+            let own = Options {
+                date_orders: Some(Arc::new(own.as_known())),
                 ..opts
             };
             (own, None)

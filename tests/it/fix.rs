@@ -1849,6 +1849,43 @@ fn day_first_swaps_are_not_made_without_the_day_first_cells_fixes() {
     );
     assert_eq!(findings_of(dir.path(), "e.csv", &args), first);
     assert_eq!(std::fs::read_to_string(&file).expect("read"), once);
+    // A spreadsheet's date (`26/7/2019 9:00`) shows the order too, and
+    // `spreadsheet-date`'s fix writes it month first: the same holds.
+    let sheet = "Full Name,Work Email,Start Date\nA,a@x.com,26/7/2019 9:00\nB,b@x.com,03/07/2024\n";
+    std::fs::write(&file, sheet).expect("write");
+    for _ in 0..2 {
+        findings_of(
+            dir.path(),
+            "e.csv",
+            &["--fix", "--unsafe-fixes", "--ignore", "C018"],
+        );
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), sheet);
+    }
+}
+
+/// Read from standard input, `--fix`'s report cannot be made again once
+/// streamed: the result's date orders are learned first, so a day-first
+/// column's dates that read as two still get a warning each (not one note
+/// that the order was learned late), and `--fail-on warning` fails.
+#[test]
+fn a_fixed_standard_input_warns_on_each_day_first_date() {
+    let out = bdxlint()
+        .args(["check", "--fix", "--format", "employees", "--output-format", "json"])
+        .args(["--fail-on", "warning", "--stdin-filename", "e.csv", "-"])
+        .write_stdin(
+            "Full Name,Work Email,Start Date\nA,a@x.com,26/07/2019\nC,c@x.com, 03/07/2024 \nD,d@x.com,04/09/2024\n",
+        )
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    // The fixed file goes to standard output, the report to standard error.
+    let found = json_findings(&out.stderr);
+    let warned: Vec<(u64, &str)> = found
+        .iter()
+        .filter(|d| d["code"] == "C020")
+        .filter_map(|d| Some((d["line"].as_u64()?, d["severity"].as_str()?)))
+        .collect();
+    assert_eq!(warned, [(3, "warning"), (4, "warning")]);
 }
 
 /// Deleting an Excel `sep=,` line is safe only if the rest reads with
