@@ -145,10 +145,12 @@ impl Halves {
     /// Opens both outputs (BAD first, as it is committed first) and notes
     /// the identity of `input`, the file to split.
     pub(super) fn open(good: &Path, bad: &Path, input: &Path) -> Result<Halves, SplitError> {
+        // The identity first: a file that replaces the input once the
+        // halves exist is then always told apart from the one noted.
+        let input = std::fs::metadata(input).ok().map(|m| Identity::of(&m));
         let create = |p: &Path| Output::create(p, ".bdxlint-split-").map_err(named(p));
         let bad = create(bad)?;
         let good = create(good)?;
-        let input = std::fs::metadata(input).ok().map(|m| Identity::of(&m));
         Ok(Halves { good, bad, input })
     }
 
