@@ -1085,18 +1085,14 @@ impl CrossState {
                 looked_up.push(n32);
             }
         }
-        let expected = expected_rows.take();
-        // The whole input's distinct values, at this chunk's proportion of
-        // new ones: a file of distinct keys is sized once, as the row table
-        // is, and one whose keys repeat is not sized for values it does not
-        // have. Capped, since a proportion is only an estimate.
-        let distinct = |held: usize, cap: usize| {
-            expected.map_or(0, |rows| {
-                (rows.saturating_mul(held) / events.rows.len().max(1)).min(cap)
-            })
-        };
-        if !plan.unique.is_empty() {
-            unique.reserve(distinct(unique.len(), MAX_RESERVED_KEYS));
+        if let Some(rows) = expected_rows.take() {
+            // The whole input's distinct values, at this chunk's proportion
+            // of new ones: a file of distinct keys is sized once, as the
+            // row table is, and one whose keys repeat is not sized for
+            // values it does not have. Capped, since a proportion is only
+            // an estimate.
+            let distinct = rows.saturating_mul(unique.len()) / events.rows.len().max(1);
+            unique.reserve(distinct.min(MAX_RESERVED_KEYS));
         }
         // The rows whose tuple is not known clean, in file order: each
         // value in its shard, and a tuple without a finding is clean from
